@@ -1,0 +1,30 @@
+# Each target creates .venv when missing and installs the project with its dev extra.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed-stamp
+
+.PHONY: demo test bench lint clean
+
+$(STAMP): pyproject.toml setup.py build_ext.py
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+demo: $(STAMP)
+	$(VENV)/bin/safefs-agent demo
+
+lint: $(STAMP)
+	$(PY) -m ruff check .
+	$(PY) -m mypy
+
+test: lint
+	$(PY) -m pytest --benchmark-disable
+
+bench: $(STAMP)
+	$(PY) -m pytest benchmarks --benchmark-only --benchmark-storage=bench-results \
+		--benchmark-autosave --benchmark-columns=median,iqr,ops --benchmark-sort=name
+
+clean:
+	rm -rf $(VENV) build *.egg-info safefs/_native*.so

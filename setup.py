@@ -1,0 +1,39 @@
+"""Builds the optional openat2/renameat2 extension; installing never fails without it."""
+
+import sys
+import warnings
+
+from setuptools import setup
+from setuptools.command.build_ext import build_ext
+
+
+class OptionalBuildExt(build_ext):
+    """Without a compiler the package still installs and runs on the portable walk."""
+
+    def run(self) -> None:
+        try:
+            super().run()
+        except Exception as exc:  # noqa: BLE001 - any build failure means "no extension"
+            warnings.warn(f"safefs: native extension not built ({exc}); using the walk", stacklevel=1)
+
+    def build_extension(self, ext) -> None:  # type: ignore[no-untyped-def]
+        try:
+            super().build_extension(ext)
+        except Exception as exc:  # noqa: BLE001
+            warnings.warn(f"safefs: native extension not built ({exc}); using the walk", stacklevel=1)
+
+
+def native_extensions() -> list:  # type: ignore[type-arg]
+    if not sys.platform.startswith("linux"):
+        return []
+    try:
+        sys.path.insert(0, ".")
+        from build_ext import ffibuilder
+
+        return [ffibuilder.distutils_extension()]
+    except Exception as exc:  # noqa: BLE001
+        warnings.warn(f"safefs: cannot prepare the native extension ({exc})", stacklevel=1)
+        return []
+
+
+setup(ext_modules=native_extensions(), cmdclass={"build_ext": OptionalBuildExt})
