@@ -1,0 +1,25 @@
+"""safefs: race-free confinement of file operations to a workspace directory.
+
+The workspace is held as a directory file descriptor and every path is resolved beneath it: by
+one ``openat2(RESOLVE_BENEATH)`` call on Linux, or by a component-by-component
+``openat(O_NOFOLLOW)`` walk elsewhere. No path string is re-resolved after a check.
+"""
+
+from safefs.errors import (
+    ESCAPE_MESSAGE,
+    NotRegularFileError,
+    PathEscapeError,
+    ResolverUnavailableError,
+)
+from safefs.root import Root
+from safefs.tree import DirEntry
+
+__all__ = [
+    "ESCAPE_MESSAGE",
+    "DirEntry",
+    "NotRegularFileError",
+    "PathEscapeError",
+    "ResolverUnavailableError",
+    "Root",
+]
+__version__ = "0.1.0"
