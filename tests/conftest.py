@@ -1,0 +1,108 @@
+"""One fixture runs every safefs behaviour test against each backend and each symlinks= mode."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+import safefs
+from safefs import _sys
+
+BACKENDS = ["openat2", "walk", "walk-no-o-path"]
+MODES = ["beneath", "none", "in_root"]
+
+
+@dataclass(frozen=True)
+class Flavour:
+    backend: str
+    symlinks: str
+
+    def open(self, path: str | os.PathLike[str]) -> safefs.Root:
+        if self.backend == "walk-no-o-path":
+            return safefs.Root(path, resolver="walk", symlinks=self.symlinks, _use_o_path=False)
+        return safefs.Root(path, resolver=self.backend, symlinks=self.symlinks)
+
+    def __str__(self) -> str:
+        return f"{self.backend}-{self.symlinks}"
+
+
+ALL_FLAVOURS = [Flavour(b, m) for b in BACKENDS for m in MODES]
+
+
+@pytest.fixture(params=ALL_FLAVOURS, ids=str)
+def flavour(request: pytest.FixtureRequest) -> Flavour:
+    f: Flavour = request.param
+    if f.backend == "openat2" and not _sys.HAVE_NATIVE:
+        pytest.skip("native extension not built")
+    if f.backend == "walk-no-o-path" and not _sys.HAVE_O_PATH:
+        pytest.skip("this platform has no O_PATH: plain walk already covers it")
+    return f
+
+
+def build_tree(base: Path, spec: list[str]) -> None:
+    """``"d/"`` a directory, ``"f"`` a file holding its own name, ``"l => t"`` a symlink.
+    ``$ROOT`` in a link target is replaced by the root's absolute path."""
+    for item in spec:
+        if " => " in item:
+            name, target = item.split(" => ", 1)
+            p = base / name
+            p.parent.mkdir(parents=True, exist_ok=True)
+            os.symlink(target.replace("$ROOT", str(base)), p)
+        elif item.endswith("/"):
+            (base / item).mkdir(parents=True, exist_ok=True)
+        else:
+            p = base / item
+            p.parent.mkdir(parents=True, exist_ok=True)
+            p.write_text(f"content of {item}\n")
+
+
+@dataclass
+class Workspace:
+    """A root directory ``ROOT`` beside an ``outside`` directory holding bait."""
+
+    base: Path
+    root_path: Path
+    outside: Path
+
+    def snapshot_outside(self) -> dict[str, bytes | str]:
+        out: dict[str, bytes | str] = {}
+        for dirpath, dirnames, filenames in os.walk(self.outside):
+            for name in dirnames + filenames:
+                p = Path(dirpath, name)
+                rel = str(p.relative_to(self.outside))
+                out[rel] = os.readlink(p) if p.is_symlink() else (
+                    "<dir>" if p.is_dir() else p.read_bytes())
+        return out
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Workspace:
+    root = tmp_path / "ROOT"
+    outside = tmp_path / "outside"
+    root.mkdir()
+    outside.mkdir()
+    (outside / "secret").write_text("outside secret\n")
+    (outside / "target").write_text("outside target\n")
+    (outside / "dir").mkdir()
+    (outside / "dir" / "target").write_text("outside dir target\n")
+    return Workspace(tmp_path, root, outside)
+
+
+@pytest.fixture
+def open_root(flavour: Flavour, workspace: Workspace) -> Iterator[Callable[..., safefs.Root]]:
+    roots: list[safefs.Root] = []
+
+    def make(spec: list[str] | None = None) -> safefs.Root:
+        if spec:
+            build_tree(workspace.root_path, spec)
+        root = flavour.open(workspace.root_path)
+        roots.append(root)
+        return root
+
+    yield make
+    for r in roots:
+        r.close()
