@@ -13,13 +13,13 @@ class OptionalBuildExt(build_ext):
     def run(self) -> None:
         try:
             super().run()
-        except Exception as exc:  # noqa: BLE001 - any build failure means "no extension"
+        except Exception as exc:  # any build failure means "no extension"
             warnings.warn(f"safefs: native extension not built ({exc}); using the walk", stacklevel=1)
 
     def build_extension(self, ext) -> None:  # type: ignore[no-untyped-def]
         try:
             super().build_extension(ext)
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             warnings.warn(f"safefs: native extension not built ({exc}); using the walk", stacklevel=1)
 
 
@@ -31,7 +31,7 @@ def native_extensions() -> list:  # type: ignore[type-arg]
         from build_ext import ffibuilder
 
         return [ffibuilder.distutils_extension()]
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:
         warnings.warn(f"safefs: cannot prepare the native extension ({exc})", stacklevel=1)
         return []
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import errno
+import importlib
 import os
 import sys
 from typing import Any, Final
@@ -40,9 +41,7 @@ _O_PATH_ALLOWED: Final = O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC
 
 _native: Any
 try:
-    from safefs import _native as _native_module
-
-    _native = _native_module
+    _native = importlib.import_module("safefs._native")
 except ImportError:
     _native = None
 

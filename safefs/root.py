@@ -11,7 +11,6 @@ the directory the fd holds).
 from __future__ import annotations
 
 import errno
-import io
 import os
 import stat as stat_mod
 import threading
@@ -283,8 +282,8 @@ class Root:
         try:
             os.set_blocking(fd, True)
             if "b" in mode:
-                return io.open(fd, mode, closefd=True)
-            return io.open(fd, mode, encoding=encoding or "utf-8", errors=errors,
+                return open(fd, mode, closefd=True)
+            return open(fd, mode, encoding=encoding or "utf-8", errors=errors,
                            newline=newline, closefd=True)
         except BaseException:
             os.close(fd)
