@@ -46,6 +46,8 @@ except ImportError:
     _native = None
 
 HAVE_NATIVE: Final[bool] = _native is not None
+_openat2: Any = _native.lib.safefs_openat2 if _native is not None else None
+_O_BASE: Final[int] = O_CLOEXEC | O_NOCTTY
 
 
 def _open_flags(flags: int, follow: bool) -> int:
@@ -65,12 +67,18 @@ def openat(dirfd: int, name: bytes, flags: int, mode: int = 0o666, *, follow: bo
 
 def openat2(dirfd: int, path: bytes, flags: int, mode: int, resolve: int, *, follow: bool) -> int:
     """openat2(2). Raises OSError with the kernel's errno (EAGAIN is the caller's to retry)."""
-    if _native is None:
+    if _openat2 is None:
         raise OSError(errno.ENOSYS, "openat2 needs the safefs native extension")
-    flags = _open_flags(flags, follow)
+    # Same flag policy as _open_flags, inlined: this is the hottest call in the library.
+    if flags & O_PATH:
+        flags = (flags & _O_PATH_ALLOWED) | O_CLOEXEC
+    else:
+        flags |= _O_BASE
+    if not follow:
+        flags |= O_NOFOLLOW
     if not (flags & os.O_CREAT or (_O_TMPFILE and flags & _O_TMPFILE == _O_TMPFILE)):
         mode = 0  # openat2 rejects a mode without O_CREAT/O_TMPFILE
-    fd: int = _native.lib.safefs_openat2(dirfd, path, flags, mode, resolve)
+    fd: int = _openat2(dirfd, path, flags, mode, resolve)
     if fd < 0:
         raise OSError(-fd, os.strerror(-fd))
     return fd

@@ -13,6 +13,7 @@ from __future__ import annotations
 import errno
 import os
 import stat as stat_mod
+import sys
 import threading
 from collections.abc import Iterator
 from typing import IO, Any
@@ -40,6 +41,8 @@ _OPEN_MODES = {
     "x": os.O_WRONLY | os.O_CREAT | os.O_EXCL,
 }
 _O_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
+_FS_ENCODING = sys.getfilesystemencoding()
+_FS_ERRORS = sys.getfilesystemencodeerrors()
 
 
 def _open_flags(mode: str) -> int:
@@ -144,9 +147,16 @@ class Root:
             raise ValueError("operation on a closed Root")
 
     def _rel(self, path: PathArg) -> bytes:
-        self._check_open()
+        if self._fd < 0:
+            raise ValueError("operation on a closed Root")
+        # The common case (a relative str) without the general machinery: this is a hot path.
+        data = path.encode(_FS_ENCODING, _FS_ERRORS) if type(path) is str else to_bytes(path)
+        if b"\0" in data:
+            raise ValueError("embedded null byte in path")
+        if data and data[0] != 0x2F:  # not absolute
+            return data
         try:
-            return relative_to_root(to_bytes(path), self._anchors)
+            return relative_to_root(data, self._anchors)
         except OSError as exc:
             raise with_filename(exc, path) from None
 
@@ -254,9 +264,10 @@ class Root:
             raise OSError(errno.ENOENT, os.strerror(errno.ENOENT))
         return st
 
-    def _open_regular(self, rel: bytes, flags: int, mode: int = 0o666) -> int:
+    def _open_regular(self, rel: bytes, flags: int, mode: int = 0o666
+                      ) -> tuple[int, os.stat_result]:
         # O_NONBLOCK: a FIFO must not hang the open; fstat then refuses anything not regular.
-        fd = self._open(rel, flags | _O_NONBLOCK, mode)
+        fd = self._resolver.open(self._fd, rel, flags | _O_NONBLOCK, mode, follow=True)
         try:
             st = os.fstat(fd)
             if not stat_mod.S_ISREG(st.st_mode):
@@ -266,7 +277,7 @@ class Root:
         except BaseException:
             os.close(fd)
             raise
-        return fd
+        return fd, st
 
     # -- reading ---------------------------------------------------------------------------------
 
@@ -276,7 +287,7 @@ class Root:
         flags = _open_flags(mode)
         rel = self._rel(path)
         try:
-            fd = self._open_regular(rel, flags)
+            fd, _st = self._open_regular(rel, flags)
         except OSError as exc:
             raise with_filename(exc, path) from None
         try:
@@ -292,12 +303,15 @@ class Root:
     def read_bytes(self, path: PathArg) -> bytes:
         rel = self._rel(path)
         try:
-            fd = self._open_regular(rel, os.O_RDONLY)
+            fd, st = self._open_regular(rel, os.O_RDONLY)
         except OSError as exc:
             raise with_filename(exc, path) from None
         try:
-            size = os.fstat(fd).st_size
-            chunks = [os.read(fd, size + 1)]  # +1 notices a file that grew meanwhile
+            size = st.st_size
+            data = os.read(fd, size + 1)  # one byte more notices a file that grew meanwhile
+            if len(data) == size:
+                return data  # exactly the size fstat saw: end of file
+            chunks = [data]
             while chunks[-1]:
                 chunks.append(os.read(fd, max(size, 65536)))
             return b"".join(chunks)
@@ -348,7 +362,7 @@ class Root:
         flags = os.O_WRONLY | os.O_CREAT | (0 if exist_ok else os.O_EXCL)
         rel = self._rel(path)
         try:
-            os.close(self._open_regular(rel, flags))
+            os.close(self._open_regular(rel, flags)[0])
         except OSError as exc:
             raise with_filename(exc, path) from None
 
