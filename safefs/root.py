@@ -56,6 +56,14 @@ def _open_flags(mode: str) -> int:
     return flags
 
 
+class _DirectoryPath(Exception):
+    """Internal: the path names a directory as a whole (ends in ``/``, ``.`` or ``..``)."""
+
+    def __init__(self, rel: bytes) -> None:
+        super().__init__()
+        self.rel = rel
+
+
 def _like(path: Any, name: bytes) -> Any:
     """``name`` in the type the caller used: bytes for bytes paths, str otherwise."""
     return name if isinstance(os.fspath(path), bytes) else os.fsdecode(name)
@@ -190,7 +198,10 @@ class Root:
                parents: bool = False) -> tuple[int, bytes, os.stat_result | None]:
         """The directory fd and name of the entry ``rel`` designates, plus its lstat (None when
         it does not exist). With ``follow``, trailing symlinks are chased (each target judged by
-        the resolver like any path), so the entry returned is never a symlink."""
+        the resolver like any path), so the entry returned is never a symlink.
+
+        Raises _DirectoryPath when the path (or a link's target) ends in ``/``, ``.`` or ``..``:
+        such a path names a directory as a whole and is resolved with the resolver instead."""
         for _ in range(MAX_SYMLINKS + 1):
             try:
                 fd, name, parent, _trailing = self._parent(rel)
@@ -199,9 +210,9 @@ class Root:
                     raise
                 self._mkdir_parents(split_parent(rel)[0])
                 fd, name, parent, _trailing = self._parent(rel)
-            if name in SPECIAL_NAMES:
+            if name in SPECIAL_NAMES or _trailing:
                 self._release(fd)
-                raise OSError(errno.EISDIR, os.strerror(errno.EISDIR))
+                raise _DirectoryPath(rel)
             try:
                 st = _sys.fstatat(fd, name)
             except FileNotFoundError:
@@ -258,7 +269,14 @@ class Root:
                 return os.fstat(fd)
             finally:
                 os.close(fd)
-        fd, name, st = self._entry(rel, follow=follow)
+        try:
+            fd, name, st = self._entry(rel, follow=follow)
+        except _DirectoryPath as directory:
+            fd = self._open_dir(directory.rel)
+            try:
+                return os.fstat(fd)
+            finally:
+                os.close(fd)
         self._release(fd)
         if st is None:
             raise OSError(errno.ENOENT, os.strerror(errno.ENOENT))
@@ -335,7 +353,10 @@ class Root:
             _parent, _name, trailing = split_parent(rel)
             if trailing:
                 raise OSError(errno.EISDIR, os.strerror(errno.EISDIR))
-            fd, name, st = self._entry(rel, follow=True, parents=parents)
+            try:
+                fd, name, st = self._entry(rel, follow=True, parents=parents)
+            except _DirectoryPath:
+                raise OSError(errno.EISDIR, os.strerror(errno.EISDIR)) from None
             try:
                 perm = None
                 if st is not None:
@@ -533,7 +554,10 @@ class Root:
                 finally:
                     os.close(fd)
             else:
-                fd, name, _st = self._entry(rel, follow=True)
+                try:
+                    fd, name, _st = self._entry(rel, follow=True)
+                except _DirectoryPath as directory:
+                    return _like(path, self.resolve(directory.rel))
                 try:
                     result = join(self._canonical(fd), name)
                 finally:
