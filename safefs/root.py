@@ -355,7 +355,8 @@ class Root:
                 raise OSError(errno.EISDIR, os.strerror(errno.EISDIR))
             try:
                 fd, name, st = self._entry(rel, follow=True, parents=parents)
-            except _DirectoryPath:
+            except _DirectoryPath as directory:
+                os.close(self._open_dir(directory.rel))  # ENOTDIR, ENOENT... if not a directory
                 raise OSError(errno.EISDIR, os.strerror(errno.EISDIR)) from None
             try:
                 perm = None
