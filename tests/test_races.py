@@ -1,0 +1,387 @@
+"""Races against a real attacker in another process (``benchmarks.attacker.Swapper``).
+
+While the attacker swaps names with ``renameat2(RENAME_EXCHANGE)`` as fast as it can, each test
+runs operations for a bounded time and sorts every result into an allowed outcome (the inside
+content, or a clean error) or a failure (outside content, an unexpected error). It prints the
+counts (visible with ``pytest -s``), then asserts zero accesses outside (no outside content ever
+returned, the outside tree unchanged, nothing created outside) and some successes.
+
+A control test runs the usual realpath-check-then-open guard under the same attack and asserts
+that it does leak: the harness can see an escape when there is one.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+import time
+from collections import Counter
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
+from pathlib import Path
+
+import pytest
+
+import safefs
+from benchmarks.attacker import Swapper
+from safefs import _sys
+from tests.conftest import BACKENDS, Flavour, Workspace
+
+pytestmark = pytest.mark.skipif(not _sys.have_renameat2(), reason="the attacker needs renameat2")
+
+RACE_SECONDS = 1.5
+# A clean refusal: the escape itself, or what a lookup sees when a name changed under it.
+# EAGAIN: openat2 gave up after its bounded retries against a rename storm (a clean error too).
+CLEAN_ERRORS = {errno.ENOENT, errno.ELOOP, errno.ENOTDIR, errno.EAGAIN}
+
+INSIDE_F = b"inside f\n"
+OUTSIDE_F = b"OUTSIDE f: must never be read\n"
+CLAMPED_F = b"ROOT/outside/f: inside, where in_root clamps ../outside\n"
+
+FLAVOURS_BENEATH = [Flavour(b, "beneath") for b in BACKENDS]
+FLAVOURS_IN_ROOT = [Flavour(b, "in_root") for b in BACKENDS]
+
+
+def available(f: Flavour) -> Flavour:
+    if f.backend == "openat2" and not _sys.HAVE_NATIVE:
+        pytest.skip("native extension not built")
+    if f.backend == "walk-no-o-path" and not _sys.HAVE_O_PATH:
+        pytest.skip("no O_PATH here: the plain walk already covers it")
+    return f
+
+
+class Tally:
+    """Outcomes per operation. ``ESCAPE`` and ``unexpected:*`` are failures; ``ok`` (the inside
+    content), ``ok:clamped`` (in_root's inside reading of ``../outside``) and clean errors are
+    allowed."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.counts: Counter[tuple[str, str]] = Counter()
+
+    def run(self, op: str, attempt: Callable[[], str]) -> None:
+        try:
+            result = attempt()
+        except safefs.PathEscapeError:
+            result = "refused-escape"
+        except OSError as exc:
+            code = errno.errorcode.get(exc.errno or 0, str(exc.errno))
+            result = code if exc.errno in CLEAN_ERRORS else f"unexpected:{code}:{exc}"
+        self.counts[op, result] += 1
+
+    def of(self, op: str, result: str) -> int:
+        return self.counts[op, result]
+
+    def failures(self) -> dict[tuple[str, str], int]:
+        return {k: n for k, n in self.counts.items()
+                if k[1] == "ESCAPE" or k[1].startswith("unexpected")}
+
+    def report(self, swaps: int) -> None:
+        lines = [f"[race] {self.name}: {swaps} attacker swaps"]
+        for op in sorted({op for op, _ in self.counts}):
+            parts = ", ".join(f"{r}={n}" for (o, r), n in sorted(self.counts.items()) if o == op)
+            lines.append(f"    {op}: {parts}")
+        print("\n".join(lines))
+
+    def successes(self, op: str) -> int:
+        return sum(n for (o, r), n in self.counts.items() if o == op and r.startswith("ok"))
+
+    def assert_safe(self, ops: list[str]) -> None:
+        assert not self.failures(), f"accesses outside or unclean errors: {self.failures()}"
+        for op in ops:
+            assert self.successes(op) > 0, f"{op}: no success at all in {RACE_SECONDS}s"
+
+
+def file_id(p: Path) -> tuple[int, int]:
+    s = os.stat(p)
+    return (s.st_dev, s.st_ino)
+
+
+def cycle_for(seconds: float, tally: Tally, ops: dict[str, Callable[[], str]]) -> None:
+    """Run the operations round-robin until the time is up (the attacker runs meanwhile)."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        for op, attempt in ops.items():
+            tally.run(op, attempt)
+
+
+@contextmanager
+def attacked(a: Path, b: Path) -> Iterator[Swapper]:
+    with Swapper(str(a), str(b)) as swapper:
+        yield swapper
+
+
+# -- a directory component swapped with a symlink to an outside directory --------------------
+
+
+def make_dir_swap_tree(ws: Workspace) -> tuple[Path, Path]:
+    """ROOT/d (real directory) and ROOT/evil -> ../outside, where outside holds bait with the
+    same names. ROOT/outside is what ``in_root`` makes of ``../outside``: inside, so allowed."""
+    d = ws.root_path / "d"
+    d.mkdir()
+    (d / "f").write_bytes(INSIDE_F)
+    (d / "r0").write_bytes(b"renamed back and forth\n")
+    (d / "INSIDE_ONLY").write_bytes(b"")
+    (ws.outside / "f").write_bytes(OUTSIDE_F)
+    (ws.outside / "r0").write_bytes(b"OUTSIDE r0\n")
+    (ws.outside / "OUTSIDE_ONLY").write_bytes(b"")
+    clamped = ws.root_path / "outside"
+    clamped.mkdir()
+    (clamped / "f").write_bytes(CLAMPED_F)
+    (clamped / "r0").write_bytes(b"clamped r0\n")
+    (clamped / "INSIDE_ONLY").write_bytes(b"")
+    evil = ws.root_path / "evil"
+    evil.symlink_to("../outside")
+    return d, evil
+
+
+DIR_OPS = ["read_bytes", "stat", "listdir", "write_bytes", "mkdir-p", "rename"]
+
+
+def run_dir_swap(flavour: Flavour, ws: Workspace) -> None:
+    d, evil = make_dir_swap_tree(ws)
+    clamped = ws.root_path / "outside"
+    before = ws.snapshot_outside()
+    # The test's own handles on the two real inside directories, whatever their names become.
+    homes = [os.open(p, os.O_RDONLY | os.O_DIRECTORY) for p in (d, clamped)]
+    inside_f = {file_id(d / "f"): "ok", file_id(clamped / "f"): "ok:clamped"}
+    reads = {INSIDE_F: "ok"}
+    if flavour.symlinks == "in_root":
+        reads[CLAMPED_F] = "ok:clamped"
+    tally = Tally(f"dir swap, {flavour}")
+    n = 0
+
+    def landed(name: str, check: Callable[[os.stat_result], bool]) -> bool:
+        """Did ``name`` appear in one of the inside directories (the only allowed places)?"""
+        for fd in homes:
+            try:
+                if check(os.stat(name, dir_fd=fd, follow_symlinks=False)):
+                    return True
+            except FileNotFoundError:
+                pass
+        return False
+
+    with flavour.open(ws.root_path) as root:
+
+        def read() -> str:
+            return reads.get(root.read_bytes("d/f"), "ESCAPE")
+
+        def stat_f() -> str:
+            s = root.stat("d/f")
+            return inside_f.get((s.st_dev, s.st_ino), "ESCAPE")
+
+        def listdir() -> str:
+            names = root.listdir("d")
+            return "ok" if "INSIDE_ONLY" in names and "OUTSIDE_ONLY" not in names else "ESCAPE"
+
+        def write() -> str:
+            nonlocal n
+            n += 1
+            name, data = f"w{n % 40}", b"x" * (n % 97)
+            root.write_bytes(f"d/{name}", data)
+            found = landed(name, lambda s: stat.S_ISREG(s.st_mode) and s.st_size == len(data))
+            return "ok" if found else "ESCAPE"
+
+        def mkdir_p() -> str:
+            nonlocal n
+            n += 1
+            root.mkdir(f"d/mk{n}/sub", parents=True, exist_ok=True)
+            return "ok" if landed(f"mk{n}/sub", lambda s: stat.S_ISDIR(s.st_mode)) else "ESCAPE"
+
+        def rename() -> str:
+            nonlocal n
+            n += 1
+            src, dst = ("r0", "r1") if n % 2 else ("r1", "r0")
+            root.rename(f"d/{src}", f"d/{dst}")
+            return "ok" if landed(dst, lambda s: stat.S_ISREG(s.st_mode)) else "ESCAPE"
+
+        attempts = {"read_bytes": read, "stat": stat_f, "listdir": listdir, "write_bytes": write,
+                    "mkdir-p": mkdir_p, "rename": rename}
+        with attacked(d, evil) as swapper:
+            cycle_for(RACE_SECONDS, tally, attempts)
+    for fd in homes:
+        os.close(fd)
+    tally.report(swapper.swaps)
+    assert swapper.swaps > 1000, "the attacker hardly ran: the test proves nothing"
+    assert ws.snapshot_outside() == before, "something outside the root changed"
+    tally.assert_safe(DIR_OPS)
+
+
+@pytest.mark.parametrize("flavour", FLAVOURS_BENEATH, ids=str)
+def test_dir_swap_beneath(flavour: Flavour, workspace: Workspace) -> None:
+    run_dir_swap(available(flavour), workspace)
+
+
+@pytest.mark.parametrize("flavour", FLAVOURS_IN_ROOT, ids=str)
+def test_dir_swap_in_root(flavour: Flavour, workspace: Workspace) -> None:
+    run_dir_swap(available(flavour), workspace)
+
+
+# -- the final component: a file swapped with a symlink to an outside file --------------------
+
+
+INSIDE_FF = b"inside ff\n"
+
+
+@pytest.mark.parametrize("flavour", [*FLAVOURS_BENEATH, Flavour("openat2", "in_root")], ids=str)
+def test_final_component_swap(flavour: Flavour, workspace: Workspace) -> None:
+    available(flavour)
+    ws = workspace
+    ff = ws.root_path / "ff"
+    ff.write_bytes(INSIDE_FF)
+    (ws.outside / "ff").write_bytes(b"OUTSIDE ff: never read, never written\n")
+    (ws.root_path / "outside").mkdir()
+    (ws.root_path / "outside" / "ff").write_bytes(b"ROOT/outside/ff, where in_root clamps\n")
+    lf = ws.root_path / "lf"
+    lf.symlink_to("../outside/ff")
+    allowed = {INSIDE_FF: "ok"}
+    inside_ids = {file_id(ff): "ok"}
+    if flavour.symlinks == "in_root":
+        clamped = ws.root_path / "outside" / "ff"
+        allowed[clamped.read_bytes()] = "ok:clamped"
+        inside_ids[file_id(clamped)] = "ok:clamped"
+    before = ws.snapshot_outside()
+    tally = Tally(f"final component swap, {flavour}")
+
+    with flavour.open(ws.root_path) as root:
+
+        def read() -> str:
+            return allowed.get(root.read_bytes("ff"), "ESCAPE")
+
+        def stat_ff() -> str:
+            s = root.stat("ff")
+            return inside_ids.get((s.st_dev, s.st_ino), "ESCAPE")
+
+        def write_in_place() -> str:
+            # Rewrites the same bytes through the followed name: any write that went outside
+            # changes the outside snapshot.
+            with root.open("ff", "r+b") as f:
+                old = f.read()
+                f.seek(0)
+                f.write(old)
+            return allowed.get(old, "ESCAPE")
+
+        ops = {"read_bytes": read, "stat": stat_ff, "open r+b": write_in_place}
+        with attacked(ff, lf) as swapper:
+            cycle_for(RACE_SECONDS, tally, ops)
+    tally.report(swapper.swaps)
+    assert swapper.swaps > 1000
+    assert ws.snapshot_outside() == before, "something outside the root changed"
+    tally.assert_safe(list(ops))
+
+
+# -- ".." through a directory that is being renamed -------------------------------------------
+
+
+DEEP_PATH = "base/a/a/a/a/../../../../a/f"
+INSIDE_DEEP = b"inside base/a/f\n"
+DEEP_BAIT = b"BAIT reached by '..' from a moved directory\n"
+
+
+@contextmanager
+def moving_deep_directory(ws: Workspace) -> Iterator[Swapper]:
+    """``ROOT/base/a/a`` exchanged, again and again, with ``outside/m`` (same shape). A resolver
+    doing ``..`` by name from deep inside the moved subtree climbs outside/m/a, outside/m,
+    outside and the directory holding ROOT, then opens ``a/f`` there: bait."""
+    (ws.root_path / "base/a/a/a/a").mkdir(parents=True)
+    (ws.root_path / "base/a/f").write_bytes(INSIDE_DEEP)
+    (ws.outside / "m/a/a/a").mkdir(parents=True)
+    for bait in (ws.base / "a", ws.outside / "m" / "a", ws.outside / "a"):
+        bait.mkdir(exist_ok=True)
+        (bait / "f").write_bytes(DEEP_BAIT)
+    moving = ws.root_path / "base/a/a"
+    (moving / "INSIDE_MARK").write_bytes(b"")
+    before = ws.snapshot_outside()
+    with Swapper(str(moving), str(ws.outside / "m")) as swapper:
+        yield swapper
+    # Two directories: the Swapper cannot tell which way round they are; the marker can.
+    if not (moving / "INSIDE_MARK").exists():
+        _sys.renameat2(_sys.AT_FDCWD, bytes(moving), _sys.AT_FDCWD, bytes(ws.outside / "m"),
+                       _sys.RENAME_EXCHANGE)
+    assert ws.snapshot_outside() == before, "something outside the root changed"
+
+
+@pytest.mark.parametrize("flavour", [*FLAVOURS_BENEATH, Flavour("walk", "in_root")], ids=str)
+def test_dotdot_through_moving_directory(flavour: Flavour, workspace: Workspace) -> None:
+    """The walk pops the directory fds it already holds; openat2 notices the rename (EAGAIN)
+    and retries. Either way the inside file, or a clean error, never the bait."""
+    available(flavour)
+    tally = Tally(f"'..' through a moving directory, {flavour}")
+    with flavour.open(workspace.root_path) as root:
+
+        def read() -> str:
+            return "ok" if root.read_bytes(DEEP_PATH) == INSIDE_DEEP else "ESCAPE"
+
+        def resolve() -> str:
+            return "ok" if root.resolve(DEEP_PATH) == "base/a/f" else "ESCAPE"
+
+        ops = {"read_bytes": read, "resolve": resolve}
+        with moving_deep_directory(workspace) as swapper:
+            cycle_for(RACE_SECONDS, tally, ops)
+    tally.report(swapper.swaps)
+    assert swapper.swaps > 1000
+    tally.assert_safe(list(ops))
+
+
+# -- controls: the usual guards leak under the same attacks -----------------------------------
+
+
+def naive_read(root_real: str, rel: str) -> bytes:
+    """What the reference servers do: realpath, check containment, then open the path string.
+    (Under the attack realpath itself sometimes fails with EINVAL: a link that lstat saw is a
+    directory by the time readlink runs. Tally counts that as an unclean error of the guard.)"""
+    full = os.path.realpath(os.path.join(root_real, rel))
+    if not Path(full).is_relative_to(root_real):
+        raise safefs.PathEscapeError(rel)
+    with open(full, "rb") as f:
+        return f.read()
+
+
+def naive_dotdot_read(root_fd: int, rel: str) -> bytes:
+    """An fd walk that checks the path lexically (``base/a/f``: inside) and never follows a
+    symlink, but takes ``..`` by name: the kernel's parent of a directory that moved away."""
+    if os.path.normpath(rel).startswith(".."):
+        raise safefs.PathEscapeError(rel)
+    *dirs, last = rel.split("/")
+    fd = os.dup(root_fd)
+    try:
+        for name in dirs:
+            step = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=fd)
+            os.close(fd)
+            fd = step
+        with open(os.open(last, os.O_RDONLY | os.O_NOFOLLOW, dir_fd=fd), "rb") as f:
+            return f.read()
+    finally:
+        os.close(fd)
+
+
+def show_leak(name: str, attack: Callable[[], AbstractContextManager[Swapper]], read: Callable[[], bytes],
+              inside: bytes) -> None:
+    escapes = 0
+    for window in range(3):  # a slow machine may need more than one window to show it
+        tally = Tally(f"CONTROL {name}, window {window + 1}")
+        with attack() as swapper:
+            cycle_for(RACE_SECONDS, tally, {"read": lambda: "ok" if read() == inside else "ESCAPE"})
+        tally.report(swapper.swaps)
+        escapes += tally.of("read", "ESCAPE")
+        if escapes:
+            break
+    assert escapes > 0, f"the harness never saw {name} leak: it could not see an escape"
+
+
+def test_control_realpath_guard_leaks(workspace: Workspace) -> None:
+    d, evil = make_dir_swap_tree(workspace)
+    root_real = os.path.realpath(workspace.root_path)
+    show_leak("realpath-check-then-open guard", lambda: attacked(d, evil),
+              lambda: naive_read(root_real, "d/f"), INSIDE_F)
+
+
+def test_control_dotdot_by_name_leaks(workspace: Workspace) -> None:
+    root_fd = os.open(workspace.root_path, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        show_leak("'..' by name in an fd walk",
+                  lambda: moving_deep_directory(workspace),
+                  lambda: naive_dotdot_read(root_fd, DEEP_PATH), INSIDE_DEEP)
+    finally:
+        os.close(root_fd)
