@@ -1,0 +1,107 @@
+"""The performance criteria safefs is held to, and their ratios from a saved pytest-benchmark run.
+
+``bench_criteria.py`` tags each timing with ``extra_info`` {"criterion": key, "role": "subject" or
+"reference"}; this module pairs them up and divides the medians::
+
+    python -m benchmarks.criteria                     # newest run under bench-results/
+    python -m benchmarks.criteria path/to/run.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Criterion:
+    key: str
+    subject: str
+    reference: str
+    limit: float  # the subject's median may be at most this many times the reference's
+
+
+CRITERIA: tuple[Criterion, ...] = (
+    *(Criterion(f"read-openat2-vs-open-depth-{d}", f"Root(resolver='openat2').read_bytes, depth {d}",
+                f"open(abs, 'rb').read(), depth {d}", 1.0) for d in (1, 4, 16)),
+    Criterion("read-walk-vs-realpath-depth-16", "Root(resolver='walk').read_bytes, depth 16",
+              "realpath guard then open(), depth 16", 0.35),
+    Criterion("write-atomic-vs-plain-4KiB", "Root().write_bytes(4 KiB), atomic",
+              "open(abs, 'wb').write(4 KiB)", 1.2),
+)
+BY_KEY = {c.key: c for c in CRITERIA}
+
+
+@dataclass(frozen=True)
+class Ratio:
+    criterion: Criterion
+    subject_median: float  # seconds
+    reference_median: float
+
+    @property
+    def ratio(self) -> float:
+        return self.subject_median / self.reference_median
+
+    @property
+    def met(self) -> bool:
+        return self.ratio <= self.criterion.limit
+
+
+def ratios(run: dict[str, Any]) -> list[Ratio]:
+    """The criteria found in one saved pytest-benchmark run (a JSON object), in CRITERIA order."""
+    medians: dict[tuple[str, str], float] = {}
+    for bench in run.get("benchmarks", []):
+        info = bench.get("extra_info", {})
+        if info.get("criterion") in BY_KEY:
+            medians[(info["criterion"], info["role"])] = float(bench["stats"]["median"])
+    return [Ratio(c, medians[(c.key, "subject")], medians[(c.key, "reference")])
+            for c in CRITERIA if (c.key, "subject") in medians and (c.key, "reference") in medians]
+
+
+def format_ratios(found: list[Ratio]) -> str:
+    lines = [f"{'criterion':<32} {'subject µs':>11} {'reference µs':>13} {'ratio':>6} "
+             f"{'limit':>6}  verdict"]
+    for r in found:
+        lines.append(f"{r.criterion.key:<32} {r.subject_median * 1e6:>11.2f} "
+                     f"{r.reference_median * 1e6:>13.2f} {r.ratio:>6.2f} "
+                     f"{r.criterion.limit:>6.2f}  {'met' if r.met else 'NOT met'}")
+    return "\n".join(lines)
+
+
+def newest_run(storage: Path) -> Path | None:
+    runs = sorted(storage.glob("**/*.json"), key=lambda p: p.stat().st_mtime)
+    return runs[-1] if runs else None
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.criteria",
+                                     description="Median ratios of the safefs performance "
+                                                 "criteria from a saved pytest-benchmark run.")
+    parser.add_argument("run", nargs="?", type=Path,
+                        help="a saved run's JSON (default: the newest under bench-results/)")
+    args = parser.parse_args(argv)
+    path = args.run or newest_run(Path("bench-results"))
+    if path is None:
+        print("no saved run under bench-results/: run `make bench` first", file=sys.stderr)
+        return 2
+    try:
+        run = json.loads(path.read_text())
+    except (OSError, ValueError) as exc:
+        print(f"cannot read {path}: {exc}", file=sys.stderr)
+        return 2
+    found = ratios(run)
+    if not found:
+        print(f"{path} holds no criterion benchmarks (was bench_criteria.py run?)",
+              file=sys.stderr)
+        return 2
+    print(f"run: {path}")
+    print(format_ratios(found))
+    return 0 if all(r.met for r in found) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
