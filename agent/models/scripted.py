@@ -1,0 +1,36 @@
+"""A model that plays back canned assistant turns: for tests and the offline demo.
+
+A turn is an ``AssistantMessage`` or a function of the conversation so far returning one, so a
+script can react to what its earlier tool calls returned.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from agent.messages import AssistantMessage, Message
+from agent.models.base import ModelError
+
+Turn = AssistantMessage | Callable[[Sequence[Message]], AssistantMessage]
+
+
+class ScriptedModelClient:
+    def __init__(self, turns: Sequence[Turn]) -> None:
+        self._turns = list(turns)
+        self.requests: list[list[Message]] = []  # the conversation as each call saw it
+        self.tool_names: list[list[str]] = []
+
+    @property
+    def remaining(self) -> int:
+        return len(self._turns) - len(self.requests)
+
+    def complete(self, messages: Sequence[Message],
+                 tools: Sequence[dict[str, Any]]) -> AssistantMessage:
+        index = len(self.requests)
+        if index >= len(self._turns):
+            raise ModelError(f"scripted model has no turn left (it had {len(self._turns)})")
+        self.requests.append(list(messages))
+        self.tool_names.append([tool["name"] for tool in tools])
+        turn = self._turns[index]
+        return turn if isinstance(turn, AssistantMessage) else turn(messages)

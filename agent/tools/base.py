@@ -1,0 +1,109 @@
+"""What every tool shares: its Anthropic tool-use schema, input validation, and error texts.
+
+A bad input or a refused path is an error *result* the model sees and can act on; only a bug in a
+tool raises. Error texts name the path as the model gave it and never the host's workspace path.
+"""
+
+from __future__ import annotations
+
+import threading
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from safefs import NotRegularFileError, PathEscapeError
+from safefs.errors import ESCAPE_MESSAGE
+
+
+@dataclass(frozen=True)
+class ToolOutput:
+    content: str
+    is_error: bool = False
+
+
+_JSON_TYPES: dict[str, tuple[type, ...]] = {
+    "string": (str,),
+    "integer": (int,),
+    "boolean": (bool,),
+    "object": (dict,),
+}
+
+
+def validate_input(schema: dict[str, Any], args: Any) -> str | None:
+    """The first problem with ``args`` against a flat object schema, or None when it is valid.
+
+    Covers what our tools declare: typed properties, ``required``, ``additionalProperties``.
+    """
+    if not isinstance(args, dict):
+        return "input must be a JSON object"
+    properties: dict[str, Any] = schema.get("properties", {})
+    for name in schema.get("required", []):
+        if name not in args:
+            return f"missing required field {name!r}"
+    for name, value in args.items():
+        if name not in properties:
+            if schema.get("additionalProperties", True) is False:
+                return f"unexpected field {name!r}"
+            continue
+        kind = properties[name].get("type")
+        allowed = _JSON_TYPES.get(kind, (object,))
+        # bool is an int in Python but not an integer in JSON.
+        if not isinstance(value, allowed) or (kind == "integer" and isinstance(value, bool)):
+            return f"field {name!r} must be of type {kind}"
+    return None
+
+
+def check_path(path: str) -> str | None:
+    """A problem with a path string that safefs would raise ValueError/FileNotFoundError for."""
+    if not path:
+        return "path must not be empty"
+    if "\0" in path:
+        return "path must not contain a NUL character"
+    return None
+
+
+def path_error(exc: OSError, path: str) -> ToolOutput:
+    """An OSError from safefs as the model sees it: stable text and the model's own path.
+
+    Built from the error kind and ``path`` alone, never from ``str(exc)``, so no name the
+    library might have carried (such as the host workspace path) can reach the model.
+    """
+    if isinstance(exc, PathEscapeError):
+        return ToolOutput(f"{ESCAPE_MESSAGE}: {path!r}", is_error=True)
+    if isinstance(exc, NotRegularFileError):
+        return ToolOutput(f"not a regular file: {path!r}", is_error=True)
+    reason = exc.strerror or type(exc).__name__
+    return ToolOutput(f"{reason}: {path!r}", is_error=True)
+
+
+class Tool(ABC):
+    """One tool the model may call. Subclasses declare ``name``, ``description``, ``input_schema``
+    and implement :meth:`run`, which receives input already validated against the schema."""
+
+    name: ClassVar[str]
+    description: ClassVar[str]
+    input_schema: ClassVar[dict[str, Any]]
+
+    def spec(self) -> dict[str, Any]:
+        """The tool's definition in the Anthropic Messages API ``tools`` format."""
+        return {"name": self.name, "description": self.description, "input_schema": self.input_schema}
+
+    def execute(self, args: Any, cancel: threading.Event | None = None) -> ToolOutput:
+        problem = validate_input(self.input_schema, args)
+        if problem is not None:
+            return ToolOutput(f"invalid input for {self.name}: {problem}", is_error=True)
+        return self.run(args, cancel)
+
+    @abstractmethod
+    def run(self, args: dict[str, Any], cancel: threading.Event | None) -> ToolOutput:
+        """Do the work. Expected failures are error results; raising means a bug."""
+
+
+def string_schema(**fields: str) -> dict[str, Any]:
+    """An object schema whose fields (name -> description) are all required strings."""
+    return {
+        "type": "object",
+        "properties": {name: {"type": "string", "description": text} for name, text in fields.items()},
+        "required": list(fields),
+        "additionalProperties": False,
+    }
