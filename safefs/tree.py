@@ -5,7 +5,7 @@ from __future__ import annotations
 import errno
 import os
 import stat as stat_mod
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from typing import TYPE_CHECKING, Any
 
 from safefs import _sys
@@ -88,9 +88,38 @@ def scan_fd(fd: int, root: Root, top: Any) -> list[DirEntry]:
     return out
 
 
-def walk_fd(fd: int, top: Any, topdown: bool) -> Iterator[tuple[Any, list[Any], list[Any]]]:
+WalkStep = tuple[Any, list[Any], list[Any]]
+
+
+class _OwnedWalk(Iterator[WalkStep]):
+    """The walk, owning ``fd`` from the start: a generator's ``finally`` never runs when it is
+    dropped before its first ``next()``, which would leak the fd."""
+
+    def __init__(self, fd: int, top: Any, topdown: bool) -> None:
+        self._fd = fd
+        self._gen = _walk_fd(fd, top, topdown)
+
+    def __next__(self) -> WalkStep:
+        self._fd = -1  # once started, the generator's finally closes it
+        return next(self._gen)
+
+    def close(self) -> None:
+        fd, self._fd = self._fd, -1
+        if fd >= 0:
+            os.close(fd)
+        self._gen.close()
+
+    def __del__(self) -> None:
+        self.close()
+
+
+def walk_fd(fd: int, top: Any, topdown: bool) -> Iterator[WalkStep]:
     """Takes ownership of ``fd``. Subdirectories are opened O_NOFOLLOW relative to their parent's
     fd, so one swapped for a symlink mid-walk is skipped, not followed."""
+    return _OwnedWalk(fd, top, topdown)
+
+
+def _walk_fd(fd: int, top: Any, topdown: bool) -> Generator[WalkStep, None, None]:
     try:
         as_bytes = isinstance(top, bytes)
         dirs: list[Any] = []
@@ -104,7 +133,7 @@ def walk_fd(fd: int, top: Any, topdown: bool) -> Iterator[tuple[Any, list[Any], 
                 child = _sys.openat(fd, os.fsencode(name), _DIR_FLAGS)
             except OSError:
                 continue  # vanished or replaced since the listing
-            yield from walk_fd(child, os.path.join(top, name), topdown)
+            yield from _walk_fd(child, os.path.join(top, name), topdown)
         if not topdown:
             yield top, dirs, files
     finally:
