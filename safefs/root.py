@@ -181,8 +181,26 @@ class Root:
     def _parent(self, rel: bytes) -> tuple[int, bytes, bytes, bool]:
         """(parent fd, final name, parent path, trailing slash). Release the fd with _release."""
         parent, name, trailing = split_parent(rel)
+        if name in SPECIAL_NAMES:
+            # "a/.." names no entry of its own, but where it leads is still judged: a path
+            # climbing out of the root is reported as an escape, not as EEXIST or EINVAL.
+            os.close(self._open_dir(rel))
         fd = self._fd if parent == b"." else self._open_dir(parent)
         return fd, name, parent, trailing
+
+    def _refuse_create_with_slash(self, rel: bytes, flags: int) -> None:
+        """Creating ``name/`` as Linux open(O_CREAT) does: the parent is resolved (an escape is
+        still an escape), then EISDIR without looking at the name itself; ``.`` and ``..`` are
+        resolved in full and, with O_EXCL, found to exist."""
+        parent, name, trailing = split_parent(rel)
+        if name in SPECIAL_NAMES:
+            os.close(self._open_dir(rel))
+            code = errno.EEXIST if flags & os.O_EXCL else errno.EISDIR
+            raise OSError(code, os.strerror(code))
+        if trailing:
+            if parent != b".":
+                os.close(self._open_dir(parent))
+            raise OSError(errno.EISDIR, os.strerror(errno.EISDIR))
 
     def _link_rel(self, parent: bytes, target: bytes) -> bytes:
         """Where a symlink found in directory ``parent`` leads, as a root-relative path."""
@@ -284,6 +302,8 @@ class Root:
 
     def _open_regular(self, rel: bytes, flags: int, mode: int = 0o666
                       ) -> tuple[int, os.stat_result]:
+        if flags & os.O_CREAT:
+            self._refuse_create_with_slash(rel, flags)
         # O_NONBLOCK: a FIFO must not hang the open; fstat then refuses anything not regular.
         fd = self._resolver.open(self._fd, rel, flags | _O_NONBLOCK, mode, follow=True)
         try:
@@ -350,9 +370,7 @@ class Root:
         """
         rel = self._rel(path)
         try:
-            _parent, _name, trailing = split_parent(rel)
-            if trailing:
-                raise OSError(errno.EISDIR, os.strerror(errno.EISDIR))
+            self._refuse_create_with_slash(rel, os.O_CREAT)
             try:
                 fd, name, st = self._entry(rel, follow=True, parents=parents)
             except _DirectoryPath as directory:
@@ -529,9 +547,13 @@ class Root:
     def readlink(self, path: PathArg) -> Any:
         rel = self._rel(path)
         try:
-            fd, name, _parent, trailing = self._parent(rel)
+            if split_parent(rel)[2]:
+                # The slash makes the lookup follow the link: whatever it reaches is not a link.
+                os.close(self._open_dir(rel))
+                raise OSError(errno.EINVAL, os.strerror(errno.EINVAL))
+            fd, name, _parent, _trailing = self._parent(rel)
             try:
-                if name in SPECIAL_NAMES or trailing:
+                if name in SPECIAL_NAMES:
                     raise OSError(errno.EINVAL, os.strerror(errno.EINVAL))
                 return _like(path, _sys.readlinkat(fd, name))
             finally:
@@ -635,11 +657,16 @@ class Root:
         try:
             sfd, sname, _sp, strailing = self._parent(srel)
             try:
-                dfd, dname, _dp, _dtrailing = self._parent(drel)
+                dfd, dname, _dp, dtrailing = self._parent(drel)
                 try:
                     if sname in SPECIAL_NAMES or dname in SPECIAL_NAMES:
                         raise OSError(errno.EINVAL, os.strerror(errno.EINVAL))
-                    if strailing and not stat_mod.S_ISDIR(_sys.fstatat(sfd, sname).st_mode):
+                    if dtrailing and op is _link:
+                        # As linkat: an existing name is EEXIST, a new one cannot be "name/".
+                        code = errno.EEXIST if _lexists(dfd, dname) else errno.ENOENT
+                        raise OSError(code, os.strerror(code))
+                    # A trailing slash on either name is allowed only for a directory source.
+                    if (strailing or dtrailing) and not stat_mod.S_ISDIR(_sys.fstatat(sfd, sname).st_mode):
                         raise OSError(errno.ENOTDIR, os.strerror(errno.ENOTDIR))
                     op(sfd, sname, dfd, dname)
                 finally:
@@ -676,6 +703,14 @@ class Root:
                 self._release(fd)
         except OSError as exc:
             raise with_filename(exc, path, target) from None
+
+
+def _lexists(fd: int, name: bytes) -> bool:
+    try:
+        _sys.fstatat(fd, name)
+    except FileNotFoundError:
+        return False
+    return True
 
 
 def _unlink(fd: int, name: bytes, trailing: bool) -> None:
