@@ -8,6 +8,8 @@ through the strategy wrappers, so the ratios carry no benchmark-harness overhead
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 from collections.abc import Callable, Iterator
 
 import pytest
@@ -15,11 +17,13 @@ from pytest_benchmark.fixture import BenchmarkFixture
 
 import safefs
 from benchmarks.criteria import BY_KEY
+from benchmarks.machine import filesystem_of
 from benchmarks.strategies import RealpathGuard
 from benchmarks.trees import DEPTH_1, DEPTH_16, DEPTHS, FILE_CONTENT, WRITE_DATA, Shape
 from safefs import _sys
 
 needs_native = pytest.mark.skipif(not _sys.HAVE_NATIVE, reason="safefs native extension not built")
+TMPFS_DIR = "/dev/shm"
 by_depth = pytest.mark.parametrize("shape", DEPTHS, ids=[s.name for s in DEPTHS])
 
 
@@ -82,16 +86,35 @@ def test_read_realpath_guard_depth_16(benchmark: BenchmarkFixture, bench_tree: s
     assert benchmark(guard.read, DEPTH_16.file) == FILE_CONTENT
 
 
-def test_write_atomic(benchmark: BenchmarkFixture, roots: Callable[[str], safefs.Root],
-                      tree_path: Callable[[str], str]) -> None:
-    root = roots("auto")
-    tag(benchmark, "write-atomic-vs-plain-4KiB", "subject")
-    benchmark(root.write_bytes, DEPTH_1.write_target, WRITE_DATA)
-    assert read_plain(tree_path(DEPTH_1.write_target)) == WRITE_DATA
+@pytest.fixture(params=["tree", "tmpfs"])
+def write_dir(request: pytest.FixtureRequest, bench_tree: str) -> Iterator[tuple[str, str]]:
+    """(directory, criterion key) for the write pair: the bench tree's own filesystem, and tmpfs
+    (/dev/shm) where writeback does not dominate."""
+    if request.param == "tree":
+        yield bench_tree, "write-atomic-vs-plain-4KiB"
+        return
+    if filesystem_of(TMPFS_DIR) != "tmpfs":
+        pytest.skip(f"{TMPFS_DIR} is not a tmpfs here")
+    d = tempfile.mkdtemp(prefix="safefs-bench-", dir=TMPFS_DIR)
+    try:
+        yield d, "write-atomic-vs-plain-4KiB-tmpfs"
+    finally:
+        shutil.rmtree(d)
 
 
-def test_write_plain_open(benchmark: BenchmarkFixture, tree_path: Callable[[str], str]) -> None:
-    path = tree_path(DEPTH_1.write_target)
-    tag(benchmark, "write-atomic-vs-plain-4KiB", "reference")
+def test_write_atomic(benchmark: BenchmarkFixture, write_dir: tuple[str, str]) -> None:
+    directory, key = write_dir
+    tag(benchmark, key, "subject")
+    benchmark.extra_info["filesystem"] = filesystem_of(directory)
+    with safefs.Root(directory) as root:
+        benchmark(root.write_bytes, DEPTH_1.write_target, WRITE_DATA)
+    assert read_plain(os.path.join(directory, DEPTH_1.write_target)) == WRITE_DATA
+
+
+def test_write_plain_open(benchmark: BenchmarkFixture, write_dir: tuple[str, str]) -> None:
+    directory, key = write_dir
+    path = os.path.join(directory, DEPTH_1.write_target)
+    tag(benchmark, key, "reference")
+    benchmark.extra_info["filesystem"] = filesystem_of(directory)
     benchmark(write_plain, path, WRITE_DATA)
     assert os.path.getsize(path) == len(WRITE_DATA)

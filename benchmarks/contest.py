@@ -12,7 +12,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import shutil
 import statistics
 import sys
@@ -22,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
-import safefs
+from benchmarks.machine import machine_facts
 from benchmarks.race import OPS, SWAPS, RaceCounts, race_strategy
 from benchmarks.strategies import (
     DESCRIPTIONS,
@@ -111,55 +110,6 @@ class Progress:
     def say(self, message: str) -> None:
         self.stream.write(message + "\n")
         self.stream.flush()
-
-
-def machine_facts() -> dict[str, Any]:
-    with tempfile.TemporaryDirectory(prefix="safefs-probe-") as tmp, safefs.Root(tmp) as root:
-        resolver = root.resolver
-    cpu_model = ""
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    cpu_model = line.split(":", 1)[1].strip()
-                    break
-    except OSError:
-        pass
-    return {
-        "system": platform.system(),
-        "kernel": platform.release(),
-        "machine": platform.machine(),
-        "cpu_model": cpu_model,
-        "cpu_count": os.cpu_count(),
-        "python": f"{platform.python_implementation()} {platform.python_version()}",
-        "safefs_version": safefs.__version__,
-        "safefs_native_extension": _sys.HAVE_NATIVE,
-        "openat2_used": resolver == "openat2",
-        "default_resolver": resolver,
-        "renameat2": _sys.have_renameat2(),
-        "tempdir": tempfile.gettempdir(),
-        "tempdir_filesystem": filesystem_of(tempfile.gettempdir()),
-    }
-
-
-def filesystem_of(path: str) -> str:
-    """The type of the filesystem holding ``path`` (writes cost what that filesystem makes them
-    cost), from /proc/self/mounts; "" where that is not available."""
-    real = os.path.realpath(path)
-    best, fstype = "", ""
-    try:
-        with open("/proc/self/mounts") as f:
-            for line in f:
-                parts = line.split()
-                if len(parts) < 3:
-                    continue
-                mount = parts[1].replace("\\040", " ")
-                inside = real == mount or real.startswith(mount.rstrip("/") + "/")
-                if inside and len(mount) >= len(best):
-                    best, fstype = mount, parts[2]
-    except OSError:
-        pass
-    return fstype
 
 
 # -- cost ------------------------------------------------------------------------------------------
