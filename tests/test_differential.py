@@ -156,10 +156,11 @@ def build(base: str, entries: list[Entry]) -> tuple[str, str]:
 Outcome = tuple[Any, ...]
 
 
-def outcome(fn: Callable[[str], Any], path: str, base: str) -> Outcome:
+def outcome(fn: Callable[[str], Any], path: str, base: str, other: str | None = None) -> Outcome:
     """What one call did: ("ok", value) or the class of error it raised.
 
-    Every error must also name the caller's path and never show the host path."""
+    Every error must also name the caller's path (for a two-path operation, one of them) and
+    never show the host path the caller did not give."""
     try:
         return ("ok", fn(path))
     except safefs.PathEscapeError as exc:
@@ -168,8 +169,9 @@ def outcome(fn: Callable[[str], Any], path: str, base: str) -> Outcome:
     except OSError as exc:
         err = exc
         kind = ("error", errno.errorcode.get(exc.errno or 0, exc.errno))
-    assert err.filename == path, f"error names {err.filename!r}, not the caller's {path!r}"
-    if not path.startswith(base):
+    given = (path,) if other is None else (path, other)
+    assert err.filename in given, f"error names {err.filename!r}, not the caller's {given!r}"
+    if not any(p.startswith(base) for p in given):
         assert base not in str(err), f"host path leaked in {err!s}"
     return kind
 
@@ -217,17 +219,26 @@ def check_tree(mode: str, entries: list[Entry], paths: list[str]) -> None:
 
 
 def check_resolve_consistent(root: safefs.Root, path: str) -> None:
-    """resolve() names what stat() reaches, as a clean path with no '.', '..' or empty parts."""
+    """resolve() is canonical and names what an operation reaches: no '.', '..' or empty parts,
+    every directory along it a real directory (no symlink), and the same inode as stat(path) (or
+    a missing name where stat(path) found nothing)."""
     try:
         canonical = root.resolve(path)
     except OSError:
         return
-    assert canonical == "." or all(c not in ("", ".", "..") for c in canonical.split("/")), canonical
+    parts = [] if canonical == "." else canonical.split("/")
+    assert all(c not in ("", ".", "..") for c in parts), canonical
+    for i in range(1, len(parts)):
+        assert stat.S_ISDIR(root.lstat("/".join(parts[:i])).st_mode), (path, canonical)
     try:
         reached = root.stat(path)
+    except FileNotFoundError:
+        with pytest.raises(FileNotFoundError):
+            root.lstat(canonical)
+        return
     except OSError:
         return
-    assert stat_key(root.stat(canonical)) == stat_key(reached), (path, canonical)
+    assert stat_key(root.lstat(canonical)) == stat_key(reached), (path, canonical)
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -273,3 +284,112 @@ def test_differential_harness_notices_a_difference() -> None:
             assert outcome(r.read_bytes, "b", base) == ("error", "ENOENT")
             assert outcome(r.read_bytes, "../a", base) == ("escape",)
     shutil.rmtree(base, ignore_errors=True)
+
+
+# -- changes: each backend on its own copy of the tree, compared by outcome and resulting tree --
+
+
+MUTATIONS = ["write_bytes", "write_bytes parents", "open w", "touch", "mkdir", "mkdir -p", "remove",
+             "rmdir", "rmtree", "rename", "rename no-clobber", "symlink", "link", "chmod"]
+
+
+def mutations(root: safefs.Root, other: str) -> dict[str, Callable[[str], Any]]:
+    return {
+        "write_bytes": lambda p: root.write_bytes(p, b"written\n"),
+        "write_bytes parents": lambda p: root.write_bytes(p, b"written\n", parents=True),
+        "open w": lambda p: root.open(p, "w").close(),
+        "touch": root.touch,
+        "mkdir": root.mkdir,
+        "mkdir -p": lambda p: root.mkdir(p, parents=True, exist_ok=True),
+        "remove": root.remove,
+        "rmdir": root.rmdir,
+        "rmtree": root.rmtree,
+        "rename": lambda p: root.rename(p, other),
+        "rename no-clobber": lambda p: root.rename(p, other, replace=False),
+        "symlink": lambda p: root.symlink("a/b", p),
+        "link": lambda p: root.link(p, other),
+        "chmod": lambda p: root.chmod(p, 0o700),
+    }
+
+
+def snapshot(base: str) -> dict[str, Any]:
+    """Everything under ``base`` (ROOT, outside and the bait beside them), by content. Each
+    backend's copy has its own ``base``: an in_root link spelled with it creates directories
+    named after it, so it is written ``$BASE`` here."""
+    out: dict[str, Any] = {}
+    for top, dirs, files in os.walk(base):
+        for name in dirs + files:
+            p = os.path.join(top, name)
+            rel = os.path.relpath(p, base).replace(base.lstrip("/"), "$BASE")
+            s = os.lstat(p)
+            if stat.S_ISLNK(s.st_mode):
+                out[rel] = ("link", os.readlink(p).replace(base, "$BASE"))
+            elif stat.S_ISDIR(s.st_mode):
+                out[rel] = ("dir", stat.S_IMODE(s.st_mode))
+            else:
+                with open(p, "rb") as f:
+                    out[rel] = ("file", stat.S_IMODE(s.st_mode), f.read())
+    return out
+
+
+@st.composite
+def change_paths(draw: st.DrawFn, entries: list[Entry]) -> str:
+    """Half the time a plain existing path or a new name in an existing directory (so changes
+    succeed often), else any caller path."""
+    roll = draw(st.integers(0, 3))
+    if roll == 0 and entries:
+        return draw(st.sampled_from(entries)).path
+    if roll == 1:
+        parent = draw(st.sampled_from(["", *(e.path for e in entries)]))
+        return f"{parent}/{draw(st.sampled_from([*NAMES, 'new']))}".lstrip("/")
+    return draw(caller_paths(entries))
+
+
+@st.composite
+def change_scenarios(draw: st.DrawFn) -> tuple[list[Entry], list[tuple[str, str, str]]]:
+    entries = draw(trees())
+    steps = draw(st.lists(st.tuples(st.sampled_from(MUTATIONS), change_paths(entries),
+                                    change_paths(entries)), min_size=1, max_size=4))
+    return entries, steps
+
+
+def check_changes(mode: str, entries: list[Entry], steps: list[tuple[str, str, str]]) -> None:
+    with tempfile.TemporaryDirectory(prefix="safefs-diff-") as tmp:
+        trees_by_backend: dict[str, tuple[str, safefs.Root]] = {}
+        try:
+            for b in [ORACLE, *CANDIDATES]:
+                base = os.path.join(tmp, b)
+                os.mkdir(base)
+                root_path, _out = build(base, entries)
+                trees_by_backend[b] = (base, Flavour(b, mode).open(root_path))
+            for op, raw, raw_other in steps:
+                results = {}
+                for b, (base, root) in trees_by_backend.items():
+                    path, other = (r.replace("$ROOT", root.path).replace("$OUT", base + "/outside")
+                                   for r in (raw, raw_other))
+                    ops = mutations(root, other)
+                    assert list(ops) == MUTATIONS
+                    results[b] = outcome(ops[op], path, base, other)
+                if currently_in_test_context():
+                    event(f"{op}: {results[ORACLE][0]}")
+                for b in CANDIDATES:
+                    assert results[b] == results[ORACLE], (
+                        f"{op}({raw!r}, {raw_other!r}) symlinks={mode!r}: {b} gave {results[b]}, "
+                        f"openat2 gave {results[ORACLE]}\\ntree:\\n{describe(entries)}")
+            want = snapshot(trees_by_backend[ORACLE][0])
+            for b in CANDIDATES:
+                assert snapshot(trees_by_backend[b][0]) == want, (
+                    f"{b} left a different tree than openat2 after {steps}, symlinks={mode!r}"
+                    f"\\ntree:\\n{describe(entries)}")
+        finally:
+            for _base, root in trees_by_backend.values():
+                root.close()
+
+
+@pytest.mark.parametrize("mode", MODES)
+@settings(max_examples=EXAMPLES_PER_MODE // 2, deadline=None, derandomize=True, database=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(scenario=change_scenarios())
+def test_walk_changes_the_same_things_as_openat2(
+        mode: str, scenario: tuple[list[Entry], list[tuple[str, str, str]]]) -> None:
+    check_changes(mode, *scenario)
