@@ -38,11 +38,17 @@ class WalkResolver:
     def open(self, root_fd: int, rel: bytes, flags: int, mode: int = 0o666, *,
              follow: bool) -> int:
         parts = rel.split(b"/")
+        # O_CREAT of "name/" (or through a final link whose target ends in "/") is EISDIR once
+        # the parent is resolved, as in the kernel: the name itself is never looked at.
+        create_dir = False
         if len(parts) > 1 and parts[-1] == b"":
             # A trailing slash: the last name must be a directory, reached by following links.
             if flags & os.O_CREAT:
-                raise OSError(errno.EISDIR, os.strerror(errno.EISDIR))
-            parts[-1] = b"."
+                while len(parts) > 1 and parts[-1] == b"":
+                    parts.pop()
+                create_dir = True
+            else:
+                parts[-1] = b"."
         todo = parts[::-1]  # components still to walk, next one last
         stack: list[int] = []  # directory fds we opened, innermost last; the root is below them
         links = 0
@@ -62,6 +68,8 @@ class WalkResolver:
                     if last:
                         return _sys.openat(stack[-1] if stack else root_fd, b".", flags, mode)
                     continue
+                if last and create_dir:
+                    raise OSError(errno.EISDIR, os.strerror(errno.EISDIR))
                 cur = stack[-1] if stack else root_fd
                 try:
                     fd = _sys.openat(cur, comp, flags if last else self.dir_flags, mode)
@@ -88,6 +96,9 @@ class WalkResolver:
                         raise PathEscapeError()
                     while stack:
                         os.close(stack.pop())
+                if last and flags & os.O_CREAT and target.endswith(b"/") and target.rstrip(b"/"):
+                    create_dir = True
+                    target = target.rstrip(b"/")
                 todo.extend(reversed(target.split(b"/")))
             # Only reachable for an empty path, which callers never pass.
             raise OSError(errno.ENOENT, os.strerror(errno.ENOENT))
