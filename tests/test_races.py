@@ -136,7 +136,7 @@ def make_dir_swap_tree(ws: Workspace) -> tuple[Path, Path]:
     return d, evil
 
 
-DIR_OPS = ["read_bytes", "stat", "listdir", "write_bytes", "mkdir-p", "rename"]
+DIR_OPS = ["read_bytes", "stat", "listdir", "walk", "resolve", "write_bytes", "mkdir-p", "rename"]
 
 
 def run_dir_swap(flavour: Flavour, ws: Workspace) -> None:
@@ -147,8 +147,10 @@ def run_dir_swap(flavour: Flavour, ws: Workspace) -> None:
     homes = [os.open(p, os.O_RDONLY | os.O_DIRECTORY) for p in (d, clamped)]
     inside_f = {file_id(d / "f"): "ok", file_id(clamped / "f"): "ok:clamped"}
     reads = {INSIDE_F: "ok"}
+    resolved = {"d/f": "ok", "evil/f": "ok"}
     if flavour.symlinks == "in_root":
         reads[CLAMPED_F] = "ok:clamped"
+        resolved["outside/f"] = "ok:clamped"
     tally = Tally(f"dir swap, {flavour}")
     n = 0
 
@@ -175,6 +177,14 @@ def run_dir_swap(flavour: Flavour, ws: Workspace) -> None:
             names = root.listdir("d")
             return "ok" if "INSIDE_ONLY" in names and "OUTSIDE_ONLY" not in names else "ESCAPE"
 
+        def walk() -> str:
+            _top, _dirs, files = next(iter(root.walk("d")))
+            return "ok" if "INSIDE_ONLY" in files and "OUTSIDE_ONLY" not in files else "ESCAPE"
+
+        def resolve() -> str:
+            # The real directory may be named "evil" at that instant: still inside.
+            return resolved.get(root.resolve("d/f"), "ESCAPE")
+
         def write() -> str:
             nonlocal n
             n += 1
@@ -196,8 +206,8 @@ def run_dir_swap(flavour: Flavour, ws: Workspace) -> None:
             root.rename(f"d/{src}", f"d/{dst}")
             return "ok" if landed(dst, lambda s: stat.S_ISREG(s.st_mode)) else "ESCAPE"
 
-        attempts = {"read_bytes": read, "stat": stat_f, "listdir": listdir, "write_bytes": write,
-                    "mkdir-p": mkdir_p, "rename": rename}
+        attempts = {"read_bytes": read, "stat": stat_f, "listdir": listdir, "walk": walk,
+                    "resolve": resolve, "write_bytes": write, "mkdir-p": mkdir_p, "rename": rename}
         with attacked(d, evil) as swapper:
             cycle_for(RACE_SECONDS, tally, attempts)
     for fd in homes:
