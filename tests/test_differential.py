@@ -187,7 +187,17 @@ def operations(root: safefs.Root) -> dict[str, Callable[[str], Any]]:
         "read_bytes": root.read_bytes,
         "listdir": lambda p: sorted(root.listdir(p)),
         "resolve": root.resolve,
+        "readlink": root.readlink,
+        "scandir": lambda p: sorted((e.name, e.is_dir(), e.is_file(), e.is_symlink())
+                                    for e in root.scandir(p)),
+        "opendir": lambda p: opened(root, p),
     }
+
+
+def opened(root: safefs.Root, path: str) -> tuple[str, list[str]]:
+    """Where opendir() lands, relative to the root, and what it lists there."""
+    with root.opendir(path) as sub:
+        return os.path.relpath(sub.path, root.path), sorted(sub.listdir("."))
 
 
 def describe(entries: list[Entry]) -> str:
@@ -289,8 +299,9 @@ def test_differential_harness_notices_a_difference() -> None:
 # -- changes: each backend on its own copy of the tree, compared by outcome and resulting tree --
 
 
-MUTATIONS = ["write_bytes", "write_bytes parents", "open w", "touch", "mkdir", "mkdir -p", "remove",
-             "rmdir", "rmtree", "rename", "rename no-clobber", "symlink", "link", "chmod"]
+MUTATIONS = ["write_bytes", "write_bytes parents", "open w", "open x", "open a", "touch", "mkdir",
+             "mkdir -p", "remove", "rmdir", "rmtree", "rename", "rename no-clobber", "symlink", "link",
+             "chmod"]
 
 
 def mutations(root: safefs.Root, other: str) -> dict[str, Callable[[str], Any]]:
@@ -298,6 +309,8 @@ def mutations(root: safefs.Root, other: str) -> dict[str, Callable[[str], Any]]:
         "write_bytes": lambda p: root.write_bytes(p, b"written\n"),
         "write_bytes parents": lambda p: root.write_bytes(p, b"written\n", parents=True),
         "open w": lambda p: root.open(p, "w").close(),
+        "open x": lambda p: root.open(p, "x").close(),
+        "open a": lambda p: root.open(p, "a").close(),
         "touch": root.touch,
         "mkdir": root.mkdir,
         "mkdir -p": lambda p: root.mkdir(p, parents=True, exist_ok=True),
