@@ -301,7 +301,7 @@ def test_differential_harness_notices_a_difference() -> None:
 
 MUTATIONS = ["write_bytes", "write_bytes parents", "open w", "open x", "open a", "touch", "mkdir",
              "mkdir -p", "remove", "rmdir", "rmtree", "rename", "rename no-clobber", "symlink", "link",
-             "chmod"]
+             "chmod", "lchmod"]
 
 
 def mutations(root: safefs.Root, other: str) -> dict[str, Callable[[str], Any]]:
@@ -322,7 +322,16 @@ def mutations(root: safefs.Root, other: str) -> dict[str, Callable[[str], Any]]:
         "symlink": lambda p: root.symlink("a/b", p),
         "link": lambda p: root.link(p, other),
         "chmod": lambda p: root.chmod(p, 0o700),
+        "lchmod": lambda p: root.chmod(p, 0o700, follow_symlinks=False),
     }
+
+
+def known_limit(op: str, backend: str, got: Outcome, want: Outcome) -> bool:
+    """The one documented difference. Without O_PATH (as on macOS) a symlink itself cannot be
+    opened, so chmod(follow_symlinks=False) of a link fails with ELOOP where Linux says
+    EOPNOTSUPP (it cannot chmod a symlink either). Nothing is changed in either case."""
+    return (op == "lchmod" and backend == "walk-no-o-path"
+            and want == ("error", errno.errorcode[errno.EOPNOTSUPP]) and got == ("error", "ELOOP"))
 
 
 def snapshot(base: str) -> dict[str, Any]:
@@ -386,6 +395,8 @@ def check_changes(mode: str, entries: list[Entry], steps: list[tuple[str, str, s
                 if currently_in_test_context():
                     event(f"{op}: {results[ORACLE][0]}")
                 for b in CANDIDATES:
+                    if known_limit(op, b, results[b], results[ORACLE]):
+                        continue
                     assert results[b] == results[ORACLE], (
                         f"{op}({raw!r}, {raw_other!r}) symlinks={mode!r}: {b} gave {results[b]}, "
                         f"openat2 gave {results[ORACLE]}\\ntree:\\n{describe(entries)}")
