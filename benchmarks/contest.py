@@ -36,8 +36,8 @@ from benchmarks.trees import DEPTH_1, DEPTHS, FILE_CONTENT, WRITE_DATA, build_tr
 from safefs import _sys
 
 ATOMIC_WRITERS = (*SAFEFS_STRATEGIES, "pathrs")
-REPEATS = 7
-SAMPLE_SECONDS = 0.015
+REPEATS = 11
+SAMPLE_SECONDS = 0.02
 
 
 @dataclass
@@ -130,6 +130,8 @@ def _loops_for(fn: Callable[[], Any]) -> int:
 
 def median_us_side_by_side(calls: dict[str, Callable[[], Any]]) -> dict[str, float]:
     """Median µs per call of each callable, their repeats interleaved so drift hits all alike."""
+    for fn in calls.values():  # warm caches (and the CPU clock) before anything counts
+        _loops_for(fn)
     loops = {name: _loops_for(fn) for name, fn in calls.items()}
     samples: dict[str, list[float]] = {name: [] for name in calls}
     for _ in range(REPEATS):
@@ -148,6 +150,10 @@ def _reader(s: Strategy, rel: str) -> Callable[[], Any]:
 
 def _writer(s: Strategy, rel: str) -> Callable[[], Any]:
     return lambda: s.write(rel, WRITE_DATA)
+
+
+def _write_name(strategy: str) -> str:
+    return f"{DEPTH_1.write_target}-{strategy}"
 
 
 def cost_phase(results: Results, progress: Progress) -> None:
@@ -175,8 +181,12 @@ def cost_phase(results: Results, progress: Progress) -> None:
                     results.cost[name].read_ratio[shape.name] = value / floor
             progress.finish(", ".join(f"{n} {v:.1f} µs" for n, v in us.items()))
         progress.start("cost: write 4 KiB, depth-1")
-        us = median_us_side_by_side({n: _writer(s, DEPTH_1.write_target)
-                                     for n, s in opened.items()})
+        # Each strategy replaces a file of its own: interleaved writes to one shared file would
+        # make each pay for the previous one's writeback.
+        for name in opened:
+            with open(os.path.join(root, _write_name(name)), "wb") as f:
+                f.write(WRITE_DATA)
+        us = median_us_side_by_side({n: _writer(s, _write_name(n)) for n, s in opened.items()})
         for name, value in us.items():
             results.cost[name].write_us = value
         progress.finish(", ".join(f"{n} {v:.1f} µs" for n, v in us.items()))
