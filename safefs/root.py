@@ -374,7 +374,8 @@ class Root:
             try:
                 fd, name, st = self._entry(rel, follow=True, parents=parents)
             except _DirectoryPath as directory:
-                os.close(self._open_dir(directory.rel))  # ENOTDIR, ENOENT... if not a directory
+                # A link whose target ends in "/", "." or "..": refused as open(O_CREAT) would.
+                self._refuse_create_with_slash(directory.rel, os.O_CREAT)
                 raise OSError(errno.EISDIR, os.strerror(errno.EISDIR)) from None
             try:
                 perm = None
@@ -632,7 +633,10 @@ class Root:
             fd, name, _parent, trailing = self._parent(rel)
             try:
                 if name in SPECIAL_NAMES:
-                    raise OSError(errno.EINVAL, os.strerror(errno.EINVAL))
+                    # A final "." or ".." is never removed; answer as Linux does.
+                    code = (errno.EISDIR if op is _unlink
+                            else errno.EINVAL if name == b"." else errno.ENOTEMPTY)
+                    raise OSError(code, os.strerror(code))
                 op(fd, name, trailing)
             finally:
                 self._release(fd)
@@ -657,10 +661,17 @@ class Root:
         try:
             sfd, sname, _sp, strailing = self._parent(srel)
             try:
+                if op is _link and strailing:
+                    # The slash makes linkat follow the source; a directory cannot be linked.
+                    os.close(self._open_dir(srel))
+                    raise OSError(errno.EPERM, os.strerror(errno.EPERM))
                 dfd, dname, _dp, dtrailing = self._parent(drel)
                 try:
                     if sname in SPECIAL_NAMES or dname in SPECIAL_NAMES:
-                        raise OSError(errno.EINVAL, os.strerror(errno.EINVAL))
+                        # "." and ".." are never moved or linked; the errors Linux gives.
+                        code = (errno.EBUSY if op is not _link
+                                else errno.EEXIST if dname in SPECIAL_NAMES else errno.EPERM)
+                        raise OSError(code, os.strerror(code))
                     if dtrailing and op is _link:
                         # As linkat: an existing name is EEXIST, a new one cannot be "name/".
                         code = errno.EEXIST if _lexists(dfd, dname) else errno.ENOENT
@@ -684,10 +695,14 @@ class Root:
         try:
             if not raw_target:
                 raise OSError(errno.ENOENT, os.strerror(errno.ENOENT))
-            fd, name, _parent, _trailing = self._parent(rel)
+            fd, name, _parent, trailing = self._parent(rel)
             try:
                 if name in SPECIAL_NAMES:
                     raise OSError(errno.EEXIST, os.strerror(errno.EEXIST))
+                if trailing:
+                    # As symlinkat: an existing name is EEXIST, a new one cannot be "name/".
+                    code = errno.EEXIST if _lexists(fd, name) else errno.ENOENT
+                    raise OSError(code, os.strerror(code))
                 if raw_target.startswith(b"/"):
                     raise PathEscapeError()
                 depth = len(components(self._canonical(fd)))

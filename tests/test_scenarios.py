@@ -97,7 +97,6 @@ LINK_WITH_SLASH = {
     "rmdir": ENOTDIR,
     "rename_from": ENOTDIR,
     "rename_to": ENOTDIR,
-    "link_from": ENOTDIR,
     # open(O_CREAT) of "name/" is EISDIR before the name is looked at.
     "open_x": EISDIR,
     "write_bytes": EISDIR,
