@@ -7,11 +7,12 @@ and exit status 1. No traceback for a user mistake.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import signal
 import sys
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from types import FrameType
 from typing import NoReturn
 
@@ -60,15 +61,23 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _cancel_on_interrupt(cancel: threading.Event) -> None:
-    """First Ctrl-C asks the loop to stop (killing a running command); a second one aborts."""
+@contextlib.contextmanager
+def _cancel_on_interrupt(cancel: threading.Event) -> Iterator[None]:
+    """While active, the first Ctrl-C asks the loop to stop at its next step (killing a running
+    command); a second one interrupts at once. The previous handler is restored afterwards."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
 
     def handler(signum: int, frame: FrameType | None) -> None:
         cancel.set()
         signal.signal(signal.SIGINT, signal.default_int_handler)
 
-    if threading.current_thread() is threading.main_thread():
-        signal.signal(signal.SIGINT, handler)
+    previous = signal.signal(signal.SIGINT, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def _open_workspace(path: str) -> safefs.Root:
@@ -99,19 +108,19 @@ def command_run(args: argparse.Namespace, redact_holder: list[Redactor]) -> int:
         try:
             if session is not None and session.truncated is not None:
                 print(f"{PROG}: warning: {session.truncated.describe(session.path)}", file=sys.stderr)
-            _cancel_on_interrupt(cancel)
-            run_agent(
-                client,
-                default_tools(root, secret_values=[api_key]),
-                session.messages if session is not None else (),
-                prompt=args.prompt,
-                before_tool_call=None if args.allow_bash else deny_bash_by_default,
-                session=session,
-                max_turns=args.max_turns,
-                cancel=cancel,
-                on_message=Printer(sys.stdout, redact),
-                secrets=[api_key],
-            )
+            with _cancel_on_interrupt(cancel):
+                run_agent(
+                    client,
+                    default_tools(root, secret_values=[api_key]),
+                    session.messages if session is not None else (),
+                    prompt=args.prompt,
+                    before_tool_call=None if args.allow_bash else deny_bash_by_default,
+                    session=session,
+                    max_turns=args.max_turns,
+                    cancel=cancel,
+                    on_message=Printer(sys.stdout, redact),
+                    secrets=[api_key],
+                )
         finally:
             if session is not None:
                 session.close()

@@ -16,7 +16,7 @@ import anthropic
 from agent.messages import AssistantMessage, Message, ToolCall, UserMessage
 from agent.models.base import ModelError
 
-DEFAULT_MODEL = "claude-sonnet-4-5"
+DEFAULT_MODEL = "claude-sonnet-5-5"
 DEFAULT_MAX_TOKENS = 8192
 DEFAULT_SYSTEM = (
     "You are a coding agent working inside one workspace directory. Use the read, write and "

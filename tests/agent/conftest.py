@@ -1,0 +1,55 @@
+"""Fixtures for the agent tests: a workspace beside a similarly named sibling and an outside dir."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+import safefs
+from tests.agent.messages_api_server import LoopbackMessagesAPI, serve
+
+API_KEY = "sk-ant-test-9f8e7d6c5b4a-loopback"
+
+
+@dataclass
+class AgentWorkspace:
+    """``base/work`` (the root), ``base/work-other`` (a sibling sharing its prefix) and
+    ``base/outside`` holding a secret; ``root`` is a safefs.Root on ``work``."""
+
+    base: Path
+    path: Path
+    sibling: Path
+    outside: Path
+    root: safefs.Root
+
+    def outside_state(self) -> dict[str, bytes]:
+        state: dict[str, bytes] = {}
+        for top in (self.sibling, self.outside):
+            for dirpath, dirnames, filenames in os.walk(top):
+                for name in dirnames + filenames:
+                    p = Path(dirpath, name)
+                    state[str(p)] = b"<dir>" if p.is_dir() else p.read_bytes()
+        return state
+
+
+@pytest.fixture
+def ws(tmp_path: Path) -> Iterator[AgentWorkspace]:
+    work = tmp_path / "work"
+    sibling = tmp_path / "work-other"
+    outside = tmp_path / "outside"
+    for d in (work, sibling, outside):
+        d.mkdir()
+    (sibling / "secret.txt").write_text("sibling secret\n")
+    (outside / "secret.txt").write_text("outside secret\n")
+    (work / "hello.txt").write_text("hello from inside\n")
+    with safefs.Root(work) as root:
+        yield AgentWorkspace(tmp_path, work, sibling, outside, root)
+
+
+@pytest.fixture
+def messages_api() -> Iterator[LoopbackMessagesAPI]:
+    yield from serve(API_KEY)

@@ -1,0 +1,94 @@
+"""Approval policies: bash denied by default, composition, an argument-reading policy."""
+
+from __future__ import annotations
+
+import os
+
+import safefs
+from agent.approval import (
+    BASH_DENIAL_REASON,
+    Decision,
+    allow_all,
+    compose,
+    deny,
+    deny_bash_by_default,
+    deny_paths,
+)
+from agent.loop import run_agent
+from agent.messages import AssistantMessage, ToolCall, ToolResult
+from agent.models.scripted import ScriptedModelClient
+from agent.tools import BashTool, ReadTool
+from tests.agent.conftest import AgentWorkspace
+
+
+def call(name: str, **args: str) -> ToolCall:
+    return ToolCall("id", name, dict(args))
+
+
+def test_deny_bash_by_default_denies_only_bash() -> None:
+    assert deny_bash_by_default(call("bash", command="ls")) == Decision(False, BASH_DENIAL_REASON)
+    assert deny_bash_by_default(call("read", path="a")).approved
+    assert deny_bash_by_default(call("write", path="a", content="")).approved
+
+
+def test_bash_denied_by_default_in_the_loop_never_runs(ws: AgentWorkspace) -> None:
+    marker = ws.path / "ran"
+    turn = AssistantMessage("", (ToolCall("b1", "bash", {"command": f"touch {marker}"}),))
+    history = run_agent(ScriptedModelClient([turn, AssistantMessage("ok")]), [BashTool(ws.root)],
+                        prompt="go", before_tool_call=deny_bash_by_default)
+    assert ToolResult("b1", "bash requires an explicit approval policy", True) in history
+    assert not marker.exists()
+
+
+def test_compose_first_denial_wins_and_later_policies_are_not_asked() -> None:
+    asked: list[str] = []
+
+    def named(name: str, decision: Decision):  # type: ignore[no-untyped-def]
+        def policy(c: ToolCall) -> Decision:
+            asked.append(name)
+            return decision
+        return policy
+
+    policy = compose(named("a", Decision(True)), named("b", deny("b says no")),
+                     named("c", deny("c says no")))
+    assert policy(call("read", path="x")) == Decision(False, "b says no")
+    assert asked == ["a", "b"]
+    assert compose()(call("bash", command="x")).approved
+    assert compose(allow_all, deny_bash_by_default)(call("bash", command="x")).reason == \
+        BASH_DENIAL_REASON
+
+
+def test_deny_paths_reads_the_arguments() -> None:
+    policy = deny_paths(["*.pem", ".env", "secrets/*"])
+    assert not policy(call("read", path="certs/server.pem")).approved
+    assert not policy(call("write", path=".env", content="x")).approved
+    assert not policy(call("read", path="./secrets/../secrets/db.txt")).approved
+    denial = policy(call("read", path="a/.env"))
+    assert denial == Decision(False, "path 'a/.env' is denied by policy (.env)")
+    assert policy(call("read", path="src/main.py")).approved
+    assert policy(call("bash", command="cat x.pem")).approved  # not a path tool: not its job
+
+
+def test_deny_paths_with_root_sees_through_symlink_aliases(ws: AgentWorkspace) -> None:
+    (ws.path / "secrets").mkdir()
+    (ws.path / "secrets" / "db.txt").write_text("password\n")
+    os.symlink("secrets/db.txt", ws.path / "innocent.txt")
+    lexical = deny_paths(["secrets/*"])
+    resolving = deny_paths(["secrets/*"], root=ws.root)
+    assert lexical(call("read", path="innocent.txt")).approved
+    assert not resolving(call("read", path="innocent.txt")).approved
+    # An escaping path is not this policy's to judge: safefs refuses it in the tool.
+    assert resolving(call("read", path="../outside/secret.txt")).approved
+
+
+def test_composed_policy_in_the_loop(ws: AgentWorkspace) -> None:
+    (ws.path / "key.pem").write_text("-----BEGIN-----\n")
+    turn = AssistantMessage("", (ToolCall("r1", "read", {"path": "key.pem"}),
+                                 ToolCall("r2", "read", {"path": "hello.txt"})))
+    policy = compose(deny_bash_by_default, deny_paths(["*.pem"], root=ws.root))
+    history = run_agent(ScriptedModelClient([turn, AssistantMessage("ok")]), [ReadTool(ws.root)],
+                        prompt="go", before_tool_call=policy)
+    got = {m.tool_call_id: m for m in history if isinstance(m, ToolResult)}
+    assert got["r1"] == ToolResult("r1", "path 'key.pem' is denied by policy (*.pem)", True)
+    assert got["r2"] == ToolResult("r2", "hello from inside\n", False)
+    assert isinstance(ws.root, safefs.Root)

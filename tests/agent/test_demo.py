@@ -1,0 +1,52 @@
+"""safefs-agent demo: runs offline to the end and its verdicts are the ones the defences earn."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from agent.messages import ToolResult, loads
+
+ROW = re.compile(r"^\s*(\d+)\s{2}(.+?)\s{2,}(.+?)\s{2,}(Blocked|Not blocked|Skipped)$")
+RACE = re.compile(r"^\s+(\S+)\s+(read|write)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)$")
+
+
+def test_demo_runs_offline_and_reports_each_layer(tmp_path: Path) -> None:
+    script = Path(sys.executable).with_name("safefs-agent")
+    session = tmp_path / "demo-session.jsonl"
+    # No key, no base URL, no proxy: the demo must not need the network or the API.
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith("ANTHROPIC_") and "proxy" not in k.lower()}
+    proc = subprocess.run([str(script), "demo", "--race-seconds", "0.5", "--session", str(session)],
+                          env=env, capture_output=True, text=True, timeout=120)
+    print(proc.stdout)
+    assert (proc.returncode, proc.stderr) == (0, "")
+
+    verdicts = {m.group(2): m.group(4) for line in proc.stdout.splitlines()
+                if (m := ROW.match(line))}
+    for row in ("bash exfiltration", "absolute path", "dot-dot path", "symlink read",
+                "symlink write", "race", "host path in errors", "bash environment"):
+        assert verdicts[row] == "Blocked", row
+    # The demo is honest about what it does not stop.
+    assert verdicts["injection in README.md"] == "Not blocked"
+    assert verdicts["secret inside workspace"] == "Not blocked"
+    assert verdicts["bash outside workspace"] == "Not blocked"
+    assert "Still not blocked:" in proc.stdout
+
+    races = [RACE.match(line) for line in proc.stdout.splitlines()]
+    counts = {(m.group(1), m.group(2)): [int(g) for g in m.groups()[2:]] for m in races if m}
+    safe = [key for key in counts if key[0].startswith("safefs")]
+    assert {op for _, op in safe} == {"read", "write"}
+    for key in safe:
+        attempts, inside, refused, escapes = counts[key]
+        assert escapes == 0 and inside > 0 and attempts == inside + refused
+    assert {("realpath", "read"), ("realpath", "write")} <= set(counts)
+
+    assert f"Session file: {session}" in proc.stdout
+    stored = [loads(line) for line in session.read_text().splitlines()]
+    errors = [m.content for m in stored if isinstance(m, ToolResult) and m.is_error]
+    assert "bash requires an explicit approval policy" in errors
+    assert "path escapes workspace: 'docs/id_rsa'" in errors

@@ -1,0 +1,104 @@
+"""The JSONL session: appended and flushed per message, resumed, a torn last line handled."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from agent.loop import run_agent
+from agent.messages import AssistantMessage, Message, ToolCall, ToolResult, UserMessage, dumps
+from agent.models.scripted import ScriptedModelClient
+from agent.session import Session, SessionError
+from agent.tools import ReadTool
+from tests.agent.conftest import API_KEY, AgentWorkspace
+
+CONVERSATION: list[Message] = [
+    UserMessage("read hello"),
+    AssistantMessage("sure", (ToolCall("r1", "read", {"path": "hello.txt"}),)),
+    ToolResult("r1", "hello from inside\n"),
+    AssistantMessage("it says hello"),
+]
+
+
+def write_lines(path: Path, *lines: str, tail: str = "") -> None:
+    path.write_text("".join(line + "\n" for line in lines) + tail, encoding="utf-8")
+
+
+def test_each_message_is_a_flushed_line_and_resume_gets_them_back(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    with Session.open(path) as session:
+        for n, message in enumerate(CONVERSATION, start=1):
+            session.append(message)
+            assert len(path.read_text().splitlines()) == n  # on disk before the next one
+    with Session.open(path) as resumed:
+        assert resumed.messages == CONVERSATION
+        assert resumed.truncated is None
+
+
+def test_resumed_conversation_continues_in_the_same_file(ws: AgentWorkspace, tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    first = ScriptedModelClient([AssistantMessage("sure", (ToolCall("r1", "read", {"path": "hello.txt"}),)),
+                                 AssistantMessage("it says hello")])
+    with Session.open(path) as session:
+        run_agent(first, [ReadTool(ws.root)], session.messages, prompt="read hello",
+                  session=session)
+    second = ScriptedModelClient([AssistantMessage("again: hello")])
+    with Session.open(path) as session:
+        assert session.messages == CONVERSATION
+        run_agent(second, [ReadTool(ws.root)], session.messages, prompt="and again?",
+                  session=session)
+    assert second.requests[0] == [*CONVERSATION, UserMessage("and again?")]
+    with Session.open(path) as session:
+        assert session.messages == [*CONVERSATION, UserMessage("and again?"),
+                                    AssistantMessage("again: hello")]
+
+
+def test_truncated_last_line_is_reported_set_aside_and_nothing_before_is_lost(
+        tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    lines = [dumps(m) for m in CONVERSATION[:3]]
+    torn = dumps(CONVERSATION[3])[:17]  # a crash mid-write
+    write_lines(path, *lines, tail=torn)
+    with Session.open(path) as session:
+        assert session.messages == CONVERSATION[:3]
+        assert session.truncated is not None
+        assert session.truncated.line_number == 4
+        assert session.truncated.kept_messages == 3
+        report = session.truncated.describe(str(path))
+        assert "line 4" in report and "cut off" in report and "3 complete messages" in report
+        assert Path(session.truncated.saved_to).read_text() == torn  # even the fragment is kept
+        session.append(CONVERSATION[3])
+    assert path.read_text() == "".join(line + "\n" for line in [*lines, dumps(CONVERSATION[3])])
+    with Session.open(path) as again:
+        assert again.messages == CONVERSATION and again.truncated is None
+
+
+def test_complete_last_line_missing_only_its_newline_is_kept(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    write_lines(path, dumps(CONVERSATION[0]), tail=dumps(CONVERSATION[1]))
+    with Session.open(path) as session:
+        assert session.messages == CONVERSATION[:2]
+        assert session.truncated is None
+        session.append(CONVERSATION[2])
+    with Session.open(path) as session:
+        assert session.messages == CONVERSATION[:3]
+
+
+def test_a_bad_line_before_the_end_is_corruption_and_stops_the_resume(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    write_lines(path, dumps(CONVERSATION[0]), '{"role": "user"', dumps(CONVERSATION[1]))
+    before = path.read_bytes()
+    with pytest.raises(SessionError, match=r"line 2 is not a valid message"):
+        Session.open(path)
+    assert path.read_bytes() == before
+
+
+def test_the_api_key_is_never_written(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    with Session.open(path, secrets=[API_KEY, ""]) as session:
+        session.append(ToolResult("x", f"found {API_KEY} in a file"))
+        session.append(UserMessage(f'quoted "{API_KEY}"'))
+    text = path.read_text()
+    assert API_KEY not in text
+    assert text.count("[REDACTED]") == 2
