@@ -25,6 +25,7 @@ from benchmarks.machine import machine_facts
 from benchmarks.race import OPS, SWAPS, RaceCounts, race_strategy
 from benchmarks.strategies import (
     DESCRIPTIONS,
+    PATHRS,
     SAFEFS_STRATEGIES,
     STRATEGY_NAMES,
     UNCONFINED,
@@ -35,7 +36,7 @@ from benchmarks.strategies import (
 from benchmarks.trees import DEPTH_1, DEPTHS, FILE_CONTENT, WRITE_DATA, build_tree
 from safefs import _sys
 
-ATOMIC_WRITERS = (*SAFEFS_STRATEGIES, "pathrs")
+ATOMIC_WRITERS = (*SAFEFS_STRATEGIES, PATHRS)
 REPEATS = 11
 SAMPLE_SECONDS = 0.02
 
