@@ -52,6 +52,9 @@ def build_parser() -> argparse.ArgumentParser:
                      help=f"model turns before giving up (default {DEFAULT_MAX_TURNS})")
     run.add_argument("--allow-bash", action="store_true",
                      help="let the model run shell commands (not confined to the workspace)")
+    run.add_argument("--env-allow", action="append", default=[], metavar="NAME",
+                     help="pass this credential-looking variable to bash anyway (repeatable; "
+                     "never ANTHROPIC_API_KEY)")
     run.add_argument("prompt", metavar="PROMPT", help="what to ask the agent")
 
     demo = commands.add_parser("demo", help="offline walkthrough of a prompt-injection attack")
@@ -111,7 +114,7 @@ def command_run(args: argparse.Namespace, redact_holder: list[Redactor]) -> int:
             with _cancel_on_interrupt(cancel):
                 run_agent(
                     client,
-                    default_tools(root, secret_values=[api_key]),
+                    default_tools(root, secret_values=[api_key], env_allow=args.env_allow),
                     session.messages if session is not None else (),
                     prompt=args.prompt,
                     before_tool_call=None if args.allow_bash else deny_bash_by_default,

@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 
 from agent.cli import main
-from agent.messages import dumps, loads
+from agent.loop import CANCELLED
+from agent.messages import ToolResult, dumps, loads
 from tests.agent.conftest import API_KEY, AgentWorkspace
 from tests.agent.messages_api_server import LoopbackMessagesAPI, text_reply, tool_reply
 
@@ -46,8 +49,8 @@ def test_run_prints_text_and_calls_and_denies_bash_by_default(
     assert out.splitlines() == [
         "assistant: Let me look.",
         '  -> read {"path": "hello.txt"}',
-        '  -> bash {"command": "env"}',
         "     [ok] hello from inside",
+        '  -> bash {"command": "env"}',
         "     [error] bash requires an explicit approval policy",
         "assistant: It greets you.",
     ]
@@ -178,3 +181,62 @@ def test_error_in_a_real_process_is_one_redacted_line(ws: AgentWorkspace,
     assert wrong not in proc.stderr + proc.stdout
     assert "Traceback" not in proc.stderr
     assert "[REDACTED]" in one_error_line(proc.stderr)
+
+
+def test_ctrl_c_cancels_a_running_command_and_leaves_a_valid_session(
+        ws: AgentWorkspace, messages_api: LoopbackMessagesAPI, tmp_path: Path) -> None:
+    messages_api.queue(tool_reply("", ("t1", "bash", {"command": "echo $$ > pids; sleep 300"}),
+                                  ("t2", "read", {"path": "hello.txt"})))
+    session = tmp_path / "s.jsonl"
+    env = dict(os.environ, ANTHROPIC_API_KEY=API_KEY, ANTHROPIC_BASE_URL=messages_api.url,
+               ANTHROPIC_MODEL="loopback-model")
+    proc = subprocess.Popen([sys.executable, "-m", "agent", "run", "--workspace", str(ws.path),
+                             "--allow-bash", "--session", str(session), "sleep"],
+                            cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    pidfile = ws.path / "pids"
+
+    def started() -> bool:
+        return pidfile.exists() and pidfile.read_text().strip() != ""
+
+    try:
+        deadline = time.monotonic() + 60
+        while not started():
+            assert time.monotonic() < deadline, "the command never started"
+            assert proc.poll() is None, proc.communicate()
+            time.sleep(0.02)
+        proc.send_signal(signal.SIGINT)  # to the agent only: the command has its own session
+        _out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 1
+    assert one_error_line(err) == "safefs-agent: error: the run was cancelled"
+    stored = [loads(line) for line in session.read_text().splitlines()]
+    assert stored[-2:] == [
+        ToolResult("t1", "command cancelled; its process group was killed\n", is_error=True),
+        ToolResult("t2", CANCELLED, is_error=True),
+    ]
+    sleeper = int(pidfile.read_text())
+    deadline = time.monotonic() + 10
+    while os.path.exists(f"/proc/{sleeper}") and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert not os.path.exists(f"/proc/{sleeper}")
+
+
+@pytest.mark.usefixtures("cli_env")
+def test_env_allow_passes_a_named_credential_but_never_the_key(
+        ws: AgentWorkspace, messages_api: LoopbackMessagesAPI, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("CI_JOB_TOKEN", "job-token-value")
+    monkeypatch.setenv("GITHUB_TOKEN", "gh-token-value")
+    messages_api.queue(tool_reply("", ("t1", "bash", {"command": "env"})))
+    messages_api.queue(text_reply("done"))
+    assert main(["run", "--workspace", str(ws.path), "--allow-bash", "--env-allow", "CI_JOB_TOKEN",
+                 "--env-allow", "ANTHROPIC_API_KEY", "env?"]) == 0
+    capsys.readouterr()
+    seen = messages_api.requests[1]["messages"][-1]["content"][0]["content"]
+    assert "CI_JOB_TOKEN=job-token-value" in seen
+    assert "gh-token-value" not in seen
+    assert API_KEY not in seen and "ANTHROPIC_API_KEY" not in seen
