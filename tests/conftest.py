@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -106,3 +107,27 @@ def open_root(flavour: Flavour, workspace: Workspace) -> Iterator[Callable[..., 
     yield make
     for r in roots:
         r.close()
+
+
+def spec_name(item: str) -> str:
+    """The root-relative name a ``build_tree`` spec item creates."""
+    return item.split(" => ", 1)[0].rstrip("/")
+
+
+def restore_tree(base: Path, spec: list[str], differs: Callable[[str], bool]) -> None:
+    """Bring a tree built from ``spec`` back after a test changed it, touching only what changed.
+
+    Every entry for which ``differs(rel)`` is true (changed, or not in the spec) is removed, then
+    the spec items now missing are built again. Much cheaper than a new tree when one entry moved.
+    """
+    base.chmod(0o755)
+    present = []
+    for dirpath, dirnames, filenames in os.walk(base):
+        present += [Path(dirpath, n) for n in dirnames + filenames]
+    for p in sorted(present, key=lambda q: len(q.parts), reverse=True):
+        if differs(str(p.relative_to(base))) and os.path.lexists(p):
+            if p.is_dir() and not p.is_symlink():
+                shutil.rmtree(p)
+            else:
+                p.unlink()
+    build_tree(base, [item for item in spec if not os.path.lexists(base / spec_name(item))])

@@ -9,7 +9,6 @@ that follow no symlink are compared; the scenario table covers what that mode re
 from __future__ import annotations
 
 import os
-import shutil
 import stat
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -19,7 +18,7 @@ from typing import Any
 import pytest
 
 import safefs
-from tests.conftest import Flavour, Workspace, build_tree
+from tests.conftest import Flavour, Workspace, build_tree, restore_tree
 
 # A tree whose links all stay inside it. ``zz_src`` is the source for rename/link *to* a path.
 TREE = [
@@ -157,22 +156,6 @@ def tree_state(top: Path) -> dict[str, Any]:
     return out
 
 
-def restore(directory: Path, pristine: dict[str, Any]) -> None:
-    """Put back what the last call changed: remove what differs or is new, rebuild what is
-    missing. (Far fewer creations than a whole new tree: this runs after every change.)"""
-    directory.chmod(0o755)
-    now = tree_state(directory)
-    for rel in sorted(now, key=lambda r: r.count("/"), reverse=True):
-        if rel != "." and now[rel] != pristine.get(rel):
-            p = directory / rel
-            if p.is_dir() and not p.is_symlink():
-                shutil.rmtree(p)
-            elif os.path.lexists(p):
-                p.unlink()
-    left = tree_state(directory)
-    build_tree(directory, [item for item in TREE if item.split(" => ")[0].rstrip("/") not in left])
-
-
 def pairs_for(path: str, mode: str) -> list[Pair]:
     if mode != "none" or path in NO_LINK:
         return PAIRS
@@ -201,7 +184,8 @@ def test_same_as_os(path: str, flavour: Flavour, workspace: Workspace,
             pristine = tree_state(plain_dir)
         elif after != pristine:  # the last call changed something
             for directory in (confined_dir, plain_dir):
-                restore(directory, pristine)
+                now = tree_state(directory)
+                restore_tree(directory, TREE, lambda rel: now[rel] != pristine.get(rel))  # noqa: B023
                 assert tree_state(directory) == pristine
         os.chdir(plain_dir)
         with flavour.open(confined_dir) as root:

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import errno
 import os
-import shutil
 import stat
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -26,7 +25,7 @@ from typing import Any
 import pytest
 
 import safefs
-from tests.conftest import Flavour, Workspace, build_tree
+from tests.conftest import Flavour, Workspace, build_tree, restore_tree
 
 # -- outcomes ----------------------------------------------------------------------------------
 
@@ -97,6 +96,8 @@ LINK_WITH_SLASH = {
     "rmdir": ENOTDIR,
     "rename_from": ENOTDIR,
     "rename_to": ENOTDIR,
+    "rename_noreplace_to": ENOTDIR,
+    "rmtree": ENOTDIR,
     # open(O_CREAT) of "name/" is EISDIR before the name is looked at.
     "open_x": EISDIR,
     "write_bytes": EISDIR,
@@ -231,6 +232,10 @@ def snapshot(top: Path, skip: Path | None = None) -> dict[str, Any]:
             else:
                 out[rel] = ("file", p.read_bytes(), stat.S_IMODE(st.st_mode), st.st_ino)
     return out
+
+
+def without_inodes(snap: dict[str, Any]) -> dict[str, Any]:
+    return {k: v[:-1] if isinstance(v, tuple) else v for k, v in snap.items()}
 
 
 @dataclass
@@ -459,6 +464,57 @@ def check_rename_to(t: Trial, rel: str, kind: str, before: dict[str, Any]) -> No
     changed_only(t, before)
 
 
+def check_rename_noreplace_to(t: Trial, rel: str, kind: str, before: dict[str, Any]) -> None:
+    call = lambda: t.root.rename(SRC, t.path, replace=False)  # noqa: E731
+    if rel == ".":
+        expect_error(OSError, None, call)
+    elif kind == "missing":
+        ino = os.lstat(t.at(SRC)).st_ino
+        call()
+        assert t.kind(SRC) == "missing" and os.lstat(t.at(rel)).st_ino == ino
+        changed_only(t, before, rel, SRC)
+        return
+    else:
+        expect_error(FileExistsError, None, call)
+    changed_only(t, before)
+
+
+def check_rmtree(t: Trial, rel: str, kind: str, before: dict[str, Any]) -> None:
+    call = lambda: t.root.rmtree(t.path)  # noqa: E731
+    if rel == ".":
+        expect_error(OSError, None, call)
+    elif kind == "dir":
+        call()
+        assert t.kind(rel) == "missing"
+        changed_only(t, before, *[k for k in before if k == rel or k.startswith(rel + "/")])
+        return
+    elif kind == "missing":
+        expect_error(FileNotFoundError, None, call)
+    else:  # a file, or a symlink: never followed
+        expect_error(NotADirectoryError, None, call)
+    changed_only(t, before)
+
+
+def check_is_symlink(t: Trial, rel: str, kind: str, before: dict[str, Any]) -> None:
+    assert t.root.is_symlink(t.path) is (kind == "link")
+
+
+def _walk_top(t: Trial) -> list[Any]:
+    _top, dirs, files = next(iter(t.root.walk(t.path)))
+    return [(n, True) for n in dirs] + [(n, False) for n in files]
+
+
+def check_walk(t: Trial, rel: str, kind: str, before: dict[str, Any]) -> None:
+    if kind == "dir":
+        assert sorted(_walk_top(t)) == sorted(
+            (e.name, e.is_dir(follow_symlinks=False)) for e in os.scandir(t.at(rel)))
+    elif kind == "file":
+        expect_error(NotADirectoryError, None, lambda: _walk_top(t))
+    else:
+        expect_error(FileNotFoundError, None, lambda: _walk_top(t))
+    changed_only(t, before)
+
+
 def check_link_from(t: Trial, rel: str, kind: str, before: dict[str, Any]) -> None:
     call = lambda: t.root.link(t.path, MOVED)  # noqa: E731
     if rel == "." or kind == "dir":
@@ -540,6 +596,11 @@ OPS = [
     Op("rmdir", False, check_rmdir, lambda t: t.root.rmdir(t.path)),
     Op("rename_from", False, check_rename_from, lambda t: t.root.rename(t.path, MOVED)),
     Op("rename_to", False, check_rename_to, lambda t: t.root.rename(SRC, t.path)),
+    Op("rename_noreplace_to", False, check_rename_noreplace_to,
+       lambda t: t.root.rename(SRC, t.path, replace=False)),
+    Op("rmtree", False, check_rmtree, lambda t: t.root.rmtree(t.path)),
+    Op("is_symlink", False, check_is_symlink, lambda t: t.root.is_symlink(t.path)),
+    Op("walk", True, check_walk, _walk_top),
     Op("link_from", False, check_link_from, lambda t: t.root.link(t.path, MOVED)),
     Op("link_to", False, check_link_to, lambda t: t.root.link(SRC, t.path)),
     Op("readlink", False, check_readlink, lambda t: t.root.readlink(t.path)),
@@ -561,15 +622,6 @@ def outside_everything(ws: Workspace) -> dict[str, Any]:
     return snapshot(ws.base, skip=ws.root_path)
 
 
-def clear(directory: Path) -> None:
-    directory.chmod(0o755)
-    for entry in os.scandir(directory):
-        if entry.is_dir(follow_symlinks=False):
-            shutil.rmtree(entry.path)
-        else:
-            os.unlink(entry.path)
-
-
 def run_one(case: Case, op: Op, mode: str, ws: Workspace, before: dict[str, Any],
             open_root: Callable[..., safefs.Root]) -> None:
     root = open_root()
@@ -580,8 +632,8 @@ def run_one(case: Case, op: Op, mode: str, ws: Workspace, before: dict[str, Any]
         if isinstance(outcome, Lands):
             rel = expand(outcome.rel, ws)
             op.check(t, rel, t.kind(rel), before)
-        elif op.name == "exists" and outcome != ESCAPE:
-            assert root.exists(t.path) is False
+        elif op.name in ("exists", "is_symlink") and outcome != ESCAPE:
+            assert getattr(root, op.name)(t.path) is False
         else:
             with pytest.raises(outcome.exc) as info:
                 op.call(t)
@@ -606,12 +658,17 @@ def test_scenario(case: Case, flavour: Flavour, workspace: Workspace,
     sibling.mkdir()
     (sibling / "secret").write_text("sibling secret\n")
     failures = []
-    pristine: dict[str, Any] = {}
+    spec = [expand(item, workspace) for item in [*case.tree, SRC]]
+    build_tree(workspace.root_path, spec)
+    pristine = snapshot(workspace.root_path)
+    as_built = without_inodes(pristine)
     for op in OPS:
-        if snapshot(workspace.root_path) != pristine:  # the last operation changed the tree
-            clear(workspace.root_path)
-            build_tree(workspace.root_path, [expand(item, workspace) for item in [*case.tree, SRC]])
+        now = snapshot(workspace.root_path)
+        if now != pristine:  # the last operation changed the tree: put it back
+            restore_tree(workspace.root_path, spec,
+                         lambda rel: now.get(rel) != pristine.get(rel))  # noqa: B023
             pristine = snapshot(workspace.root_path)
+            assert without_inodes(pristine) == as_built
         try:
             run_one(case, op, flavour.symlinks, workspace, pristine, open_root)
         except (AssertionError, OSError, ValueError, pytest.fail.Exception) as exc:
