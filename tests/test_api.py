@@ -265,6 +265,58 @@ def test_rename_no_clobber(open_root: OpenRoot, workspace: Workspace) -> None:
     assert (host / "e/b").is_file()
 
 
+def test_mkdir_parents_never_creates_outside(open_root: OpenRoot, workspace: Workspace,
+                                             flavour: Flavour) -> None:
+    root = open_root(["evil => ../outside/dir", "abs => $ROOT/../outside"])
+    before = workspace.snapshot_outside()
+    for path in ("../outside/new/deeper", "evil/new/deeper", "abs/new/deeper"):
+        if flavour.symlinks == "in_root" and path.startswith(".."):
+            root.mkdir(path, parents=True)  # ".." stops at the root: lands inside
+            assert (workspace.root_path / "outside/new/deeper").is_dir()
+            continue
+        with pytest.raises(OSError) as info:
+            root.mkdir(path, parents=True)
+        if flavour.symlinks == "beneath":
+            assert isinstance(info.value, safefs.PathEscapeError), (path, info.value)
+        elif flavour.symlinks == "in_root":
+            # The links are rooted at ROOT, where their targets do not exist; as os.makedirs
+            # through a dangling link, that is FileNotFoundError.
+            assert isinstance(info.value, FileNotFoundError), (path, info.value)
+    assert workspace.snapshot_outside() == before
+
+
+def test_symlink_refuses_targets_leaving_the_root(open_root: OpenRoot, workspace: Workspace,
+                                                  flavour: Flavour) -> None:
+    root = open_root(["d/e/", "f"])
+    host = workspace.root_path
+    refused = [("/etc/passwd", "l1"), (str(host / "f"), "l2"), ("..", "l3"), ("../ROOT/f", "l4"),
+               ("d/../../x", "l5"), ("../../f", "d/l6"), ("../../../f", "d/e/l7"),
+               ("./../f", "l8")]
+    for target, name in refused:
+        with pytest.raises(safefs.PathEscapeError) as info:
+            root.symlink(target, name)
+        assert (info.value.filename, info.value.filename2) == (name, target)
+        assert not os.path.lexists(host / name)
+    allowed = [("f", "a1"), ("d/e/../../f", "a2"), ("../f", "d/a3"), ("../../f", "d/e/a4"),
+               ("..", "d/a5"), ("missing", "a6"), (".", "a7")]
+    for target, name in allowed:
+        root.symlink(target, name)
+        assert os.readlink(host / name) == target
+    with pytest.raises(FileExistsError):
+        root.symlink("f", "a1")
+    with pytest.raises(FileNotFoundError):
+        root.symlink("", "empty-target")
+    if flavour.symlinks == "none":
+        return
+    # Judged from where the link really is: "d2" is a link to "d/e", so "d2/x" lives two levels
+    # down and may climb two levels, not one.
+    root.symlink("d/e", "d2")
+    root.symlink("../../f", "d2/ok")
+    assert os.readlink(host / "d/e/ok") == "../../f"
+    with pytest.raises(safefs.PathEscapeError):
+        root.symlink("../../../f", "d2/bad")
+
+
 def test_walk_never_follows_links(open_root: OpenRoot, workspace: Workspace) -> None:
     root = open_root(["top/a/f1", "top/a/b/f2", "top/in => a", "top/out => ../../outside",
                       "top/dangling => nowhere"])
