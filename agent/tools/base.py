@@ -11,8 +11,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from safefs import NotRegularFileError, PathEscapeError
-from safefs.errors import ESCAPE_MESSAGE
+from safefs import ESCAPE_MESSAGE, NotRegularFileError, PathEscapeError
 
 
 @dataclass(frozen=True)

@@ -4,6 +4,10 @@ This tool is *not* confined by safefs: the command runs with the user's rights a
 anything the user can. That is why the agent denies it unless an approval policy allows it
 (see ``agent.approval``). What the tool itself guarantees: a timeout and an output cap (both
 error results), the process group killed as a whole, and an environment without credentials.
+
+Known gap: ``sh -l`` reads /etc/profile and ~/.profile, so a credential those files export is
+set again after the scrub and reaches the command. Keep secrets out of login profiles, or run
+the agent as a user whose profile holds none.
 """
 
 from __future__ import annotations
