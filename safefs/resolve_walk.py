@@ -22,6 +22,9 @@ from safefs import _sys
 from safefs.errors import PathEscapeError
 
 MAX_SYMLINKS = 40
+# The kernel refuses a path of PATH_MAX bytes or more before looking at it; the walk, which
+# takes one name at a time, would not notice on its own.
+PATH_MAX = 4096
 MODES = ("beneath", "none", "in_root")
 
 
@@ -37,6 +40,8 @@ class WalkResolver:
 
     def open(self, root_fd: int, rel: bytes, flags: int, mode: int = 0o666, *,
              follow: bool) -> int:
+        if len(rel) >= PATH_MAX:
+            raise OSError(errno.ENAMETOOLONG, os.strerror(errno.ENAMETOOLONG))
         parts = rel.split(b"/")
         # O_CREAT of "name/" (or through a final link whose target ends in "/") is EISDIR once
         # the parent is resolved, as in the kernel: the name itself is never looked at.

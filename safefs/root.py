@@ -30,7 +30,7 @@ from safefs._paths import (
 )
 from safefs.atomic import write_atomic
 from safefs.errors import NotRegularFileError, PathEscapeError, with_filename
-from safefs.resolve_walk import MAX_SYMLINKS
+from safefs.resolve_walk import MAX_SYMLINKS, PATH_MAX
 from safefs.resolvers import Resolver, make_resolver
 from safefs.tree import DirEntry, remove_tree_fd, scan_fd, walk_fd
 
@@ -161,6 +161,8 @@ class Root:
         data = path.encode(_FS_ENCODING, _FS_ERRORS) if type(path) is str else to_bytes(path)
         if b"\0" in data:
             raise ValueError("embedded null byte in path")
+        if len(data) >= PATH_MAX:  # refused whole, as the kernel does, whatever the operation
+            raise OSError(errno.ENAMETOOLONG, os.strerror(errno.ENAMETOOLONG), path)
         if data and data[0] != 0x2F:  # not absolute
             return data
         try:

@@ -269,6 +269,9 @@ KNOWN_TREES: list[tuple[list[Entry], list[str]]] = [
     ([Entry("a", "dir"), Entry("a/b", "dir"), Entry("a/dot", "link", "."),
       Entry("a/up", "link", ".."), Entry("a/bup", "link", "b/.."), Entry("top", "link", "a/b/../..")],
      ["a/dot", "a/up", "a/bup", "top", "a/dot/", "a/up/b", "a/up/..", "a/dot/.."]),
+    # PATH_MAX: the kernel refuses 4096 bytes or more before any lookup; so must the walk.
+    ([Entry("a", "dir"), Entry("a/f", "file"), Entry("l", "link", "a/" + "./" * 2040 + "f")],
+     ["a/" + "./" * 2046 + "f", "a/" + "./" * 2046 + "/f", "a/" + "./" * 2047 + "f", "l"]),
     # Loops, self links, dangling links and links out, as first or middle or last component.
     ([Entry("a", "dir"), Entry("s", "link", "s"), Entry("p", "link", "q"), Entry("q", "link", "p"),
       Entry("a/dang", "link", "../nowhere/x"), Entry("a/out", "link", "../../outside/a"),
