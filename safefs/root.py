@@ -539,7 +539,15 @@ class Root:
         rel = self._rel(path)
         try:
             flags = _sys.O_PATH if self._resolver.use_o_path else os.O_RDONLY | _O_NONBLOCK
-            fd = self._open(rel, flags, follow=follow_symlinks)
+            try:
+                fd = self._open(rel, flags, follow=follow_symlinks)
+            except OSError as exc:
+                # Without O_PATH a link cannot be opened itself (ELOOP); Linux refuses to chmod
+                # a symlink anyway, so answer as it does on every backend.
+                if (exc.errno == errno.ELOOP and not follow_symlinks
+                        and stat_mod.S_ISLNK(self._stat_rel(rel, follow=False).st_mode)):
+                    raise OSError(errno.EOPNOTSUPP, os.strerror(errno.EOPNOTSUPP)) from None
+                raise
             try:
                 _sys.fchmod_via_fd(fd, mode)
             finally:
