@@ -1,0 +1,93 @@
+"""The read and write tools under a real attacker: a separate process swapping a directory of
+the workspace with a symlink to the outside. Bounded in time; outcomes counted and printed."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+import safefs
+from agent.tools import ReadTool, WriteTool
+from benchmarks.attacker import Swapper, run_for
+from safefs import _sys
+
+pytestmark = pytest.mark.skipif(not _sys.have_renameat2(), reason="the attacker needs renameat2")
+
+SECONDS = 1.0
+INSIDE = "inside content\n"
+OUTSIDE = "outside secret\n"
+
+
+@dataclass
+class Counts:
+    attempts: int = 0
+    inside: int = 0
+    refused: int = 0
+    escapes: int = 0
+
+
+def arena(tmp_path: Path) -> tuple[Path, Path]:
+    work, outside = tmp_path / "work", tmp_path / "outside"
+    (work / "d").mkdir(parents=True)
+    outside.mkdir()
+    (work / "d" / "f").write_text(INSIDE)
+    (outside / "f").write_text(OUTSIDE)
+    os.symlink(outside, work / "evil")
+    return work, outside
+
+
+def test_read_tool_never_returns_outside_content(tmp_path: Path) -> None:
+    work, _outside = arena(tmp_path)
+    counts = Counts()
+    with safefs.Root(work) as root:  # the backend the CLI gets
+        tool = ReadTool(root)
+
+        def attempt() -> None:
+            counts.attempts += 1
+            out = tool.execute({"path": "d/f"})
+            if OUTSIDE in out.content:
+                counts.escapes += 1
+            elif out.is_error:
+                assert out.content in ("path escapes workspace: 'd/f'",
+                                       "No such file or directory: 'd/f'",
+                                       "Not a directory: 'd/f'"), out.content
+                counts.refused += 1
+            else:
+                assert out.content == INSIDE
+                counts.inside += 1
+
+        with Swapper(str(work / "d"), str(work / "evil")) as swapper:
+            run_for(SECONDS, attempt)
+    print(f"read tool [{root.resolver}]: {counts} swaps={swapper.swaps}")
+    assert counts.escapes == 0
+    assert counts.inside > 0
+
+
+def test_write_tool_never_creates_outside(tmp_path: Path) -> None:
+    work, outside = arena(tmp_path)
+    counts = Counts()
+    with safefs.Root(work) as root:  # the backend the CLI gets
+        tool = WriteTool(root)
+
+        def attempt() -> None:
+            name = f"w{counts.attempts}"
+            counts.attempts += 1
+            out = tool.execute({"path": f"d/{name}", "content": "x"})
+            if (outside / name).exists():
+                counts.escapes += 1
+                (outside / name).unlink()
+            elif out.is_error:
+                counts.refused += 1
+            else:
+                counts.inside += 1
+
+        with Swapper(str(work / "d"), str(work / "evil")) as swapper:
+            run_for(SECONDS, attempt)
+    print(f"write tool [{root.resolver}]: {counts} swaps={swapper.swaps}")
+    assert counts.escapes == 0
+    assert counts.inside > 0
+    assert sorted(os.listdir(outside)) == ["f"]
+    assert (outside / "f").read_text() == OUTSIDE
