@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 import safefs
+from safefs import _sys
 from tests.agent.messages_api_server import LoopbackMessagesAPI, serve
 
 API_KEY = "sk-ant-test-9f8e7d6c5b4a-loopback"
@@ -53,3 +54,17 @@ def ws(tmp_path: Path) -> Iterator[AgentWorkspace]:
 @pytest.fixture
 def messages_api() -> Iterator[LoopbackMessagesAPI]:
     yield from serve(API_KEY)
+
+
+@pytest.fixture(params=["openat2", "walk", "walk-no-o-path"])
+def each_backend(request: pytest.FixtureRequest, ws: AgentWorkspace) -> Iterator[AgentWorkspace]:
+    """``ws`` with its root reopened on each safefs backend: the tools must hold on all."""
+    backend: str = request.param
+    if backend == "openat2" and not _sys.HAVE_NATIVE:
+        pytest.skip("native extension not built")
+    if backend == "walk-no-o-path":
+        root = safefs.Root(ws.path, resolver="walk", _use_o_path=False)
+    else:
+        root = safefs.Root(ws.path, resolver=backend)
+    with root:
+        yield AgentWorkspace(ws.base, ws.path, ws.sibling, ws.outside, root)

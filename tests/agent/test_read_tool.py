@@ -78,7 +78,8 @@ def test_a_1_gib_file_is_not_loaded_whole(ws: AgentWorkspace) -> None:
     assert peak < 16 << 20  # a few chunks, not the file
 
 
-def test_a_fifo_is_refused_at_once(ws: AgentWorkspace) -> None:
+def test_a_fifo_is_refused_at_once(each_backend: AgentWorkspace) -> None:
+    ws = each_backend
     os.mkfifo(ws.path / "pipe")
     outcome: list[ToolOutput] = []
     reader = threading.Thread(target=lambda: outcome.append(read(ws, "pipe")), daemon=True)
@@ -100,7 +101,8 @@ def test_os_errors_name_the_given_path(ws: AgentWorkspace, path: str, message: s
     assert read(ws, path) == ToolOutput(message, is_error=True)
 
 
-def test_escapes_are_refused_without_leaking(ws: AgentWorkspace) -> None:
+def test_escapes_are_refused_without_leaking(each_backend: AgentWorkspace) -> None:
+    ws = each_backend
     os.symlink(ws.outside / "secret.txt", ws.path / "abs-link")
     os.symlink("../outside", ws.path / "rel-link")
     attempts = [

@@ -38,7 +38,8 @@ def test_symlink_inside_the_workspace_is_written_through(ws: AgentWorkspace) -> 
     assert os.path.islink(ws.path / "alias")
 
 
-def test_escapes_are_refused_and_nothing_is_created_outside(ws: AgentWorkspace) -> None:
+def test_escapes_are_refused_and_nothing_is_created_outside(each_backend: AgentWorkspace) -> None:
+    ws = each_backend
     os.symlink(ws.outside / "secret.txt", ws.path / "abs-link")
     os.symlink("../outside", ws.path / "rel-link")
     os.symlink("../work-other", ws.path / "sib-link")
