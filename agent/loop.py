@@ -116,12 +116,14 @@ def _run_calls(calls: Sequence[ToolCall], by_name: dict[str, Tool], hook: Policy
             raise Cancelled("the run was cancelled")
         try:
             decision = ALLOW if hook is None else hook(call)
+            # Read inside the try: a hook returning something else is a hook failure too.
+            approved, reason = bool(decision.approved), decision.reason
         except BaseException:
             record(ToolResult(call.id, APPROVAL_FAILED, is_error=True))
             record.fill(calls[index + 1:], NOT_EXECUTED)
             raise
-        if not decision.approved:
-            record(ToolResult(call.id, decision.reason or DEFAULT_DENIAL_REASON, is_error=True))
+        if not approved:
+            record(ToolResult(call.id, str(reason or DEFAULT_DENIAL_REASON), is_error=True))
             continue
         tool = by_name.get(call.name)
         if tool is None:
@@ -131,8 +133,9 @@ def _run_calls(calls: Sequence[ToolCall], by_name: dict[str, Tool], hook: Policy
             continue
         try:
             output = tool.execute(call.input, cancel)
+            result = ToolResult(call.id, redact(output.content), is_error=bool(output.is_error))
         except BaseException:
             record(ToolResult(call.id, EXECUTION_FAILED, is_error=True))
             record.fill(calls[index + 1:], NOT_EXECUTED)
             raise
-        record(ToolResult(call.id, redact(output.content), is_error=output.is_error))
+        record(result)

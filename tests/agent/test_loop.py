@@ -239,3 +239,15 @@ def test_secrets_are_redacted_from_tool_results() -> None:
     history = run_agent(ScriptedModelClient([turn, FINAL]), [Echo()], prompt="go",
                         secrets=["sk-secret-value", ""])
     assert results(history)[0].content == "echo key=[REDACTED]"
+
+
+def test_a_hook_returning_a_non_decision_counts_as_a_hook_failure() -> None:
+    def sloppy(call: ToolCall) -> Decision:
+        return None  # type: ignore[return-value]
+
+    history: list[Message] = []
+    with pytest.raises(AttributeError):
+        run_agent(ScriptedModelClient([calls(("echo", "a"), ("echo", "b"))]), [Echo()],
+                  prompt="go", before_tool_call=sloppy, on_message=history.append)
+    assert [(r.content, r.is_error) for r in results(history)] == [
+        (APPROVAL_FAILED, True), (NOT_EXECUTED, True)]
