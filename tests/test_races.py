@@ -143,6 +143,7 @@ def run_dir_swap(flavour: Flavour, ws: Workspace) -> None:
     d, evil = make_dir_swap_tree(ws)
     clamped = ws.root_path / "outside"
     before = ws.snapshot_outside()
+    beside = sorted(os.listdir(ws.base))  # ROOT's own parent: nothing may appear there either
     # The test's own handles on the two real inside directories, whatever their names become.
     homes = [os.open(p, os.O_RDONLY | os.O_DIRECTORY) for p in (d, clamped)]
     inside_f = {file_id(d / "f"): "ok", file_id(clamped / "f"): "ok:clamped"}
@@ -215,6 +216,7 @@ def run_dir_swap(flavour: Flavour, ws: Workspace) -> None:
     tally.report(swapper.swaps)
     assert swapper.swaps > 1000, "the attacker hardly ran: the test proves nothing"
     assert ws.snapshot_outside() == before, "something outside the root changed"
+    assert sorted(os.listdir(ws.base)) == beside, "something appeared beside the root"
     tally.assert_safe(DIR_OPS)
 
 
