@@ -152,3 +152,15 @@ def test_file_growing_past_the_small_read_is_streamed(ws: AgentWorkspace, tmp_pa
     with open(tmp_path / "g.txt", "rb") as stream:
         rendered = read_bounded(stream, size_hint=10)  # stale size from before it grew
     assert rendered == f"{text[:8000]}\n[truncated 4000 characters]\n{text[-8000:]}"
+
+
+def test_a_long_read_stops_when_cancelled(ws: AgentWorkspace) -> None:
+    with open(ws.path / "huge.bin", "wb") as f:
+        f.truncate(1 << 30)
+    cancel = threading.Event()
+    cancel.set()  # already requested: the read stops after its first chunk
+    out = ReadTool(ws.root).execute({"path": "huge.bin"}, cancel)
+    assert out == ToolOutput("read of 'huge.bin' cancelled", is_error=True)
+    # A small file is read whole in one go; there is nothing to interrupt.
+    assert ReadTool(ws.root).execute({"path": "hello.txt"}, cancel) == \
+        ToolOutput("hello from inside\n")
