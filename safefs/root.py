@@ -671,21 +671,22 @@ class Root:
         try:
             sfd, sname, _sp, strailing = self._parent(srel)
             try:
-                if op is _link and strailing:
-                    # The slash makes linkat follow the source; a directory cannot be linked.
-                    os.close(self._open_dir(srel))
-                    raise OSError(errno.EPERM, os.strerror(errno.EPERM))
+                # linkat follows a source ending in "/", "." or "..": a directory, which cannot
+                # be linked (EPERM), though the destination is judged first, as Linux does.
+                src_is_dir = op is _link and (strailing or sname in SPECIAL_NAMES)
+                if src_is_dir and strailing:
+                    os.close(self._open_dir(srel))  # ENOENT, ENOTDIR, ELOOP or an escape
                 dfd, dname, _dp, dtrailing = self._parent(drel)
                 try:
+                    if op is _link and (src_is_dir or dtrailing or dname in SPECIAL_NAMES):
+                        if dname in SPECIAL_NAMES or _lexists(dfd, dname):
+                            code = errno.EEXIST
+                        else:  # ENOENT: a new name cannot end in "/"; EPERM: a directory
+                            code = errno.ENOENT if dtrailing else errno.EPERM
+                        raise OSError(code, os.strerror(code))
                     if sname in SPECIAL_NAMES or dname in SPECIAL_NAMES:
-                        # "." and ".." are never moved or linked; the errors Linux gives.
-                        code = (errno.EBUSY if op is not _link
-                                else errno.EEXIST if dname in SPECIAL_NAMES else errno.EPERM)
-                        raise OSError(code, os.strerror(code))
-                    if dtrailing and op is _link:
-                        # As linkat: an existing name is EEXIST, a new one cannot be "name/".
-                        code = errno.EEXIST if _lexists(dfd, dname) else errno.ENOENT
-                        raise OSError(code, os.strerror(code))
+                        # "." and ".." are never moved: the error Linux gives.
+                        raise OSError(errno.EBUSY, os.strerror(errno.EBUSY))
                     # A trailing slash on either name is allowed only for a directory source.
                     if (strailing or dtrailing) and not stat_mod.S_ISDIR(_sys.fstatat(sfd, sname).st_mode):
                         raise OSError(errno.ENOTDIR, os.strerror(errno.ENOTDIR))

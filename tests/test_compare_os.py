@@ -9,6 +9,7 @@ that follow no symlink are compared; the scenario table covers what that mode re
 from __future__ import annotations
 
 import os
+import shutil
 import stat
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -209,3 +210,43 @@ def test_the_comparison_notices_a_difference(workspace: Workspace) -> None:
         assert outcome(lambda: root.read_bytes("f")) != outcome(lambda: b"other")
         assert outcome(lambda: root.read_bytes("missing")) == ("FileNotFoundError", 2)
         assert outcome(lambda: root.read_bytes("f")) != outcome(lambda: root.read_bytes("missing"))
+
+
+# (src, dst, meets a symlink on the way). rename and link both take two paths: each pair is
+# tried with both calls.
+TWO_PATHS = [
+    ("d", "d/sub/x", False), ("d", "empty", False), ("empty", "d", False), ("f", "d", False),
+    ("d", "f", False), ("f", "f", False), ("f", "missing/x", False), ("d/", "e/", False),
+    ("f", "d/sub/h/", False), ("d/g", "d/sub/../g2", False), ("missing", "x", False),
+    ("f", "d/g", False), ("d/sub", "e", False), ("empty/", "f", False), ("f", "e/", False),
+    ("lf", "ld", True), ("lf", "x", True), ("ld/g", "x", True), ("f", "ld/x", True),
+    ("ld", "d/x", True), ("ld/", "x", True), ("dangling", "y", True),
+]
+
+
+@pytest.mark.parametrize(("src", "dst", "links"), TWO_PATHS)
+def test_two_paths_same_as_os(src: str, dst: str, links: bool, flavour: Flavour,
+                              workspace: Workspace, monkeypatch: pytest.MonkeyPatch) -> None:
+    if links and flavour.symlinks == "none":
+        pytest.skip("symlinks='none' refuses this path: see the scenario table")
+    confined_dir = workspace.root_path
+    plain_dir = workspace.base / "plain"
+    differences = []
+    for name, confined, plain in [
+        ("rename", lambda r: r.rename(src, dst), lambda: os.rename(src, dst)),
+        ("link", lambda r: r.link(src, dst), lambda: os.link(src, dst, follow_symlinks=False)),
+    ]:
+        for directory in (confined_dir, plain_dir):
+            if directory.exists():
+                shutil.rmtree(directory)
+            directory.mkdir()
+            build_tree(directory, TREE)
+        monkeypatch.chdir(plain_dir)
+        with flavour.open(confined_dir) as root:
+            got = outcome(lambda: confined(root))  # noqa: B023
+        want = outcome(plain)
+        if got != want:
+            differences.append(f"{name}: safefs {got!r}, os {want!r}")
+        elif tree_state(confined_dir) != tree_state(plain_dir):
+            differences.append(f"{name}: the trees differ afterwards")
+    assert not differences, "\n".join(differences)

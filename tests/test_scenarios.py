@@ -114,6 +114,8 @@ FILE_WITH_SLASH = {
 }
 
 HOP = "$HOSTOUTSIDE"
+CHAIN_40 = [f"l{i} => l{i + 1}" for i in range(39)] + ["l39 => target"]
+CHAIN_41 = [f"l{i} => l{i + 1}" for i in range(40)] + ["l40 => target"]
 CASES = [
     # -- ATTACKS.md "Paths and symlinks" ------------------------------------------------------
     Case("1-file", ["target"], "target", every(Lands("target"))),
@@ -200,6 +202,16 @@ CASES = [
     Case("tilde-dir", ["~/x"], "~/x", every(Lands("~/x"))),
     Case("tilde", ["~/x"], "~", every(Lands("~"))),
     Case("file-uri", ["target"], "file://$ROOT/target", every(ENOENT)),
+    Case("abs-through-link", ["evil => ../outside/dir", "outside/dir/target"], "$ROOT/evil/target",
+         each(ESCAPE, LOOP, Lands("outside/dir/target"))),
+    # An absolute path is matched against the root's spelling component by component; what
+    # follows is judged like a relative path (".." physically), so in_root keeps it inside.
+    Case("abs-dotdot-out", ["outside/target"], "$ROOT/../outside/target",
+         each(ESCAPE, ESCAPE, Lands("outside/target"))),
+    # -- the kernel's limit of 40 symlinks per resolution --------------------------------------
+    Case("chain-of-40", [*CHAIN_40, "target"], "l0",
+         each(Lands("target"), LOOP, Lands("target")), final=every(Lands("l0"))),
+    Case("chain-of-41", [*CHAIN_41, "target"], "l0", every(LOOP), final=every(Lands("l0"))),
     # -- legitimate paths through links --------------------------------------------------------
     Case("link-up-inside", ["target", "dir/link => ../target"], "dir/link",
          each(Lands("target"), LOOP, Lands("target")), final=every(Lands("dir/link"))),
