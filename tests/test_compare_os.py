@@ -250,3 +250,25 @@ def test_two_paths_same_as_os(src: str, dst: str, links: bool, flavour: Flavour,
         elif tree_state(confined_dir) != tree_state(plain_dir):
             differences.append(f"{name}: the trees differ afterwards")
     assert not differences, "\n".join(differences)
+
+
+def test_resolve_matches_realpath(flavour: Flavour, workspace: Workspace) -> None:
+    # Where the path exists, resolve() names the entry os.path.realpath finds.
+    build_tree(workspace.root_path, TREE)
+    paths = NO_LINK if flavour.symlinks == "none" else NO_LINK + FINAL_LINK + THROUGH_LINK
+    checked = 0
+    differences = []
+    with flavour.open(workspace.root_path) as root:
+        for path in paths:
+            try:
+                os.stat(os.path.join(workspace.root_path, path))  # the kernel finds it...
+                real = os.path.realpath(workspace.root_path / path, strict=True)  # ...and where
+            except OSError:
+                continue
+            checked += 1
+            got = root.resolve(path)
+            want = os.path.relpath(real, workspace.root_path)
+            if got != want:
+                differences.append(f"{path}: safefs {got!r}, os {want!r}")
+    assert not differences, "\n".join(differences)
+    assert checked >= 15
