@@ -635,10 +635,9 @@ def outside_everything(ws: Workspace) -> dict[str, Any]:
 
 
 def run_one(case: Case, op: Op, mode: str, ws: Workspace, before: dict[str, Any],
-            open_root: Callable[..., safefs.Root]) -> None:
+            outside_before: dict[str, Any], open_root: Callable[..., safefs.Root]) -> None:
     root = open_root()
     t = Trial(root, expand(case.path, ws), ws.root_path, ws)
-    outside_before = outside_everything(ws)
     try:
         outcome = case.expected(op, mode)
         if isinstance(outcome, Lands):
@@ -665,7 +664,7 @@ def run_one(case: Case, op: Op, mode: str, ws: Workspace, before: dict[str, Any]
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
 def test_scenario(case: Case, flavour: Flavour, workspace: Workspace,
                   open_root: Callable[..., safefs.Root]) -> None:
-    """Every operation on one case; each operation gets a freshly built tree."""
+    """Every operation on one case, each starting from the tree as built."""
     sibling = workspace.base / "ROOT-other"
     sibling.mkdir()
     (sibling / "secret").write_text("sibling secret\n")
@@ -674,6 +673,7 @@ def test_scenario(case: Case, flavour: Flavour, workspace: Workspace,
     build_tree(workspace.root_path, spec)
     pristine = snapshot(workspace.root_path)
     as_built = without_inodes(pristine)
+    outside = outside_everything(workspace)
     for op in OPS:
         now = snapshot(workspace.root_path)
         if now != pristine:  # the last operation changed the tree: put it back
@@ -682,8 +682,9 @@ def test_scenario(case: Case, flavour: Flavour, workspace: Workspace,
             pristine = snapshot(workspace.root_path)
             assert without_inodes(pristine) == as_built
         try:
-            run_one(case, op, flavour.symlinks, workspace, pristine, open_root)
+            run_one(case, op, flavour.symlinks, workspace, pristine, outside, open_root)
         except (AssertionError, OSError, ValueError, pytest.fail.Exception) as exc:
             want = case.expected(op, flavour.symlinks)
             failures.append(f"{op.name} (expected {want}): {type(exc).__name__}: {exc}")
+            outside = outside_everything(workspace)  # report each change once
     assert not failures, "\n".join(failures)
