@@ -30,10 +30,13 @@ class CommandOutcome:
     cancelled: bool = False
 
 
-def _leader_exited(pid: int) -> bool:
-    """Has the leader exited? It is left a zombie (WNOWAIT), keeping its group id reserved."""
-    info = os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
-    return info is not None and info.si_pid == pid
+def _leader_exited(proc: subprocess.Popen[bytes]) -> bool:
+    """Has the leader exited? Where waitid exists it is left a zombie (WNOWAIT), keeping its
+    group id reserved for the kill; elsewhere it is reaped, a small window we accept there."""
+    if hasattr(os, "waitid") and hasattr(os, "WNOWAIT"):
+        info = os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+        return info is not None and info.si_pid == proc.pid
+    return proc.poll() is not None
 
 
 def _kill_group(pgid: int) -> None:
@@ -68,7 +71,7 @@ def run_command(argv: Sequence[str], *, cwd: str, env: Mapping[str, str], timeou
                     break
                 if eof:
                     # Output closed; wait (without reaping) for the leader itself to exit.
-                    if _leader_exited(proc.pid):
+                    if _leader_exited(proc):
                         break
                     time.sleep(min(remaining, POLL_SECONDS))
                     continue
