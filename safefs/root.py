@@ -257,10 +257,13 @@ class Root:
         if rel in (b"", b"."):
             return
         try:
-            self._mkdir(rel, 0o777, exist_ok=True)
-        except FileNotFoundError:
-            self._mkdir_parents(split_parent(rel)[0])
-            self._mkdir(rel, 0o777, exist_ok=True)
+            try:
+                self._mkdir(rel, 0o777, exist_ok=True)
+            except FileNotFoundError:
+                self._mkdir_parents(split_parent(rel)[0])
+                self._mkdir(rel, 0o777, exist_ok=True)
+        except FileExistsError:
+            pass  # as os.makedirs: the next step down reports what is wrong with this one
 
     def _mkdir(self, rel: bytes, mode: int, *, exist_ok: bool) -> None:
         fd, name, _parent, _trailing = self._parent(rel)
@@ -269,10 +272,19 @@ class Root:
                 raise OSError(errno.EEXIST, os.strerror(errno.EEXIST))
             _sys.mkdirat(fd, name, mode)
         except FileExistsError:
-            if not exist_ok or not stat_mod.S_ISDIR(self._stat_rel(rel, follow=True).st_mode):
+            if not exist_ok or not self._is_dir_or_escape(rel):
                 raise
         finally:
             self._release(fd)
+
+    def _is_dir_or_escape(self, rel: bytes) -> bool:
+        """Whether ``rel`` is a directory; an escape is still reported as one."""
+        try:
+            return stat_mod.S_ISDIR(self._stat_rel(rel, follow=True).st_mode)
+        except PathEscapeError:
+            raise
+        except OSError:
+            return False
 
     def _stat_rel(self, rel: bytes, *, follow: bool) -> os.stat_result:
         if self._resolver.use_o_path:
