@@ -271,6 +271,12 @@ def test_dir_swap_in_root(flavour: Flavour, workspace: Workspace) -> None:
     run_dir_swap(available(flavour), workspace)
 
 
+@pytest.mark.parametrize("flavour", [Flavour("openat2", "none"), Flavour("walk-no-o-path", "none")],
+                         ids=str)
+def test_dir_swap_no_symlinks(flavour: Flavour, workspace: Workspace) -> None:
+    run_dir_swap(available(flavour), workspace)
+
+
 # -- the final component: a file swapped with a symlink to an outside file --------------------
 
 
