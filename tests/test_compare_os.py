@@ -82,6 +82,21 @@ def _plain_scan(p: str) -> list[tuple[str, bool, bool, bool]]:
         return _scan(it)
 
 
+def _walk(root: safefs.Root, p: str) -> list[tuple[str, list[str], list[str]]]:
+    return [(top, sorted(dirs), sorted(files)) for top, dirs, files in root.walk(p)]
+
+
+def _plain_walk(p: str) -> list[tuple[str, list[str], list[str]]]:
+    """os.walk(followlinks=False), with links to directories counted as files, as safefs
+    documents; an error opening the top is raised (os.walk would swallow it)."""
+    os.scandir(p).close()
+    out = []
+    for top, dirs, files in os.walk(p):
+        links = [d for d in dirs if os.path.islink(os.path.join(top, d))]
+        out.append((top, sorted(set(dirs) - set(links)), sorted(files + links)))
+    return out
+
+
 def _create_x(root: safefs.Root, p: str) -> None:
     with root.open(p, "xb") as f:
         f.write(b"x")
@@ -113,6 +128,7 @@ PAIRS = [
     Pair("is_symlink", True, lambda r, p: r.is_symlink(p), os.path.islink),
     Pair("listdir", False, lambda r, p: sorted(r.listdir(p)), lambda p: sorted(os.listdir(p))),
     Pair("scandir", False, lambda r, p: _scan(r.scandir(p)), _plain_scan),
+    Pair("walk", False, _walk, _plain_walk),
     Pair("write_bytes", False, lambda r, p: r.write_bytes(p, b"written"), _plain_write, True),
     Pair("touch", False, lambda r, p: r.touch(p), _plain_touch, True),
     Pair("create_x", True, _create_x, _plain_create_x, True),
