@@ -231,25 +231,37 @@ def check_tree(mode: str, entries: list[Entry], paths: list[str]) -> None:
     with tempfile.TemporaryDirectory(prefix="safefs-diff-") as base:
         root_path, out = build(base, entries)
         roots = {b: Flavour(b, mode).open(root_path) for b in [ORACLE, *CANDIDATES]}
+        # The same paths again from a Root that opendir() made of the tree's first directory:
+        # its ".." stops there, and absolute paths must lie under it.
+        views = [("", roots)]
+        sub = next((e.path for e in entries if e.kind == "dir"), None)
+        if sub is not None:
+            views.append((f"opendir({sub!r}).", {b: r.opendir(sub) for b, r in roots.items()}))
         try:
             for raw in paths:
                 path = raw.replace("$ROOT", root_path).replace("$OUT", out)
-                for op in operations(roots[ORACLE]):
-                    maybe = oracle_outcome(operations(roots[ORACLE])[op], path, base)
-                    if maybe is None:
-                        continue
-                    want = maybe
-                    if currently_in_test_context():
-                        event(f"{op}: {want[0] if want[0] != 'error' else want[1]}")
-                    for b in CANDIDATES:
-                        got = outcome(operations(roots[b])[op], path, base)
-                        assert got == want, (
-                            f"{op}({raw!r}) symlinks={mode!r}: {b} gave {got}, "
-                            f"openat2 gave {want}\ntree:\n{describe(entries)}")
+                for view, view_roots in views:
+                    compare_view(view, view_roots, mode, entries, raw, path, base)
                 check_resolve_consistent(roots[ORACLE], path)
         finally:
-            for r in roots.values():
-                r.close()
+            for _view, view_roots in views:
+                for r in view_roots.values():
+                    r.close()
+
+
+def compare_view(view: str, roots: dict[str, safefs.Root], mode: str, entries: list[Entry],
+                 raw: str, path: str, base: str) -> None:
+    for op in operations(roots[ORACLE]):
+        want = oracle_outcome(operations(roots[ORACLE])[op], path, base)
+        if want is None:
+            continue
+        if currently_in_test_context():
+            event(f"{view}{op}: {want[0] if want[0] != 'error' else want[1]}")
+        for b in CANDIDATES:
+            got = outcome(operations(roots[b])[op], path, base)
+            assert got == want, (
+                f"{view}{op}({raw!r}) symlinks={mode!r}: {b} gave {got}, "
+                f"openat2 gave {want}\ntree:\n{describe(entries)}")
 
 
 def check_resolve_consistent(root: safefs.Root, path: str) -> None:
