@@ -112,6 +112,20 @@ def _plain_write(p: str) -> int:
         return f.write(b"written")
 
 
+def _open_rw(root: safefs.Root, p: str, mode: str) -> str:
+    with root.open(p, mode) as f:
+        f.write("more\n")
+        f.seek(0)
+        return f.read() if "+" in mode else ""
+
+
+def _plain_open_rw(p: str, mode: str) -> str:
+    with open(p, mode) as f:
+        f.write("more\n")
+        f.seek(0)
+        return f.read() if "+" in mode else ""
+
+
 def _plain_touch(p: str) -> None:
     with open(p, "ab"):
         pass
@@ -130,6 +144,11 @@ PAIRS = [
     Pair("scandir", False, lambda r, p: _scan(r.scandir(p)), _plain_scan),
     Pair("walk", False, _walk, _plain_walk),
     Pair("write_bytes", False, lambda r, p: r.write_bytes(p, b"written"), _plain_write, True),
+    Pair("open_w", False, lambda r, p: _open_rw(r, p, "w"), lambda p: _plain_open_rw(p, "w"), True),
+    Pair("open_a+", False, lambda r, p: _open_rw(r, p, "a+"), lambda p: _plain_open_rw(p, "a+"),
+         True),
+    Pair("open_r+", False, lambda r, p: _open_rw(r, p, "r+"), lambda p: _plain_open_rw(p, "r+"),
+         True),
     Pair("touch", False, lambda r, p: r.touch(p), _plain_touch, True),
     Pair("create_x", True, _create_x, _plain_create_x, True),
     Pair("mkdir", True, lambda r, p: r.mkdir(p), os.mkdir, True),

@@ -100,6 +100,7 @@ LINK_WITH_SLASH = {
     "rmtree": ENOTDIR,
     # open(O_CREAT) of "name/" is EISDIR before the name is looked at.
     "open_x": EISDIR,
+    "open_w": EISDIR,
     "write_bytes": EISDIR,
     "touch": EISDIR,
 }
@@ -111,6 +112,7 @@ FILE_WITH_SLASH = {
     "write_bytes": EISDIR,
     "touch": EISDIR,
     "open_x": EISDIR,
+    "open_w": EISDIR,
 }
 
 HOP = "$HOSTOUTSIDE"
@@ -366,6 +368,21 @@ def check_write(t: Trial, rel: str, kind: str, before: dict[str, Any]) -> None:
     changed_only(t, before, rel)
 
 
+def _open_w(t: Trial) -> None:
+    with t.root.open(t.path, "w") as f:
+        f.write("opened for writing\n")
+
+
+def check_open_w(t: Trial, rel: str, kind: str, before: dict[str, Any]) -> None:
+    if kind == "dir":
+        expect_error(IsADirectoryError, None, lambda: _open_w(t))
+        changed_only(t, before)
+        return
+    _open_w(t)
+    assert t.at(rel).read_text() == "opened for writing\n" and not t.at(rel).is_symlink()
+    changed_only(t, before, rel)
+
+
 def check_touch(t: Trial, rel: str, kind: str, before: dict[str, Any]) -> None:
     if kind == "dir":
         expect_error(IsADirectoryError, None, lambda: t.root.touch(t.path))
@@ -598,6 +615,7 @@ OPS = [
     Op("lstat", False, _stat_check(False), lambda t: t.root.lstat(t.path)),
     Op("exists", True, check_exists, lambda t: t.root.exists(t.path)),
     Op("write_bytes", True, check_write, lambda t: t.root.write_bytes(t.path, NEW_DATA)),
+    Op("open_w", True, check_open_w, _open_w),
     Op("touch", True, check_touch, lambda t: t.root.touch(t.path)),
     Op("mkdir", False, check_mkdir, lambda t: t.root.mkdir(t.path)),
     Op("listdir", True, _listing_check(lambda t: t.root.listdir(t.path), detailed=False),
