@@ -445,6 +445,18 @@ PATH_OPS: list[tuple[str, Callable[[safefs.Root, Any], object]]] = [
     ("opendir", lambda r, p: r.opendir(p)),
     ("touch", lambda r, p: r.touch(p)),
     ("rmtree", lambda r, p: r.rmtree(p)),
+    ("read_text", lambda r, p: r.read_text(p)),
+    ("write_text", lambda r, p: r.write_text(p, "x")),
+    ("is_file", lambda r, p: r.is_file(p)),
+    ("is_dir", lambda r, p: r.is_dir(p)),
+    ("is_symlink", lambda r, p: r.is_symlink(p)),
+    ("scandir", lambda r, p: r.scandir(p)),
+    ("iterdir", lambda r, p: r.iterdir(p)),
+    ("walk", lambda r, p: r.walk(p)),
+    ("link_from", lambda r, p: r.link(p, "f3")),
+    ("rename_noreplace", lambda r, p: r.rename("f", p, replace=False)),
+    ("replace", lambda r, p: r.replace("f", p)),
+    ("unlink", lambda r, p: r.unlink(p)),
 ]
 
 
@@ -464,8 +476,8 @@ def test_nul_is_valueerror_everywhere(open_root: OpenRoot, workspace: Workspace,
 def test_empty_path_is_an_error_everywhere(open_root: OpenRoot, workspace: Workspace) -> None:
     root = open_root(["f"])
     for name, op in PATH_OPS:
-        if name == "exists":
-            assert root.exists("") is False
+        if name in ("exists", "is_file", "is_dir", "is_symlink"):
+            assert op(root, "") is False, name  # as os.path.exists("")
             continue
         with pytest.raises(FileNotFoundError) as info:
             op(root, "")
