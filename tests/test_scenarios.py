@@ -3,7 +3,9 @@
 Each case is a tree, a path and what the path designates in each ``symlinks=`` mode: either the
 root-relative entry it lands on (``Lands``) or the error it must raise (``Fails``). Operations that
 follow the final component use ``follow``; those that act on the final name itself (lstat,
-remove, rename, link, readlink, mkdir, symlink, exclusive create) use ``final``. Each operation
+remove, rmdir, rmtree, rename, link, readlink, is_symlink, mkdir, symlink, exclusive create) use
+``final``: a last symlink pointing outside is itself inside, so moving or removing it is allowed
+(as Go's Root.Rename and Root.Remove do) while reading or writing through it is not. Each operation
 then checks its own effect on the landing entry against the real tree, and every run checks that
 nothing outside the root changed.
 
@@ -55,9 +57,6 @@ ENOENT = Fails(FileNotFoundError)
 ENOTDIR = Fails(NotADirectoryError)
 EEXIST = Fails(FileExistsError)
 EISDIR = Fails(IsADirectoryError)
-
-MODES = ("beneath", "none", "in_root")
-
 
 def each(beneath: Outcome, none: Outcome, in_root: Outcome) -> dict[str, Outcome]:
     return {"beneath": beneath, "none": none, "in_root": in_root}
@@ -677,6 +676,14 @@ def run_one(case: Case, op: Op, mode: str, ws: Workspace, before: dict[str, Any]
         assert outside_everything(ws) == outside_before, "something outside the root changed"
     finally:
         root.close()
+
+
+def test_the_table_is_complete() -> None:
+    assert len({c.id for c in CASES}) == len(CASES)
+    for case in CASES:
+        for table in (case.follow, case.final or case.follow):
+            assert set(table) == {"beneath", "none", "in_root"}, case.id
+        assert set(case.per_op) <= {op.name for op in OPS}, case.id
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
