@@ -783,3 +783,36 @@ def test_opendir_of_a_file_or_missing(open_root: OpenRoot) -> None:
         root.opendir("missing")
     with root.opendir(".") as same:
         assert same.listdir() == ["f"]
+
+
+# -- magic links ---------------------------------------------------------------------------------
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="needs Linux procfs")
+def test_magic_links_are_never_followed(flavour: Flavour, workspace: Workspace,
+                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    # /proc/self/cwd and /proc/self/fd/N jump straight to an inode, whatever their text says.
+    (workspace.root_path / "f").write_text("reachable only through a magic link\n")
+    monkeypatch.chdir(workspace.root_path)
+    with open(workspace.root_path / "f") as held, flavour.open("/proc/self") as proc:
+        for path in ("cwd/f", "cwd/", f"fd/{held.fileno()}", "root/etc/hostname"):
+            with pytest.raises(OSError):
+                proc.read_bytes(path)
+            with pytest.raises(OSError):
+                proc.stat(path)
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="needs Linux procfs")
+def test_magic_links_refused_with_the_kernels_error(flavour: Flavour, workspace: Workspace,
+                                                    monkeypatch: pytest.MonkeyPatch,
+                                                    request: pytest.FixtureRequest) -> None:
+    if flavour.backend != "openat2" and flavour.symlinks != "none":
+        request.applymarker(pytest.mark.xfail(strict=True, reason=(
+            "documented limit: the walk cannot tell a magic link from a plain symlink; it reads "
+            "the link's text (never jumps through it), so it reports an escape or "
+            "FileNotFoundError where openat2 reports ELOOP")))
+    monkeypatch.chdir(workspace.root_path)
+    with flavour.open("/proc/self") as proc:
+        with pytest.raises(OSError) as info:
+            proc.read_bytes("cwd/")
+        assert info.value.errno == errno.ELOOP
