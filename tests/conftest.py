@@ -22,7 +22,7 @@ class Flavour:
     backend: str
     symlinks: str
 
-    def open(self, path: str | os.PathLike[str]) -> safefs.Root:
+    def open(self, path: str | bytes | os.PathLike[str]) -> safefs.Root:
         if self.backend == "walk-no-o-path":
             return safefs.Root(path, resolver="walk", symlinks=self.symlinks, _use_o_path=False)
         return safefs.Root(path, resolver=self.backend, symlinks=self.symlinks)

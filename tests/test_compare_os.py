@@ -270,10 +270,11 @@ def test_two_paths_same_as_os(src: str, dst: str, links: bool, flavour: Flavour,
     confined_dir = workspace.root_path
     plain_dir = workspace.base / "plain"
     differences = []
-    for name, confined, plain in [
+    calls: list[tuple[str, Callable[[safefs.Root], None], Callable[[], None]]] = [
         ("rename", lambda r: r.rename(src, dst), lambda: os.rename(src, dst)),
         ("link", lambda r: r.link(src, dst), lambda: os.link(src, dst, follow_symlinks=False)),
-    ]:
+    ]
+    for name, confined, plain in calls:
         for directory in (confined_dir, plain_dir):
             if directory.exists():
                 shutil.rmtree(directory)

@@ -87,7 +87,7 @@ class Case:
 
 # A trailing slash on an existing symlink: lookups (stat, open, readlink) follow it, while the
 # calls that create or remove a name act on the link and refuse the slash, as Linux does.
-LINK_WITH_SLASH = {
+LINK_WITH_SLASH: dict[str, Outcome] = {
     "mkdir": EEXIST,
     "symlink": EEXIST,
     "link_to": EEXIST,
@@ -104,7 +104,7 @@ LINK_WITH_SLASH = {
     "touch": EISDIR,
 }
 # ``file/``: not a directory, except where Linux reports that the name already exists.
-FILE_WITH_SLASH = {
+FILE_WITH_SLASH: dict[str, Outcome] = {
     "mkdir": EEXIST,
     "symlink": EEXIST,
     "link_to": EEXIST,
@@ -343,7 +343,8 @@ def check_open_x(t: Trial, rel: str, kind: str, before: dict[str, Any]) -> None:
 
 def _stat_check(follow: bool) -> Callable[[Trial, str, str, dict[str, Any]], None]:
     def check(t: Trial, rel: str, kind: str, before: dict[str, Any]) -> None:
-        call = (lambda: t.root.stat(t.path)) if follow else (lambda: t.root.lstat(t.path))
+        call: Callable[[], os.stat_result] = (
+            (lambda: t.root.stat(t.path)) if follow else (lambda: t.root.lstat(t.path)))
         if kind == "missing":
             expect_error(FileNotFoundError, None, call)
         else:
@@ -464,7 +465,7 @@ def check_rmdir(t: Trial, rel: str, kind: str, before: dict[str, Any]) -> None:
 
 
 def check_rename_from(t: Trial, rel: str, kind: str, before: dict[str, Any]) -> None:
-    call = lambda: t.root.rename(t.path, MOVED)  # noqa: E731
+    call: Callable[[], object] = lambda: t.root.rename(t.path, MOVED)  # noqa: E731
     if rel == ".":
         expect_error(OSError, None, call)
     elif kind == "missing":
@@ -478,7 +479,7 @@ def check_rename_from(t: Trial, rel: str, kind: str, before: dict[str, Any]) -> 
 
 
 def check_rename_to(t: Trial, rel: str, kind: str, before: dict[str, Any]) -> None:
-    call = lambda: t.root.rename(SRC, t.path)  # noqa: E731
+    call: Callable[[], object] = lambda: t.root.rename(SRC, t.path)  # noqa: E731
     if rel == ".":
         expect_error(OSError, None, call)
     elif kind == "dir":
@@ -493,7 +494,7 @@ def check_rename_to(t: Trial, rel: str, kind: str, before: dict[str, Any]) -> No
 
 
 def check_rename_noreplace_to(t: Trial, rel: str, kind: str, before: dict[str, Any]) -> None:
-    call = lambda: t.root.rename(SRC, t.path, replace=False)  # noqa: E731
+    call: Callable[[], object] = lambda: t.root.rename(SRC, t.path, replace=False)  # noqa: E731
     if rel == ".":
         expect_error(OSError, None, call)
     elif kind == "missing":
@@ -508,7 +509,7 @@ def check_rename_noreplace_to(t: Trial, rel: str, kind: str, before: dict[str, A
 
 
 def check_rmtree(t: Trial, rel: str, kind: str, before: dict[str, Any]) -> None:
-    call = lambda: t.root.rmtree(t.path)  # noqa: E731
+    call: Callable[[], object] = lambda: t.root.rmtree(t.path)  # noqa: E731
     if rel == ".":
         expect_error(OSError, None, call)
     elif kind == "dir":
@@ -544,7 +545,7 @@ def check_walk(t: Trial, rel: str, kind: str, before: dict[str, Any]) -> None:
 
 
 def check_link_from(t: Trial, rel: str, kind: str, before: dict[str, Any]) -> None:
-    call = lambda: t.root.link(t.path, MOVED)  # noqa: E731
+    call: Callable[[], object] = lambda: t.root.link(t.path, MOVED)  # noqa: E731
     if rel == "." or kind == "dir":
         expect_error(OSError, None, call)
     elif kind == "missing":
@@ -558,7 +559,7 @@ def check_link_from(t: Trial, rel: str, kind: str, before: dict[str, Any]) -> No
 
 
 def check_link_to(t: Trial, rel: str, kind: str, before: dict[str, Any]) -> None:
-    call = lambda: t.root.link(SRC, t.path)  # noqa: E731
+    call: Callable[[], object] = lambda: t.root.link(SRC, t.path)  # noqa: E731
     if rel == ".":
         expect_error(OSError, None, call)
     elif kind == "missing":
@@ -581,7 +582,7 @@ def check_readlink(t: Trial, rel: str, kind: str, before: dict[str, Any]) -> Non
 
 
 def check_symlink(t: Trial, rel: str, kind: str, before: dict[str, Any]) -> None:
-    call = lambda: t.root.symlink(TARGET_OF_NEW_LINK, t.path)  # noqa: E731
+    call: Callable[[], object] = lambda: t.root.symlink(TARGET_OF_NEW_LINK, t.path)  # noqa: E731
     if kind == "missing":
         call()
         assert os.readlink(t.at(rel)) == TARGET_OF_NEW_LINK
