@@ -8,6 +8,7 @@ that follow no symlink are compared; the scenario table covers what that mode re
 
 from __future__ import annotations
 
+import errno
 import os
 import shutil
 import stat
@@ -33,7 +34,7 @@ TREE = [
 NO_LINK = [
     "f", "d", "d/", "d/g", "d/sub/h", "./f", "d/./g", "d//g", "d/../f", "d/sub/../g",
     "d/sub/../../f", "empty", "empty/", "missing", "d/missing", "missing/x", "f/", "f/x", "f/.",
-    "f/..", "~", "~/t", ".", "d/..", "d/sub/..", "new/",
+    "f/..", "~", "~/t", ".", "d/..", "d/sub/..", "new/", "n" * 255, "n" * 256, "d/" + "n" * 256,
 ]
 FINAL_LINK = ["lf", "ld", "d/up", "dangling", "chain", "loop", "d/sub/deep", "dirlink-dangling"]
 THROUGH_LINK = ["ld/g", "ld/", "ld/sub/deep", "ld/../f", "ld2/g", "lf/", "lf/x", "loop/x",
@@ -54,6 +55,17 @@ class Pair:
 def _plain_read_bytes(p: str) -> bytes:
     with open(p, "rb") as f:  # not pathlib: it would drop a trailing slash
         return f.read()
+
+
+def _plain_mode(p: str, follow: bool = True) -> int | None:
+    """pathlib's exists()/is_*() rule (False for ENOENT, ENOTDIR, EBADF, ELOOP, any other error
+    raised), on the path exactly as given: pathlib itself would drop a trailing slash."""
+    try:
+        return (os.stat(p) if follow else os.lstat(p)).st_mode
+    except OSError as exc:
+        if exc.errno in (errno.ENOENT, errno.ENOTDIR, errno.EBADF, errno.ELOOP):
+            return None
+        raise
 
 
 def _read_text(root: safefs.Root, p: str) -> str:
@@ -136,10 +148,11 @@ PAIRS = [
     Pair("open_text", False, _read_text, _plain_read_text),
     Pair("stat", False, lambda r, p: _stat(r.stat(p)), lambda p: _stat(os.stat(p))),
     Pair("lstat", True, lambda r, p: _stat(r.lstat(p)), lambda p: _stat(os.lstat(p))),
-    Pair("exists", False, lambda r, p: r.exists(p), os.path.exists),
-    Pair("is_file", False, lambda r, p: r.is_file(p), os.path.isfile),
-    Pair("is_dir", False, lambda r, p: r.is_dir(p), os.path.isdir),
-    Pair("is_symlink", True, lambda r, p: r.is_symlink(p), os.path.islink),
+    Pair("exists", False, lambda r, p: r.exists(p), lambda p: _plain_mode(p) is not None),
+    Pair("is_file", False, lambda r, p: r.is_file(p), lambda p: stat.S_ISREG(_plain_mode(p) or 0)),
+    Pair("is_dir", False, lambda r, p: r.is_dir(p), lambda p: stat.S_ISDIR(_plain_mode(p) or 0)),
+    Pair("is_symlink", True, lambda r, p: r.is_symlink(p),
+         lambda p: stat.S_ISLNK(_plain_mode(p, follow=False) or 0)),
     Pair("listdir", False, lambda r, p: sorted(r.listdir(p)), lambda p: sorted(os.listdir(p))),
     Pair("scandir", False, lambda r, p: _scan(r.scandir(p)), _plain_scan),
     Pair("walk", False, _walk, _plain_walk),
