@@ -521,6 +521,23 @@ def test_absolute_paths_via_a_symlinked_root_path(flavour: Flavour, workspace: W
                 root.read_bytes(bad)
 
 
+def test_root_spellings(flavour: Flavour, workspace: Workspace,
+                        monkeypatch: pytest.MonkeyPatch) -> None:
+    (workspace.root_path / "f").write_text("x\n")
+    monkeypatch.chdir(workspace.base)
+    abs_f = str(workspace.root_path / "f")
+    for spelling in ("ROOT", "ROOT/", "./ROOT", "outside/../ROOT", str(workspace.root_path) + "//"):
+        with flavour.open(spelling) as root:
+            assert root.path == str(workspace.root_path), spelling
+            assert root.read_bytes("f") == b"x\n"
+            assert root.read_bytes(abs_f) == b"x\n"  # absolute paths still recognised
+            with pytest.raises(safefs.PathEscapeError):
+                root.read_bytes(str(workspace.outside / "secret"))
+    monkeypatch.chdir("/")
+    with flavour.open(workspace.base / "ROOT") as root:
+        assert root.read_bytes("f") == b"x\n"  # the cwd plays no part once open
+
+
 def test_sibling_prefix_is_refused(open_root: OpenRoot, workspace: Workspace,
                                    flavour: Flavour) -> None:
     sibling = workspace.base / "ROOT-other"
