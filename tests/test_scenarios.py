@@ -653,7 +653,7 @@ def outside_everything(ws: Workspace) -> dict[str, Any]:
 
 
 def run_one(case: Case, op: Op, mode: str, ws: Workspace, before: dict[str, Any],
-            outside_before: dict[str, Any], open_root: Callable[..., safefs.Root]) -> None:
+            outside_before: dict[str, Any], open_root: Callable[[], safefs.Root]) -> None:
     root = open_root()
     t = Trial(root, expand(case.path, ws), ws.root_path, ws)
     try:
@@ -687,10 +687,24 @@ def test_the_table_is_complete() -> None:
         assert set(case.per_op) <= {op.name for op in OPS}, case.id
 
 
+# The operations also run through a Root made by opendir() on the parent of ROOT: there the
+# bait directory is inside the parent root, so only the sub-root's own fd keeps it out.
+THROUGH_OPENDIR = {"read_bytes", "open_x", "stat", "lstat", "write_bytes", "mkdir", "listdir",
+                   "remove", "rename_to", "symlink", "resolve"}
+
+
+@pytest.mark.parametrize("via", ["Root", "opendir"])
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
-def test_scenario(case: Case, flavour: Flavour, workspace: Workspace,
+def test_scenario(case: Case, via: str, flavour: Flavour, workspace: Workspace,
                   open_root: Callable[..., safefs.Root]) -> None:
     """Every operation on one case, each starting from the tree as built."""
+
+    def sub_root() -> safefs.Root:
+        with flavour.open(workspace.base) as parent:
+            return parent.opendir("ROOT")
+
+    opener: Callable[[], safefs.Root] = open_root if via == "Root" else sub_root
+    ops = OPS if via == "Root" else [op for op in OPS if op.name in THROUGH_OPENDIR]
     sibling = workspace.base / "ROOT-other"
     sibling.mkdir()
     (sibling / "secret").write_text("sibling secret\n")
@@ -700,7 +714,7 @@ def test_scenario(case: Case, flavour: Flavour, workspace: Workspace,
     pristine = snapshot(workspace.root_path)
     as_built = without_inodes(pristine)
     outside = outside_everything(workspace)
-    for op in OPS:
+    for op in ops:
         now = snapshot(workspace.root_path)
         if now != pristine:  # the last operation changed the tree: put it back
             restore_tree(workspace.root_path, spec,
@@ -708,7 +722,7 @@ def test_scenario(case: Case, flavour: Flavour, workspace: Workspace,
             pristine = snapshot(workspace.root_path)
             assert without_inodes(pristine) == as_built
         try:
-            run_one(case, op, flavour.symlinks, workspace, pristine, outside, open_root)
+            run_one(case, op, flavour.symlinks, workspace, pristine, outside, opener)
         except (AssertionError, OSError, ValueError, pytest.fail.Exception) as exc:
             want = case.expected(op, flavour.symlinks)
             failures.append(f"{op.name} (expected {want}): {type(exc).__name__}: {exc}")
