@@ -337,6 +337,30 @@ def test_symlink_refuses_targets_leaving_the_root(open_root: OpenRoot, workspace
         root.symlink("../../../f", "d2/bad")
 
 
+def test_rename_no_clobber_without_renameat2(open_root: OpenRoot, workspace: Workspace,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    # As on a kernel or filesystem without RENAME_NOREPLACE: link + unlink keeps the promise
+    # for files, and a directory is refused clearly rather than renamed with a clobber risk.
+    def unavailable(*args: object) -> None:
+        raise OSError(errno.ENOSYS, os.strerror(errno.ENOSYS))
+
+    monkeypatch.setattr(_sys, "renameat2", unavailable)
+    root = open_root(["a", "b", "d/", "l => a"])
+    host = workspace.root_path
+    with pytest.raises(FileExistsError):
+        root.rename("a", "b", replace=False)
+    assert (host / "a").read_text() == "content of a\n"
+    assert (host / "b").read_text() == "content of b\n"
+    root.rename("a", "c", replace=False)
+    assert (host / "c").read_text() == "content of a\n" and not (host / "a").exists()
+    root.rename("l", "l2", replace=False)  # a symlink is moved, not followed
+    assert os.readlink(host / "l2") == "a" and not os.path.lexists(host / "l")
+    with pytest.raises(OSError) as info:
+        root.rename("d", "e", replace=False)
+    assert info.value.errno == errno.EOPNOTSUPP
+    assert (host / "d").is_dir() and not (host / "e").exists()
+
+
 def test_walk_never_follows_links(open_root: OpenRoot, workspace: Workspace) -> None:
     root = open_root(["top/a/f1", "top/a/b/f2", "top/in => a", "top/out => ../../outside",
                       "top/dangling => nowhere"])
