@@ -84,7 +84,10 @@ class Root:
         use_o_path = _use_o_path and _sys.HAVE_O_PATH
         flags = (_sys.O_PATH if use_o_path else os.O_RDONLY) | _sys.O_DIRECTORY
         # The root's own path is trusted: it is the one path we let the kernel follow.
-        fd = _sys.openat(_sys.AT_FDCWD, raw, flags, follow=True)
+        try:
+            fd = _sys.openat(_sys.AT_FDCWD, raw, flags, follow=True)
+        except OSError as exc:
+            raise with_filename(exc, path) from None
         try:
             self._resolver: Resolver = make_resolver(resolver, symlinks, fd,
                                                      use_o_path=use_o_path)

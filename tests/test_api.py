@@ -716,11 +716,14 @@ def test_closed_root_raises_valueerror(flavour: Flavour, workspace: Workspace) -
 
 
 def test_root_itself(flavour: Flavour, workspace: Workspace) -> None:
-    with pytest.raises(FileNotFoundError):
-        flavour.open(workspace.base / "missing")
+    missing = workspace.base / "missing"
+    with pytest.raises(FileNotFoundError) as info:
+        flavour.open(missing)
+    assert info.value.filename == missing  # the caller's own argument, as os reports it
     (workspace.root_path / "f").write_text("x")
-    with pytest.raises(NotADirectoryError):
-        flavour.open(workspace.root_path / "f")
+    with pytest.raises(NotADirectoryError) as info2:
+        flavour.open(str(workspace.root_path / "f"))
+    assert info2.value.filename == str(workspace.root_path / "f")
     with flavour.open(workspace.root_path) as root:
         assert root.path == str(workspace.root_path)
         assert root.symlinks == flavour.symlinks
