@@ -65,6 +65,16 @@ def openat(dirfd: int, name: bytes, flags: int, mode: int = 0o666, *, follow: bo
     return os.open(name, _open_flags(flags, follow), mode, dir_fd=dirfd)
 
 
+def component_flags(flags: int) -> int:
+    """Flags for open_component: the same policy as openat(), worked out once for a hot loop."""
+    return _open_flags(flags, False)
+
+
+def open_component(dirfd: int, name: bytes, flags: int) -> int:
+    """openat(2) with flags from component_flags() (never follows; close-on-exec)."""
+    return os.open(name, flags, 0, dir_fd=dirfd)
+
+
 def openat2(dirfd: int, path: bytes, flags: int, mode: int, resolve: int, *, follow: bool) -> int:
     """openat2(2). Raises OSError with the kernel's errno (EAGAIN is the caller's to retry)."""
     if _openat2 is None:

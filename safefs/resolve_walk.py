@@ -37,6 +37,7 @@ class WalkResolver:
         self.mode = mode
         self.use_o_path = use_o_path and _sys.HAVE_O_PATH
         self.dir_flags = (_sys.O_PATH if self.use_o_path else os.O_RDONLY) | _sys.O_DIRECTORY
+        self._component_flags = _sys.component_flags(self.dir_flags)
 
     def open(self, root_fd: int, rel: bytes, flags: int, mode: int = 0o666, *,
              follow: bool) -> int:
@@ -77,7 +78,10 @@ class WalkResolver:
                     raise OSError(errno.EISDIR, os.strerror(errno.EISDIR))
                 cur = stack[-1] if stack else root_fd
                 try:
-                    fd = _sys.openat(cur, comp, flags if last else self.dir_flags, mode)
+                    if last:
+                        fd = _sys.openat(cur, comp, flags, mode)
+                    else:
+                        fd = _sys.open_component(cur, comp, self._component_flags)
                 except OSError as exc:
                     if exc.errno not in (errno.ELOOP, errno.ENOTDIR) or (last and not follow):
                         raise
