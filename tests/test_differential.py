@@ -45,7 +45,7 @@ relative_paths = st.lists(st.sampled_from(STEP_NAMES), min_size=1, max_size=6).m
 @dataclass(frozen=True)
 class Entry:
     path: str  # relative to ROOT, components from NAMES
-    kind: str  # "dir", "file" or "link"
+    kind: str  # "dir", "file", "link" or "fifo"
     target: str = ""
 
 
@@ -92,7 +92,7 @@ def trees(draw: st.DrawFn) -> list[Entry]:
     for _ in range(draw(st.integers(1, 14))):
         parent = draw(st.sampled_from(dirs))
         path = f"{parent}/{draw(st.sampled_from(NAMES))}".lstrip("/")
-        kind = draw(st.sampled_from(["dir", "dir", "file", "file", "link", "link", "link"]))
+        kind = draw(st.sampled_from(["dir", "dir", "file", "file", "link", "link", "link", "fifo"]))
         if path in taken:
             continue
         taken.add(path)
@@ -149,6 +149,8 @@ def build(base: str, entries: list[Entry]) -> tuple[str, str]:
         elif e.kind == "file":
             with open(host, "w") as f:
                 f.write(f"inside {e.path}\n")
+        elif e.kind == "fifo":  # must never hang an operation, on any backend
+            os.mkfifo(host)
         else:
             os.symlink(e.target.replace("$ROOT", root).replace("$OUT", out), host)
     return root, out
@@ -224,6 +226,7 @@ def opened(root: safefs.Root, path: str) -> tuple[str, list[str]]:
 def describe(entries: list[Entry]) -> str:
     return "\n".join(
         f"  {e.path}/" if e.kind == "dir" else f"  {e.path}" if e.kind == "file"
+        else f"  {e.path} (fifo)" if e.kind == "fifo"
         else f"  {e.path} -> {e.target}" for e in entries)
 
 
@@ -379,6 +382,8 @@ def snapshot(base: str) -> dict[str, Any]:
                 out[rel] = ("link", os.readlink(p).replace(base, "$BASE"))
             elif stat.S_ISDIR(s.st_mode):
                 out[rel] = ("dir", stat.S_IMODE(s.st_mode))
+            elif not stat.S_ISREG(s.st_mode):
+                out[rel] = ("special", s.st_mode)
             else:
                 with open(p, "rb") as f:
                     out[rel] = ("file", stat.S_IMODE(s.st_mode), f.read())
