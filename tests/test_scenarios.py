@@ -257,6 +257,7 @@ class Trial:
     path: str
     host: Path  # the root's directory, inspected with plain os to check what happened
     ws: Workspace
+    after: dict[str, Any] | None = None  # the tree as last seen after the operation
 
     def at(self, rel: str) -> Path:
         return self.host / rel
@@ -287,7 +288,7 @@ def expect_error(exc: type[BaseException], code: int | None, fn: Callable[[], ob
 
 def changed_only(t: Trial, before: dict[str, Any], *rels: str) -> None:
     """Everything in the root is as before except the entries named."""
-    after = snapshot(t.host)
+    after = t.after = snapshot(t.host)
     keep = set(rels)
     assert {k: v for k, v in after.items() if k not in keep} == {
         k: v for k, v in before.items() if k not in keep}
@@ -653,7 +654,8 @@ def outside_everything(ws: Workspace) -> dict[str, Any]:
 
 
 def run_one(case: Case, op: Op, mode: str, ws: Workspace, before: dict[str, Any],
-            outside_before: dict[str, Any], open_root: Callable[[], safefs.Root]) -> None:
+            outside_before: dict[str, Any], open_root: Callable[[], safefs.Root]
+            ) -> dict[str, Any] | None:
     root = open_root()
     t = Trial(root, expand(case.path, ws), ws.root_path, ws)
     try:
@@ -673,10 +675,12 @@ def run_one(case: Case, op: Op, mode: str, ws: Workspace, before: dict[str, Any]
             assert t.path in (err.filename, err.filename2), (err.filename, err.filename2)
             if str(ws.root_path) not in t.path:
                 assert str(ws.root_path) not in str(err)
-            assert snapshot(ws.root_path) == before
+            t.after = snapshot(ws.root_path)
+            assert t.after == before
         assert outside_everything(ws) == outside_before, "something outside the root changed"
     finally:
         root.close()
+    return t.after
 
 
 def test_the_table_is_complete() -> None:
@@ -714,17 +718,19 @@ def test_scenario(case: Case, via: str, flavour: Flavour, workspace: Workspace,
     pristine = snapshot(workspace.root_path)
     as_built = without_inodes(pristine)
     outside = outside_everything(workspace)
+    last: dict[str, Any] | None = None
     for op in ops:
-        now = snapshot(workspace.root_path)
+        now = snapshot(workspace.root_path) if last is None else last
         if now != pristine:  # the last operation changed the tree: put it back
             restore_tree(workspace.root_path, spec,
                          lambda rel: now.get(rel) != pristine.get(rel))  # noqa: B023
             pristine = snapshot(workspace.root_path)
             assert without_inodes(pristine) == as_built
         try:
-            run_one(case, op, flavour.symlinks, workspace, pristine, outside, opener)
+            last = run_one(case, op, flavour.symlinks, workspace, pristine, outside, opener)
         except (AssertionError, OSError, ValueError, pytest.fail.Exception) as exc:
             want = case.expected(op, flavour.symlinks)
             failures.append(f"{op.name} (expected {want}): {type(exc).__name__}: {exc}")
             outside = outside_everything(workspace)  # report each change once
+            last = None
     assert not failures, "\n".join(failures)
