@@ -11,12 +11,13 @@ the directory the fd holds).
 from __future__ import annotations
 
 import errno
+import functools
 import os
 import stat as stat_mod
 import sys
 import threading
-from collections.abc import Iterator
-from typing import IO, Any
+from collections.abc import Callable, Iterator
+from typing import IO, Any, Concatenate, ParamSpec, TypeVar
 
 from safefs import _sys
 from safefs._paths import (
@@ -54,6 +55,25 @@ def _open_flags(mode: str) -> int:
     if "+" in mode:
         flags = (flags & ~(os.O_WRONLY | os.O_RDONLY)) | os.O_RDWR
     return flags
+
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def _operation(method: Callable[Concatenate[Root, _P], _R]) -> Callable[Concatenate[Root, _P], _R]:
+    """Marks a method that uses the root fd: it runs only on an open Root, and close() from
+    another thread waits for it (see Root.close) instead of freeing the fd under it."""
+
+    @functools.wraps(method)
+    def run(self: Root, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
+        self._enter()
+        try:
+            return method(self, *args, **kwargs)
+        finally:
+            self._leave()
+
+    return run
 
 
 class _DirectoryPath(Exception):
@@ -106,6 +126,8 @@ class Root:
         self._display = display
         self._anchors = anchors
         self._lock = threading.Lock()
+        self._closed = False
+        self._users = 0  # operations in flight; the fd is closed only when none is left
 
     # -- lifecycle -------------------------------------------------------------------------------
 
@@ -125,15 +147,39 @@ class Root:
 
     @property
     def closed(self) -> bool:
-        return self._fd < 0
+        return self._closed
 
     def fileno(self) -> int:
         self._check_open()
         return self._fd
 
     def close(self) -> None:
+        """Close the root. Operations already running in other threads finish first: the fd is
+        released when the last one returns, so its number cannot be reused under them."""
         with self._lock:
-            fd, self._fd = self._fd, -1
+            if self._closed:
+                return
+            self._closed = True
+            fd = self._take_fd_if_idle()
+        if fd >= 0:
+            os.close(fd)
+
+    def _take_fd_if_idle(self) -> int:
+        if self._users or self._fd < 0:
+            return -1
+        fd, self._fd = self._fd, -1
+        return fd
+
+    def _enter(self) -> None:
+        with self._lock:
+            if self._closed:
+                raise ValueError("operation on a closed Root")
+            self._users += 1
+
+    def _leave(self) -> None:
+        with self._lock:
+            self._users -= 1
+            fd = self._take_fd_if_idle() if self._closed else -1
         if fd >= 0:
             os.close(fd)
 
@@ -144,7 +190,7 @@ class Root:
         self.close()
 
     def __del__(self) -> None:
-        if getattr(self, "_fd", -1) >= 0:
+        if not getattr(self, "_closed", True):
             self.close()
 
     def __repr__(self) -> str:
@@ -154,12 +200,10 @@ class Root:
     # -- internals -------------------------------------------------------------------------------
 
     def _check_open(self) -> None:
-        if self._fd < 0:
+        if self._closed:
             raise ValueError("operation on a closed Root")
 
     def _rel(self, path: PathArg) -> bytes:
-        if self._fd < 0:
-            raise ValueError("operation on a closed Root")
         # The common case (a relative str) without the general machinery: this is a hot path.
         data = path.encode(_FS_ENCODING, _FS_ERRORS) if type(path) is str else to_bytes(path)
         if b"\0" in data:
@@ -336,6 +380,7 @@ class Root:
 
     # -- reading ---------------------------------------------------------------------------------
 
+    @_operation
     def open(self, path: PathArg, mode: str = "r", *, encoding: str | None = None,
              errors: str | None = None, newline: str | None = None) -> IO[Any]:
         """Open a regular file beneath the root; returns an ordinary file object."""
@@ -355,6 +400,7 @@ class Root:
             os.close(fd)
             raise
 
+    @_operation
     def read_bytes(self, path: PathArg) -> bytes:
         rel = self._rel(path)
         try:
@@ -378,6 +424,7 @@ class Root:
 
     # -- writing ---------------------------------------------------------------------------------
 
+    @_operation
     def write_bytes(self, path: PathArg, data: bytes | bytearray | memoryview, *,
                     parents: bool = False, durable: bool = False) -> int:
         """Atomically replace (or create) the file; returns the number of bytes written.
@@ -415,6 +462,7 @@ class Root:
         self.write_bytes(path, data.encode(encoding, errors), parents=parents, durable=durable)
         return len(data)
 
+    @_operation
     def touch(self, path: PathArg, *, exist_ok: bool = True) -> None:
         """Create an empty file (without truncating an existing one)."""
         flags = os.O_WRONLY | os.O_CREAT | (0 if exist_ok else os.O_EXCL)
@@ -426,6 +474,7 @@ class Root:
 
     # -- directories -----------------------------------------------------------------------------
 
+    @_operation
     def mkdir(self, path: PathArg, mode: int = 0o777, *, parents: bool = False,
               exist_ok: bool = False) -> None:
         rel = self._rel(path)
@@ -449,6 +498,7 @@ class Root:
         """Root-relative paths of the directory's entries, like ``pathlib.Path.iterdir``."""
         return (entry.path for entry in self.scandir(path))
 
+    @_operation
     def scandir(self, path: PathArg = ".") -> Iterator[DirEntry]:
         """The directory's entries; type checks never follow a link out of the root."""
         rel = self._rel(path)
@@ -462,6 +512,7 @@ class Root:
             os.close(fd)
         return iter(entries)
 
+    @_operation
     def walk(self, top: PathArg = ".", *, topdown: bool = True
              ) -> Iterator[tuple[Any, list[Any], list[Any]]]:
         """Like ``os.walk`` through held fds; symlinks are listed with the files, never entered."""
@@ -472,6 +523,7 @@ class Root:
             raise with_filename(exc, top) from None
         return walk_fd(fd, os.fspath(top), topdown)
 
+    @_operation
     def rmtree(self, path: PathArg) -> None:
         """Remove a directory tree through fds; never follows a symlink, even if swapped in."""
         rel = self._rel(path)
@@ -491,6 +543,7 @@ class Root:
         except OSError as exc:
             raise with_filename(exc, path) from None
 
+    @_operation
     def opendir(self, path: PathArg) -> Root:
         """A new ``Root`` for a subdirectory (same resolver and symlink mode)."""
         rel = self._rel(path)
@@ -512,6 +565,7 @@ class Root:
 
     # -- metadata --------------------------------------------------------------------------------
 
+    @_operation
     def stat(self, path: PathArg, *, follow_symlinks: bool = True) -> os.stat_result:
         rel = self._rel(path)
         try:
@@ -550,6 +604,7 @@ class Root:
         mode = self._kind(path, False)
         return mode is not None and stat_mod.S_ISLNK(mode)
 
+    @_operation
     def chmod(self, path: PathArg, mode: int, *, follow_symlinks: bool = True) -> None:
         rel = self._rel(path)
         try:
@@ -570,6 +625,7 @@ class Root:
         except OSError as exc:
             raise with_filename(exc, path) from None
 
+    @_operation
     def readlink(self, path: PathArg) -> Any:
         rel = self._rel(path)
         try:
@@ -587,6 +643,7 @@ class Root:
         except OSError as exc:
             raise with_filename(exc, path) from None
 
+    @_operation
     def resolve(self, path: PathArg = ".") -> Any:
         """The canonical root-relative path that ``path`` designates (``"."`` for the root).
 
@@ -652,6 +709,7 @@ class Root:
     def rmdir(self, path: PathArg) -> None:
         self._entry_op(path, _rmdir)
 
+    @_operation
     def _entry_op(self, path: PathArg, op: Any) -> None:
         rel = self._rel(path)
         try:
@@ -680,6 +738,7 @@ class Root:
         """Hard link ``dst`` to ``src`` (a symlink ``src`` is linked itself, not followed)."""
         self._two_path_op(src, dst, _link)
 
+    @_operation
     def _two_path_op(self, src: PathArg, dst: PathArg, op: Any) -> None:
         srel = self._rel(src)
         drel = self._rel(dst)
@@ -713,6 +772,7 @@ class Root:
         except OSError as exc:
             raise with_filename(exc, src, dst) from None
 
+    @_operation
     def symlink(self, target: PathArg, path: PathArg) -> None:
         """Create symlink ``path`` -> ``target``. Absolute targets, and targets whose ``..``
         climbs above the root (judged from the link's own directory), are refused."""

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
 import safefs
 from safefs.atomic import TEMP_SUFFIX
@@ -84,3 +86,38 @@ def test_one_root_from_many_threads(open_root: Callable[..., safefs.Root]) -> No
     assert leftovers == []
     assert root.read_bytes("shared") in SHARED
     assert len(os.listdir("/proc/self/fd")) == fds_before
+
+
+def test_close_while_other_threads_read_never_reaches_a_reused_fd(
+        flavour: Any, workspace: Any) -> None:
+    """close() must not free the root fd under an operation in flight: the number would be
+    reused by the next open (here: of the outside directory, holding a file of the same name)."""
+    (workspace.root_path / "f").write_bytes(b"inside")
+    (workspace.outside / "f").write_bytes(b"OUTSIDE")
+    counts = {"inside": 0, "closed": 0, "outside": 0}
+    for _ in range(40):
+        root = flavour.open(workspace.root_path)
+        deadline = time.monotonic() + 5
+
+        def reader(root: safefs.Root = root, deadline: float = deadline) -> None:
+            while time.monotonic() < deadline:
+                try:
+                    data = root.read_bytes("f")
+                except ValueError:  # the Root is closed: the only acceptable failure
+                    counts["closed"] += 1
+                    return
+                counts["inside" if data == b"inside" else "outside"] += 1
+
+        thread = threading.Thread(target=reader)
+        thread.start()
+        while not counts["inside"]:
+            time.sleep(0)
+        root.close()
+        # Take the freed number (and its neighbours) for a directory outside the root.
+        squatters = [os.open(workspace.outside, os.O_RDONLY | os.O_DIRECTORY) for _ in range(4)]
+        thread.join()
+        for fd in squatters:
+            os.close(fd)
+    print(f"close race [{flavour}]: {counts}")
+    assert counts["outside"] == 0
+    assert counts["inside"] > 0 and counts["closed"] > 0
