@@ -8,6 +8,7 @@ from __future__ import annotations
 import errno
 import io
 import os
+import shutil
 import signal
 import socket
 import stat
@@ -29,10 +30,10 @@ OpenRoot = Callable[..., safefs.Root]
 
 
 @contextmanager
-def no_hang(seconds: int = 5) -> Iterator[None]:
+def no_hang(seconds: int = 5, what: str = "call") -> Iterator[None]:
     """Turn a blocking call into a test failure instead of a stuck run."""
     def alarm(signum: int, frame: Any) -> None:
-        raise AssertionError(f"call blocked for {seconds}s")
+        raise AssertionError(f"{what} blocked for {seconds}s")
     old = signal.signal(signal.SIGALRM, alarm)
     signal.alarm(seconds)
     try:
@@ -613,6 +614,32 @@ def test_fifo_is_refused_at_once(open_root: OpenRoot, workspace: Workspace) -> N
             root.read_bytes("fifo")
         assert stat.S_ISFIFO(root.stat("fifo").st_mode)  # metadata is fine
         assert stat.S_ISFIFO(os.lstat(workspace.root_path / "fifo").st_mode)  # not replaced
+
+
+def test_no_operation_hangs_on_a_fifo(open_root: OpenRoot, workspace: Workspace) -> None:
+    host = workspace.root_path
+    root = open_root()
+    for name, op in PATH_OPS:
+        for path in ("fifo", "lfifo", "fifo/", "d/../fifo"):
+            for entry in host.iterdir():  # the root directory itself stays: the Root holds it
+                if entry.is_dir() and not entry.is_symlink():
+                    shutil.rmtree(entry)
+                else:
+                    entry.unlink()
+            (host / "d").mkdir()
+            (host / "f").write_text("f")
+            os.mkfifo(host / "fifo")
+            os.symlink("fifo", host / "lfifo")
+            with no_hang(3, f"{name}({path!r})"):
+                try:
+                    result = op(root, path)
+                    if isinstance(result, Iterator):
+                        list(result)
+                    close = getattr(result, "close", None)
+                    if close is not None:
+                        close()
+                except OSError:
+                    pass  # refusing is fine; blocking is not
 
 
 def test_socket_is_refused_at_once(open_root: OpenRoot, workspace: Workspace,
