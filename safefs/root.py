@@ -67,11 +67,20 @@ def _operation(method: Callable[Concatenate[Root, _P], _R]) -> Callable[Concaten
 
     @functools.wraps(method)
     def run(self: Root, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
-        self._enter()
+        # Root._enter and Root._leave, inlined: this wraps every call on the hot path.
+        lock = self._lock
+        with lock:
+            if self._closed:
+                raise ValueError("operation on a closed Root")
+            self._users += 1
         try:
             return method(self, *args, **kwargs)
         finally:
-            self._leave()
+            with lock:
+                self._users -= 1
+                fd = self._take_fd_if_idle() if self._closed else -1
+            if fd >= 0:
+                os.close(fd)
 
     return run
 
@@ -169,19 +178,6 @@ class Root:
             return -1
         fd, self._fd = self._fd, -1
         return fd
-
-    def _enter(self) -> None:
-        with self._lock:
-            if self._closed:
-                raise ValueError("operation on a closed Root")
-            self._users += 1
-
-    def _leave(self) -> None:
-        with self._lock:
-            self._users -= 1
-            fd = self._take_fd_if_idle() if self._closed else -1
-        if fd >= 0:
-            os.close(fd)
 
     def __enter__(self) -> Root:
         return self
