@@ -13,6 +13,7 @@ from __future__ import annotations
 import errno
 import itertools
 import os
+from collections.abc import Callable
 
 from safefs import _sys
 
@@ -33,69 +34,58 @@ def write_atomic(dirfd: int, name: bytes, data: bytes | bytearray | memoryview,
                  perm: int | None, durable: bool) -> None:
     """Replace ``name`` in ``dirfd`` with ``data``. ``perm`` keeps an existing file's mode bits."""
     global _tmpfile_works
+    mode = 0o666 if perm is None else perm
     if _tmpfile_works:
         try:
-            fd = _sys.openat(dirfd, b".", os.O_WRONLY | _O_TMPFILE,
-                             0o666 if perm is None else perm)
+            fd = _sys.openat(dirfd, b".", os.O_WRONLY | _O_TMPFILE, mode)
         except OSError as exc:
             if exc.errno not in (errno.EOPNOTSUPP, errno.EISDIR, errno.EINVAL):
                 raise
-            _tmpfile_works = False  # this filesystem has no O_TMPFILE
+            _tmpfile_works = False  # a filesystem without O_TMPFILE: named temp files from now on
         else:
-            _fill(fd, data, perm, durable)
-            return _publish_unnamed(fd, dirfd, name, durable)
-    for _ in range(100):
-        tmp = temp_name(name)
-        try:
-            fd = _sys.openat(dirfd, tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL,
-                             0o666 if perm is None else perm)
-            break
-        except FileExistsError:
-            continue
-    else:
-        raise OSError(errno.EEXIST, "could not create a unique temporary file")
+            try:
+                _fill(fd, data, perm, durable)
+                tmp = _with_unique_name(name, lambda tmp: _sys.link_unnamed(fd, dirfd, tmp))
+            finally:
+                os.close(fd)
+            return _rename_into_place(dirfd, tmp, name, durable)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL
+    fds: list[int] = []
+    tmp = _with_unique_name(name, lambda tmp: fds.append(_sys.openat(dirfd, tmp, flags, mode)))
     try:
         try:
-            _fill(fd, data, perm, durable, close_on_error=False)
+            _fill(fds[0], data, perm, durable)
         finally:
-            os.close(fd)
-        _sys.renameat(dirfd, tmp, dirfd, name)
+            os.close(fds[0])
     except BaseException:
         _unlink_quietly(dirfd, tmp)
         raise
+    _rename_into_place(dirfd, tmp, name, durable)
+
+
+def _with_unique_name(name: bytes, create: Callable[[bytes], object]) -> bytes:
+    """Calls ``create(tmp)`` with fresh temp names until one does not exist yet; returns it."""
+    for _ in range(100):
+        tmp = temp_name(name)
+        try:
+            create(tmp)
+            return tmp
+        except FileExistsError:
+            continue  # planted, or a leftover: never reuse, never follow
+    raise OSError(errno.EEXIST, "could not create a unique temporary file")
+
+
+def _fill(fd: int, data: bytes | bytearray | memoryview, perm: int | None, durable: bool) -> None:
+    if perm is not None:
+        os.fchmod(fd, perm)  # the umask must not narrow an existing file's mode
+    view = memoryview(data).cast("B")
+    while view:
+        view = view[os.write(fd, view):]
     if durable:
-        _fsync_dir(dirfd)
+        os.fsync(fd)
 
 
-def _fill(fd: int, data: bytes | bytearray | memoryview, perm: int | None, durable: bool,
-          close_on_error: bool = True) -> None:
-    try:
-        if perm is not None:
-            os.fchmod(fd, perm)  # the umask must not narrow an existing file's mode
-        view = memoryview(data).cast("B")
-        while view:
-            view = view[os.write(fd, view):]
-        if durable:
-            os.fsync(fd)
-    except BaseException:
-        if close_on_error:
-            os.close(fd)
-        raise
-
-
-def _publish_unnamed(fd: int, dirfd: int, name: bytes, durable: bool) -> None:
-    try:
-        for _ in range(100):
-            tmp = temp_name(name)
-            try:
-                _sys.link_unnamed(fd, dirfd, tmp)
-                break
-            except FileExistsError:
-                continue
-        else:
-            raise OSError(errno.EEXIST, "could not create a unique temporary file")
-    finally:
-        os.close(fd)
+def _rename_into_place(dirfd: int, tmp: bytes, name: bytes, durable: bool) -> None:
     try:
         _sys.renameat(dirfd, tmp, dirfd, name)
     except BaseException:
