@@ -188,3 +188,17 @@ def fchmod_via_fd(fd: int, mode: int) -> None:
 
 def close(fd: int) -> None:
     os.close(fd)
+
+
+def close_all(fds: list[int]) -> None:
+    """Close fds we own. A walk's fds are usually consecutive numbers: then one close_range(2)
+    does it. That is safe only because every number in the range is one of ours, still open,
+    so no other thread can hold one of them."""
+    if not fds:
+        return
+    low, high = min(fds), max(fds)
+    if high - low + 1 == len(fds):
+        os.closerange(low, high + 1)
+    else:
+        for fd in fds:
+            os.close(fd)

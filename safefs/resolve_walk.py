@@ -103,8 +103,8 @@ class WalkResolver:
                 if target.startswith(b"/"):
                     if self.mode != "in_root":
                         raise PathEscapeError()
-                    while stack:
-                        os.close(stack.pop())
+                    _sys.close_all(stack)
+                    stack.clear()
                 if last and flags & os.O_CREAT and target.endswith(b"/") and target.rstrip(b"/"):
                     create_dir = True
                     target = target.rstrip(b"/")
@@ -112,8 +112,7 @@ class WalkResolver:
             # Only reachable for an empty path, which callers never pass.
             raise OSError(errno.ENOENT, os.strerror(errno.ENOENT))
         finally:
-            for fd in stack:
-                os.close(fd)
+            _sys.close_all(stack)
 
 
 def _link_target(dirfd: int, name: bytes, cause: OSError) -> bytes:
