@@ -30,31 +30,23 @@ from safefs._paths import (
     to_bytes,
 )
 from safefs.atomic import write_atomic
+from safefs.entries import (
+    lexists,
+    link_entry,
+    open_mode_flags,
+    rename_noreplace,
+    rename_replace,
+    rmdir_entry,
+    unlink_entry,
+)
 from safefs.errors import NotRegularFileError, PathEscapeError, with_filename
 from safefs.resolve_walk import MAX_SYMLINKS, PATH_MAX
 from safefs.resolvers import Resolver, make_resolver
 from safefs.tree import DirEntry, remove_tree_fd, scan_fd, walk_fd
 
-_OPEN_MODES = {
-    "r": os.O_RDONLY,
-    "w": os.O_WRONLY | os.O_CREAT | os.O_TRUNC,
-    "a": os.O_WRONLY | os.O_CREAT | os.O_APPEND,
-    "x": os.O_WRONLY | os.O_CREAT | os.O_EXCL,
-}
 _O_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
 _FS_ENCODING = sys.getfilesystemencoding()
 _FS_ERRORS = sys.getfilesystemencodeerrors()
-
-
-def _open_flags(mode: str) -> int:
-    kinds = [c for c in mode if c in _OPEN_MODES]
-    if (len(kinds) != 1 or len(set(mode)) != len(mode) or set(mode) - set("rwaxbt+")
-            or ("b" in mode and "t" in mode)):
-        raise ValueError(f"invalid mode: {mode!r}")
-    flags = _OPEN_MODES[kinds[0]]
-    if "+" in mode:
-        flags = (flags & ~(os.O_WRONLY | os.O_RDONLY)) | os.O_RDWR
-    return flags
 
 
 _P = ParamSpec("_P")
@@ -380,7 +372,7 @@ class Root:
     def open(self, path: PathArg, mode: str = "r", *, encoding: str | None = None,
              errors: str | None = None, newline: str | None = None) -> IO[Any]:
         """Open a regular file beneath the root; returns an ordinary file object."""
-        flags = _open_flags(mode)
+        flags = open_mode_flags(mode)
         rel = self._rel(path)
         try:
             fd, _st = self._open_regular(rel, flags)
@@ -698,12 +690,12 @@ class Root:
 
     def remove(self, path: PathArg) -> None:
         """Remove a file or symlink (the link itself, never its target)."""
-        self._entry_op(path, _unlink)
+        self._entry_op(path, unlink_entry)
 
     unlink = remove
 
     def rmdir(self, path: PathArg) -> None:
-        self._entry_op(path, _rmdir)
+        self._entry_op(path, rmdir_entry)
 
     @_operation
     def _entry_op(self, path: PathArg, op: Any) -> None:
@@ -713,7 +705,7 @@ class Root:
             try:
                 if name in SPECIAL_NAMES:
                     # A final "." or ".." is never removed; answer as Linux does.
-                    code = (errno.EISDIR if op is _unlink
+                    code = (errno.EISDIR if op is unlink_entry
                             else errno.EINVAL if name == b"." else errno.ENOTEMPTY)
                     raise OSError(code, os.strerror(code))
                 op(fd, name, trailing)
@@ -725,14 +717,14 @@ class Root:
     def rename(self, src: PathArg, dst: PathArg, *, replace: bool = True) -> None:
         """Rename ``src`` to ``dst`` (links are moved, not followed). ``replace=False`` is an
         atomic no-clobber rename: FileExistsError if ``dst`` exists."""
-        self._two_path_op(src, dst, _rename_replace if replace else _rename_noreplace)
+        self._two_path_op(src, dst, rename_replace if replace else rename_noreplace)
 
     def replace(self, src: PathArg, dst: PathArg) -> None:
         self.rename(src, dst, replace=True)
 
     def link(self, src: PathArg, dst: PathArg) -> None:
         """Hard link ``dst`` to ``src`` (a symlink ``src`` is linked itself, not followed)."""
-        self._two_path_op(src, dst, _link)
+        self._two_path_op(src, dst, link_entry)
 
     @_operation
     def _two_path_op(self, src: PathArg, dst: PathArg, op: Any) -> None:
@@ -743,13 +735,13 @@ class Root:
             try:
                 # linkat follows a source ending in "/", "." or "..": a directory, which cannot
                 # be linked (EPERM), though the destination is judged first, as Linux does.
-                src_is_dir = op is _link and (strailing or sname in SPECIAL_NAMES)
+                src_is_dir = op is link_entry and (strailing or sname in SPECIAL_NAMES)
                 if src_is_dir and strailing:
                     os.close(self._open_dir(srel))  # ENOENT, ENOTDIR, ELOOP or an escape
                 dfd, dname, _dp, dtrailing = self._parent(drel)
                 try:
-                    if op is _link and (src_is_dir or dtrailing or dname in SPECIAL_NAMES):
-                        if dname in SPECIAL_NAMES or _lexists(dfd, dname):
+                    if op is link_entry and (src_is_dir or dtrailing or dname in SPECIAL_NAMES):
+                        if dname in SPECIAL_NAMES or lexists(dfd, dname):
                             code = errno.EEXIST
                         else:  # ENOENT: a new name cannot end in "/"; EPERM: a directory
                             code = errno.ENOENT if dtrailing else errno.EPERM
@@ -783,7 +775,7 @@ class Root:
                     raise OSError(errno.EEXIST, os.strerror(errno.EEXIST))
                 if trailing:
                     # As symlinkat: an existing name is EEXIST, a new one cannot be "name/".
-                    code = errno.EEXIST if _lexists(fd, name) else errno.ENOENT
+                    code = errno.EEXIST if lexists(fd, name) else errno.ENOENT
                     raise OSError(code, os.strerror(code))
                 if raw_target.startswith(b"/"):
                     raise PathEscapeError()
@@ -800,49 +792,6 @@ class Root:
                 self._release(fd)
         except OSError as exc:
             raise with_filename(exc, path, target) from None
-
-
-def _lexists(fd: int, name: bytes) -> bool:
-    try:
-        _sys.fstatat(fd, name)
-    except FileNotFoundError:
-        return False
-    return True
-
-
-def _unlink(fd: int, name: bytes, trailing: bool) -> None:
-    if trailing:
-        st = _sys.fstatat(fd, name)
-        code = errno.EISDIR if stat_mod.S_ISDIR(st.st_mode) else errno.ENOTDIR
-        raise OSError(code, os.strerror(code))
-    _sys.unlinkat(fd, name)
-
-
-def _rmdir(fd: int, name: bytes, trailing: bool) -> None:
-    _sys.rmdirat(fd, name)
-
-
-def _rename_replace(sfd: int, sname: bytes, dfd: int, dname: bytes) -> None:
-    _sys.renameat(sfd, sname, dfd, dname)
-
-
-def _rename_noreplace(sfd: int, sname: bytes, dfd: int, dname: bytes) -> None:
-    try:
-        _sys.renameat2(sfd, sname, dfd, dname, _sys.RENAME_NOREPLACE)
-        return
-    except OSError as exc:
-        if exc.errno not in (errno.ENOSYS, errno.EINVAL, errno.EOPNOTSUPP):
-            raise
-    # No renameat2 (or the filesystem lacks NOREPLACE): link+unlink is atomic no-clobber too,
-    # for anything but a directory.
-    if stat_mod.S_ISDIR(_sys.fstatat(sfd, sname).st_mode):
-        raise OSError(errno.EOPNOTSUPP, "no-clobber rename of a directory needs renameat2")
-    _sys.linkat(sfd, sname, dfd, dname)
-    _sys.unlinkat(sfd, sname)
-
-
-def _link(sfd: int, sname: bytes, dfd: int, dname: bytes) -> None:
-    _sys.linkat(sfd, sname, dfd, dname)
 
 
 __all__ = ["DirEntry", "Root"]
