@@ -329,16 +329,9 @@ class Root:
             finally:
                 os.close(fd)
         # Without O_PATH (macOS) opening could block or need read access: stat via the parent.
-        _parent, name, trailing = split_parent(rel)
-        if name in SPECIAL_NAMES or trailing:
-            fd = self._open_dir(rel)
-            try:
-                return os.fstat(fd)
-            finally:
-                os.close(fd)
         try:
-            fd, name, st = self._entry(rel, follow=follow)
-        except _DirectoryPath as directory:
+            fd, _name, st = self._entry(rel, follow=follow)
+        except _DirectoryPath as directory:  # ends in "/", "." or "..": a directory as a whole
             fd = self._open_dir(directory.rel)
             try:
                 return os.fstat(fd)
