@@ -1,4 +1,4 @@
-# Each target creates .venv when missing and installs the project with its dev extra.
+# Each target creates .venv when missing and installs the project with all its extras.
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed-stamp
 $(STAMP): pyproject.toml setup.py build_ext.py
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[dev]'
+	$(PY) -m pip install --quiet -e '.[agent,mcp,dev]'
 	touch $(STAMP)
 
 demo: $(STAMP)
