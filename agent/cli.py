@@ -17,9 +17,10 @@ from types import FrameType
 from typing import NoReturn
 
 import safefs
-from agent.approval import deny_bash_by_default
+from agent.audit import AuditLog
 from agent.console import Printer, one_line
 from agent.loop import DEFAULT_MAX_TURNS, run_agent
+from agent.policy import options as policy_options
 from agent.redact import Redactor
 from agent.session import Session
 from agent.tools import default_tools
@@ -51,7 +52,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--max-turns", type=int, default=DEFAULT_MAX_TURNS,
                      help=f"model turns before giving up (default {DEFAULT_MAX_TURNS})")
     run.add_argument("--allow-bash", action="store_true",
-                     help="let the model run shell commands (not confined to the workspace)")
+                     help="let the model run shell commands (the same as --mode full)")
+    policy_options.add_run_options(run)
     run.add_argument("--env-allow", action="append", default=[], metavar="NAME",
                      help="pass this credential-looking variable to bash anyway (repeatable; "
                      "never ANTHROPIC_API_KEY)")
@@ -61,6 +63,7 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--session", help="where to write the demo's session file")
     demo.add_argument("--race-seconds", type=float, default=2.0,
                       help="how long each race runs (default 2)")
+    policy_options.add_audit_command(commands)
     return parser
 
 
@@ -100,13 +103,27 @@ def command_run(args: argparse.Namespace, redact_holder: list[Redactor]) -> int:
     if args.max_turns < 1:
         raise UsageError("--max-turns must be at least 1")
     # Imported here: the SDK takes a second or two to import, which the demo does not need.
-    from agent.models.anthropic_client import DEFAULT_MODEL, AnthropicModelClient
+    from agent.models.anthropic_client import DEFAULT_MODEL, DEFAULT_SYSTEM, AnthropicModelClient
 
     model = args.model or os.environ.get("ANTHROPIC_MODEL") or DEFAULT_MODEL
     base_url = os.environ.get("ANTHROPIC_BASE_URL") or None
-    client = AnthropicModelClient(api_key=api_key, model=model, base_url=base_url)
+    policy_options.chosen_mode(args)  # a contradiction is a usage error before anything runs
     cancel = threading.Event()
-    with _open_workspace(args.workspace) as root:
+    with _open_workspace(args.workspace) as root, contextlib.ExitStack() as stack:
+        audit_file = policy_options.audit_path(args)
+        audit = stack.enter_context(AuditLog(audit_file)) if audit_file else None
+        permissions = policy_options.permissions(
+            args, root, default_tools(root, secret_values=[api_key], env_allow=args.env_allow),
+            audit)
+        system = DEFAULT_SYSTEM if permissions.notice is None else \
+            f"{DEFAULT_SYSTEM}\n\n{permissions.notice}"
+        http_client = None
+        if audit is not None:
+            from agent.audit_http import audited_http_client
+
+            http_client = audited_http_client(audit)
+        client = AnthropicModelClient(api_key=api_key, model=model, base_url=base_url,
+                                      system=system, http_client=http_client)
         session = Session.open(args.session, secrets=[api_key]) if args.session else None
         try:
             if session is not None and session.truncated is not None:
@@ -114,10 +131,10 @@ def command_run(args: argparse.Namespace, redact_holder: list[Redactor]) -> int:
             with _cancel_on_interrupt(cancel):
                 run_agent(
                     client,
-                    default_tools(root, secret_values=[api_key], env_allow=args.env_allow),
+                    permissions.tools,
                     session.messages if session is not None else (),
                     prompt=args.prompt,
-                    before_tool_call=None if args.allow_bash else deny_bash_by_default,
+                    before_tool_call=permissions.policy,
                     session=session,
                     max_turns=args.max_turns,
                     cancel=cancel,
@@ -139,6 +156,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             from agent.demo import run_demo
 
             return run_demo(session_path=args.session, race_seconds=args.race_seconds)
+        if args.command == "audit":
+            return policy_options.command_audit_verify(args, sys.stdout)
         return command_run(args, redact_holder)
     except SystemExit as exc:  # --help and --version exit normally
         return exc.code if isinstance(exc.code, int) else 0

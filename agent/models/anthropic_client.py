@@ -85,14 +85,16 @@ class AnthropicModelClient:
 
     def __init__(self, *, api_key: str, model: str = DEFAULT_MODEL, base_url: str | None = None,
                  max_tokens: int = DEFAULT_MAX_TOKENS, system: str = DEFAULT_SYSTEM,
-                 timeout: float = 600.0, max_retries: int = 2) -> None:
+                 timeout: float = 600.0, max_retries: int = 2,
+                 http_client: Any | None = None) -> None:
+        """``http_client``: an HTTP client for the SDK to send through (the audit log's hooks)."""
         if not api_key:
             raise ValueError("an API key is required")
         self.model = model
         self.max_tokens = max_tokens
         self.system = system
         self._client = anthropic.Anthropic(api_key=api_key, base_url=base_url, timeout=timeout,
-                                           max_retries=max_retries)
+                                           max_retries=max_retries, http_client=http_client)
 
     def __repr__(self) -> str:
         return f"<AnthropicModelClient model={self.model!r}>"

@@ -17,7 +17,7 @@ from agent.approval import (
 from agent.loop import run_agent
 from agent.messages import AssistantMessage, ToolCall, ToolResult
 from agent.models.scripted import ScriptedModelClient
-from agent.tools import BashTool, ReadTool
+from agent.tools import BashTool, ReadTool, WriteTool
 from tests.agent.conftest import AgentWorkspace
 
 
@@ -26,7 +26,8 @@ def call(name: str, **args: str) -> ToolCall:
 
 
 def test_deny_bash_by_default_denies_only_bash() -> None:
-    assert deny_bash_by_default(call("bash", command="ls")) == Decision(False, BASH_DENIAL_REASON)
+    assert deny_bash_by_default(call("bash", command="ls")) == \
+        Decision(False, BASH_DENIAL_REASON, "deny_bash_by_default")
     assert deny_bash_by_default(call("read", path="a")).approved
     assert deny_bash_by_default(call("write", path="a", content="")).approved
 
@@ -54,6 +55,10 @@ def test_compose_first_denial_wins_and_later_policies_are_not_asked() -> None:
     assert policy(call("read", path="x")) == Decision(False, "b says no")
     assert asked == ["a", "b"]
     assert compose()(call("bash", command="x")).approved
+    # When all approve, the last approval that names who decided is the answer.
+    assert compose(named("d", Decision(True, decided_by="mode:edit")),
+                   named("e", Decision(True)))(call("read", path="x")) == \
+        Decision(True, decided_by="mode:edit")
     assert compose(allow_all, deny_bash_by_default)(call("bash", command="x")).reason == \
         BASH_DENIAL_REASON
 
@@ -64,7 +69,7 @@ def test_deny_paths_reads_the_arguments() -> None:
     assert not policy(call("write", path=".env", content="x")).approved
     assert not policy(call("read", path="./secrets/../secrets/db.txt")).approved
     denial = policy(call("read", path="a/.env"))
-    assert denial == Decision(False, "path 'a/.env' is denied by policy (.env)")
+    assert denial == Decision(False, "path 'a/.env' is denied by policy (.env)", "rule:.env")
     assert policy(call("read", path="src/main.py")).approved
     assert policy(call("bash", command="cat x.pem")).approved  # not a path tool: not its job
 
@@ -79,6 +84,25 @@ def test_deny_paths_with_root_sees_through_symlink_aliases(ws: AgentWorkspace) -
     assert not resolving(call("read", path="innocent.txt")).approved
     # An escaping path is not this policy's to judge: safefs refuses it in the tool.
     assert resolving(call("read", path="../outside/secret.txt")).approved
+
+
+def test_deny_paths_sees_through_a_dangling_alias_into_a_missing_directory(
+        ws: AgentWorkspace) -> None:
+    (ws.path / "secrets").mkdir()
+    (ws.path / "docs").mkdir()
+    os.symlink("../secrets/new/x", ws.path / "docs" / "alias")  # secrets/new does not exist
+    policy = deny_paths(["secrets/*"], root=ws.root)
+    turn = AssistantMessage("", (ToolCall("w1", "write", {"path": "docs/alias",
+                                                           "content": "planted\n"}),))
+    history = run_agent(ScriptedModelClient([turn, AssistantMessage("ok")]), [WriteTool(ws.root)],
+                        prompt="go", before_tool_call=policy)
+    result = next(m for m in history if isinstance(m, ToolResult))
+    assert result == ToolResult("w1", "path 'docs/alias' is denied by policy (secrets/*)", True)
+    assert not (ws.path / "secrets" / "new").exists()
+    # Without the policy the same write goes through the link and creates the directory: the
+    # case above is a real hole, not a refusal by the tool.
+    WriteTool(ws.root).execute({"path": "docs/alias", "content": "x"})
+    assert (ws.path / "secrets" / "new" / "x").read_text() == "x"
 
 
 def test_composed_policy_in_the_loop(ws: AgentWorkspace) -> None:

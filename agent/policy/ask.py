@@ -1,0 +1,241 @@
+"""``--mode ask``: the person at the terminal approves each write, edit and shell command.
+
+What is shown is what will really happen: the canonical root-relative path the call will touch
+(symlinks followed, as the operation follows them), a coloured unified diff of the change, or
+the exact command and the sandbox it will run in. Text from the model is shown with control
+characters made visible, so it cannot move the cursor, recolour or rewrite the prompt.
+
+The terminal is ``/dev/tty``, as ``ssh`` and ``sudo`` use it: the conversation's output can be
+redirected and the question still reaches the person. Without a controlling terminal every
+such call is denied with the reason ``approval needs a terminal``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import difflib
+import os
+import re
+import threading
+from collections.abc import Callable, Iterator
+from typing import Protocol
+
+import safefs
+from agent.approval import Decision, deny
+from agent.messages import ToolCall
+from agent.policy.targets import call_path, canonical_path
+
+NO_TERMINAL = "approval needs a terminal"
+DENIED_BY_PERSON = "the person at the terminal declined this call"
+MAX_DIFF_LINES = 400
+UNCONFINED_BASH = "none: the command runs with your rights (its environment is scrubbed)"
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_RED, _GREEN, _CYAN, _BOLD, _RESET = "\x1b[31m", "\x1b[32m", "\x1b[36m", "\x1b[1m", "\x1b[0m"
+
+
+def visible(text: str) -> str:
+    """``text`` with every control character but tab and newline shown as an escape."""
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group(0)):02x}", text)
+
+
+def _current_text(root: safefs.Root, path: str) -> str | None:
+    """The file's text now, None when it does not exist; raises ValueError when unreadable."""
+    try:
+        data = root.read_bytes(path)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        reason = exc.strerror or type(exc).__name__
+        raise ValueError(f"cannot read the current file ({reason})") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ValueError("the current file is not UTF-8 text") from None
+
+
+def _new_text(call: ToolCall, current: str | None) -> str:
+    """What the file will hold if the call succeeds; ValueError when the call will fail."""
+    if call.name == "write":
+        return str(call.input.get("content", ""))
+    old, new = str(call.input.get("old_string", "")), str(call.input.get("new_string", ""))
+    if current is None:
+        raise ValueError("the file does not exist: the edit will fail")
+    count = current.count(old) if old else 0
+    if count == 0:
+        raise ValueError("old_string is not in the file: the edit will fail")
+    if count > 1 and not call.input.get("replace_all"):
+        raise ValueError(f"old_string occurs {count} times: the edit will fail")
+    return current.replace(old, new)
+
+
+def coloured_diff(before: str | None, after: str, name: str, *, colour: bool = True) -> list[str]:
+    """A unified diff from ``before`` (None: a new file) to ``after``, capped in length."""
+    lines = list(difflib.unified_diff(
+        [] if before is None else before.splitlines(keepends=True),
+        after.splitlines(keepends=True),
+        fromfile="/dev/null" if before is None else f"a/{name}", tofile=f"b/{name}", n=3))
+    shown: list[str] = []
+    for line in lines[:MAX_DIFF_LINES]:
+        text = visible(line.rstrip("\n"))
+        if not line.endswith("\n"):
+            text += "  (no newline at end)"
+        if colour and line.startswith("+") and not line.startswith("+++"):
+            text = f"{_GREEN}{text}{_RESET}"
+        elif colour and line.startswith("-") and not line.startswith("---"):
+            text = f"{_RED}{text}{_RESET}"
+        elif colour and line.startswith("@@"):
+            text = f"{_CYAN}{text}{_RESET}"
+        shown.append(text)
+    if len(lines) > MAX_DIFF_LINES:
+        shown.append(f"[diff cut: {len(lines) - MAX_DIFF_LINES} more lines not shown; answer no "
+                     "to look at the change another way first]")
+    if not lines:
+        shown.append("(no change to the file's content)")
+    return shown
+
+
+def describe_call(call: ToolCall, root: safefs.Root, *, sandbox: str = UNCONFINED_BASH,
+                  colour: bool = True) -> list[str]:
+    """The lines shown to the person for ``call``."""
+    bold = (lambda s: f"{_BOLD}{s}{_RESET}") if colour else (lambda s: s)
+    if call.name == "bash":
+        command = str(call.input.get("command", ""))
+        return [bold("The agent wants to run a shell command:"),
+                *(f"  $ {visible(line)}" for line in command.splitlines() or [""]),
+                f"  in:      the workspace ({visible(root.path)})",
+                f"  sandbox: {visible(sandbox)}"]
+    path = call_path(call.name, call.input)
+    if path is None:
+        return [bold(f"The agent wants to call {visible(call.name)} with:"),
+                f"  {visible(repr(call.input))}"]
+    canonical = canonical_path(root, path)
+    lines = [bold(f"The agent wants to {call.name} a file:"),
+             f"  path as given: {visible(path)!r}",
+             "  really:        " + (f"{visible(canonical)!r} (in the workspace)" if canonical
+                                    else "outside the workspace or invalid: the call will fail")]
+    if canonical is None or call.name not in ("write", "edit"):
+        return lines
+    try:
+        current = _current_text(root, canonical)
+        after = _new_text(call, current)
+    except ValueError as exc:
+        return [*lines, f"  note: {exc}"]
+    return [*lines, *("  " + line for line in coloured_diff(current, after, canonical,
+                                                            colour=colour))]
+
+
+Answer = str  # "yes", "no" or "always"
+_ANSWERS = {"y": "yes", "yes": "yes", "n": "no", "no": "no", "a": "always", "always": "always"}
+
+
+class Terminal(Protocol):
+    def write(self, text: str, /) -> object: ...
+    def flush(self) -> None: ...
+    def readline(self) -> str: ...
+    def close(self) -> None: ...
+
+
+class FdTerminal:
+    """A terminal file descriptor read a line at a time (a tty cannot be opened "r+")."""
+
+    def __init__(self, fd: int) -> None:
+        self._fd = fd
+
+    def write(self, text: str) -> int:
+        data = text.encode("utf-8", "replace")
+        view = memoryview(data)
+        while view:
+            view = view[os.write(self._fd, view):]
+        return len(text)
+
+    def flush(self) -> None:
+        pass
+
+    def readline(self) -> str:
+        line = bytearray()
+        while not line.endswith(b"\n"):
+            try:
+                byte = os.read(self._fd, 1)
+            except OSError:  # EIO: the terminal went away; as good as end of input
+                byte = b""
+            if not byte:
+                break
+            line += byte
+        return line.decode("utf-8", "replace")
+
+    def close(self) -> None:
+        os.close(self._fd)
+
+
+def open_terminal() -> Terminal | None:
+    """The controlling terminal for reading and writing, or None when there is none."""
+    try:
+        fd = os.open("/dev/tty", os.O_RDWR | os.O_NOCTTY | os.O_CLOEXEC)
+    except OSError:
+        return None
+    if not os.isatty(fd):
+        os.close(fd)
+        return None
+    return FdTerminal(fd)
+
+
+class TerminalApprover:
+    """Asks at the terminal about each call given to it; remembers "always" per tool.
+
+    ``terminal`` is a factory for the terminal stream (``/dev/tty`` by default); it returning
+    None means there is no terminal, and every call is denied with :data:`NO_TERMINAL`."""
+
+    def __init__(self, root: safefs.Root, *, sandbox: str = UNCONFINED_BASH,
+                 terminal: Callable[[], Terminal | None] = open_terminal,
+                 colour: bool | None = None) -> None:
+        self.root = root
+        self.sandbox = sandbox
+        self._terminal = terminal
+        self._colour = colour
+        self._always: set[str] = set()
+        self._lock = threading.Lock()  # one question on the terminal at a time
+
+    def __call__(self, call: ToolCall) -> Decision:
+        with self._lock:
+            if call.name in self._always:
+                return Decision(True, decided_by="person:always")
+            with self._session() as tty:
+                if tty is None:
+                    return deny(NO_TERMINAL, decided_by="mode:ask")
+                try:
+                    answer = self._ask(tty, call)
+                except OSError:  # the terminal went away while asking
+                    return deny(NO_TERMINAL, decided_by="mode:ask")
+        if answer == "always":
+            self._always.add(call.name)
+        if answer == "no":
+            return deny(DENIED_BY_PERSON, decided_by="person")
+        return Decision(True, decided_by="person")
+
+    @contextlib.contextmanager
+    def _session(self) -> Iterator[Terminal | None]:
+        tty = self._terminal()
+        try:
+            yield tty
+        finally:
+            if tty is not None:
+                tty.close()
+
+    def _ask(self, tty: Terminal, call: ToolCall) -> Answer:
+        colour = self._colour if self._colour is not None else os.environ.get("NO_COLOR") is None
+        tty.write("\n" + "\n".join(describe_call(call, self.root, sandbox=self.sandbox,
+                                                 colour=colour)) + "\n")
+        question = f"Allow? [y]es / [n]o / [a]lways allow {call.name} for this run: "
+        for _ in range(3):
+            tty.write(question)
+            tty.flush()
+            line = tty.readline()
+            if not line:  # end of input: nobody is there to say yes
+                tty.write("\n")
+                return "no"
+            answer = _ANSWERS.get(line.strip().lower())
+            if answer is not None:
+                return answer
+            tty.write("Please answer y, n or a.\n")
+        return "no"

@@ -1,0 +1,161 @@
+"""The tool-layer guard: every tool result passes the secret scanner, and every call is audited.
+
+:func:`guard_tools` wraps each tool's ``execute``; :class:`ToolCallAudit` wraps the approval
+hook. Together they see each call twice, at its decision and at its outcome, and write one
+audit line for it. The loop runs calls one at a time, hook then tool, so the pending call is
+matched by identity of its input.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import safefs
+from agent.approval import Decision, Policy
+from agent.audit import AuditLog, digest
+from agent.messages import ToolCall
+from agent.policy.targets import call_path, canonical_path
+from agent.secret_scanner import SecretScanner, redaction_note
+from agent.tools.base import Tool, ToolOutput
+
+
+@dataclass
+class _Pending:
+    call: ToolCall
+    decision: Decision
+
+
+class ToolCallAudit:
+    """Writes one ``tool_call`` line per call: its canonical target, a digest of its input,
+    the decision and who made it, and the outcome (with a digest and size of the result)."""
+
+    def __init__(self, audit: AuditLog, root: safefs.Root, *, sandbox: str | None = None) -> None:
+        self.audit = audit
+        self.root = root
+        self.sandbox = sandbox
+        self._pending: _Pending | None = None
+        self._lock = threading.Lock()
+
+    def policy(self, inner: Policy) -> Policy:
+        """``inner``, with each decision remembered for the audit line."""
+
+        def audited(call: ToolCall) -> Decision:
+            self.flush()
+            try:
+                decision = inner(call)
+            except BaseException:
+                self._write(call, None, "approval failed")
+                raise
+            if decision.approved:
+                with self._lock:
+                    self._pending = _Pending(call, decision)
+            else:
+                self._write(call, decision, "denied")
+            return decision
+
+        return audited
+
+    def finished(self, args: Any, output: ToolOutput | None, redacted: int) -> None:
+        with self._lock:
+            pending, self._pending = self._pending, None
+        if pending is None or pending.call.input is not args:
+            return  # a tool run outside the audited loop
+        if output is None:
+            self._write(pending.call, pending.decision, "raised")
+            return
+        self._write(pending.call, pending.decision, "error" if output.is_error else "ok",
+                    result_sha256=digest(output.content),
+                    result_bytes=len(output.content.encode("utf-8", "surrogatepass")),
+                    redacted=redacted)
+
+    def flush(self) -> None:
+        """An approved call the loop never ran (an unknown tool, a cancelled run)."""
+        with self._lock:
+            pending, self._pending = self._pending, None
+        if pending is not None:
+            self._write(pending.call, pending.decision, "not run")
+
+    def _target(self, call: ToolCall) -> str | None:
+        if call.name == "bash":
+            return "."
+        path = call_path(call.name, call.input)
+        return None if path is None else canonical_path(self.root, path)
+
+    def _write(self, call: ToolCall, decision: Decision | None, outcome: str,
+               **extra: Any) -> None:
+        text = json.dumps(call.input, sort_keys=True, ensure_ascii=False)
+        fields: dict[str, Any] = {
+            "tool": call.name, "call_id": call.id, "target": self._target(call),
+            "input_sha256": digest(text),
+            "input_bytes": len(text.encode("utf-8", "surrogatepass")),
+            "decision": None if decision is None else
+            ("allowed" if decision.approved else "denied"),
+            "decided_by": None if decision is None else decision.decided_by or "hook",
+            "outcome": outcome,
+        }
+        if decision is not None and not decision.approved:
+            fields["reason"] = decision.reason
+        if call.name == "bash" and self.sandbox is not None:
+            fields["sandbox"] = self.sandbox
+        self.audit.record("tool_call", **fields, **extra)
+
+
+class GuardedTool(Tool):
+    """A tool whose results are scanned for secrets (and whose outcome is audited)."""
+
+    name = ""
+    description = ""
+    input_schema: ClassVar[dict[str, Any]] = {}
+
+    def __init__(self, inner: Tool, scanner: SecretScanner | None,
+                 audit: ToolCallAudit | None) -> None:
+        self.inner = inner
+        self.scanner = scanner
+        self.audit = audit
+
+    def spec(self) -> dict[str, Any]:
+        return self.inner.spec()
+
+    def execute(self, args: Any, cancel: threading.Event | None = None) -> ToolOutput:
+        try:
+            output = self.inner.execute(args, cancel)
+        except BaseException:
+            if self.audit is not None:
+                self.audit.finished(args, None, 0)
+            raise
+        redacted = 0
+        if self.scanner is not None:
+            redaction = self.scanner.redact(output.content)
+            if redaction.count:
+                redacted = redaction.count
+                output = ToolOutput(f"{redaction.text}\n{redaction_note(redaction)}",
+                                    output.is_error)
+        if self.audit is not None:
+            self.audit.finished(args, output, redacted)
+        return output
+
+    def run(self, args: dict[str, Any], cancel: threading.Event | None) -> ToolOutput:
+        return self.inner.run(args, cancel)
+
+
+def guard(tool: Tool, *, scanner: SecretScanner | None = None,
+          audit: ToolCallAudit | None = None) -> GuardedTool:
+    # A class per wrapped tool: a tool's name, description and schema are class attributes.
+    cls = type(f"Guarded{type(tool).__name__}", (GuardedTool,),
+               {"name": tool.name, "description": tool.description,
+                "input_schema": tool.input_schema})
+    wrapped: GuardedTool = cls(tool, scanner, audit)
+    return wrapped
+
+
+def guard_tools(tools: Iterable[Tool], *, scanner: SecretScanner | None = None,
+                audit: ToolCallAudit | None = None) -> list[Tool]:
+    return [guard(tool, scanner=scanner, audit=audit) for tool in tools]
+
+
+def tool_names(tools: Sequence[Tool]) -> list[str]:
+    return [tool.name for tool in tools]

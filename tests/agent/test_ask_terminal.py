@@ -1,0 +1,177 @@
+"""``--mode ask`` answered by a person at a real pseudo-terminal: yes, no, and always."""
+
+from __future__ import annotations
+
+import json
+import os
+import pty
+import select
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import safefs
+from agent.approval import Decision
+from agent.messages import ToolCall
+from agent.policy.ask import (
+    DENIED_BY_PERSON,
+    NO_TERMINAL,
+    FdTerminal,
+    TerminalApprover,
+    describe_call,
+    visible,
+)
+from agent.session import Session
+from tests.agent.conftest import API_KEY, AgentWorkspace
+from tests.agent.messages_api_server import LoopbackMessagesAPI, text_reply, tool_reply
+
+REPO = Path(__file__).resolve().parents[2]
+# Makes the pty the child's controlling terminal (new session, TIOCSCTTY, fds 0-2), then runs
+# the real command line.
+LAUNCH = "import os, sys; os.login_tty(os.open(sys.argv[1], os.O_RDWR)); " \
+         "os.execv(sys.argv[2], sys.argv[2:])"
+PROMPT = b"for this run: "
+
+
+class Terminal:
+    """The person's side of a pseudo-terminal: read what is shown, type answers."""
+
+    def __init__(self, master: int) -> None:
+        self.master = master
+        self.seen = b""
+
+    def read_until(self, marker: bytes, timeout: float = 60) -> bytes:
+        deadline = time.monotonic() + timeout
+        start = len(self.seen)
+        while marker not in self.seen[start:]:
+            remaining = deadline - time.monotonic()
+            assert remaining > 0, f"no {marker!r} on the terminal; saw {self.seen[start:]!r}"
+            ready, _, _ = select.select([self.master], [], [], remaining)
+            if ready:
+                try:
+                    chunk = os.read(self.master, 65536)
+                except OSError:  # EIO: the other side closed
+                    chunk = b""
+                assert chunk, f"terminal closed before {marker!r}; saw {self.seen[start:]!r}"
+                self.seen += chunk
+        return self.seen[start:]
+
+    def answer(self, text: str) -> bytes:
+        shown = self.read_until(PROMPT)
+        os.write(self.master, text.encode() + b"\n")
+        return shown
+
+    def drain(self, timeout: float = 60) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            ready, _, _ = select.select([self.master], [], [], 0.2)
+            if not ready:
+                continue
+            try:
+                chunk = os.read(self.master, 65536)
+            except OSError:
+                return
+            if not chunk:
+                return
+            self.seen += chunk
+
+
+def test_ask_mode_through_a_pseudo_terminal(ws: AgentWorkspace, messages_api: LoopbackMessagesAPI,
+                                            tmp_path: Path) -> None:
+    (ws.path / "docs").mkdir()
+    os.symlink("../hello.txt", ws.path / "docs" / "link")
+    messages_api.queue(tool_reply(
+        "",
+        ("w1", "write", {"path": "docs/link", "content": "hello, changed\n"}),
+        ("w2", "write", {"path": "other.txt", "content": "no thanks\x1b[2J\n"}),
+        ("b1", "bash", {"command": "echo one > one.txt"}),
+        ("b2", "bash", {"command": "echo two > two.txt"}),
+        ("r1", "read", {"path": "hello.txt"}),
+    ))
+    messages_api.queue(text_reply("done"))
+    session = tmp_path / "run.jsonl"
+    env = dict(os.environ, ANTHROPIC_API_KEY=API_KEY, ANTHROPIC_BASE_URL=messages_api.url,
+               ANTHROPIC_MODEL="loopback-model", TERM="xterm")
+    env.pop("NO_COLOR", None)
+    master, slave = pty.openpty()
+    proc = subprocess.Popen(
+        [sys.executable, "-c", LAUNCH, os.ttyname(slave), sys.executable, "-m", "agent", "run",
+         "--workspace", str(ws.path), "--mode", "ask", "--session", str(session), "go"],
+        cwd=REPO, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL, pass_fds=(slave,))
+    os.close(slave)
+    term = Terminal(master)
+    try:
+        first = term.answer("y")
+        second = term.answer("n")
+        third = term.answer("a")
+        term.drain()
+        assert proc.wait(timeout=60) == 0, term.seen.decode(errors="replace")
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        os.close(master)
+
+    # What the person saw: the real target through the link, and a coloured diff.
+    assert b"path as given: 'docs/link'" in first
+    assert b"really:        'hello.txt' (in the workspace)" in first
+    assert b"\x1b[31m-hello from inside\x1b[0m" in first
+    assert b"\x1b[32m+hello, changed\x1b[0m" in first
+    assert b"[y]es / [n]o / [a]lways allow write for this run: " in first
+    # A new file is a diff from nothing; control characters from the model are made visible.
+    assert b"--- /dev/null" in second and b"+no thanks\\x1b[2J" in second
+    assert b"\x1b[2J" not in second
+    # A command is shown exactly, with where and how it runs.
+    assert b"$ echo one > one.txt" in third and b"sandbox: " in third
+    assert term.seen.count(PROMPT) == 3  # "always" covered the second bash call
+
+    assert (ws.path / "hello.txt").read_text() == "hello, changed\n"
+    assert not (ws.path / "other.txt").exists()
+    assert (ws.path / "one.txt").read_text() == "one\n"
+    assert (ws.path / "two.txt").read_text() == "two\n"
+    with Session.open(session) as stored:
+        results = {m.tool_call_id: m for m in stored.messages if hasattr(m, "tool_call_id")}
+    assert results["w2"].content == "the person at the terminal declined this call"
+    audit = [json.loads(line) for line in
+             (tmp_path / "run.audit.jsonl").read_text().splitlines()]
+    by_call = {e["call_id"]: e for e in audit if e["event"] == "tool_call"}
+    assert {k: (v["decision"], v["decided_by"], v["outcome"]) for k, v in by_call.items()} == {
+        "w1": ("allowed", "person", "ok"),
+        "w2": ("denied", "person", "denied"),
+        "b1": ("allowed", "person", "ok"),
+        "b2": ("allowed", "person:always", "ok"),
+        "r1": ("allowed", "mode:ask", "ok"),
+    }
+    assert by_call["w1"]["target"] == "hello.txt"
+
+
+def test_approver_end_of_input_is_no_and_a_vanished_terminal_denies(ws: AgentWorkspace) -> None:
+    call = ToolCall("w", "write", {"path": "x.txt", "content": "y"})
+    master, slave = pty.openpty()
+    try:
+        os.write(master, b"\x04")  # Ctrl-D: end of input, nobody says yes
+        approver = TerminalApprover(ws.root, terminal=lambda: FdTerminal(os.dup(slave)),
+                                    colour=False)
+        assert approver(call) == Decision(False, DENIED_BY_PERSON, "person")
+    finally:
+        os.close(master)
+    gone = TerminalApprover(ws.root, terminal=lambda: FdTerminal(slave), colour=False)
+    assert gone(call) == Decision(False, NO_TERMINAL, "mode:ask")
+    assert not (ws.path / "x.txt").exists()
+
+
+def test_description_of_an_edit_and_of_a_failing_one(ws: AgentWorkspace) -> None:
+    edit = ToolCall("e", "edit", {"path": "hello.txt", "old_string": "inside",
+                                  "new_string": "within"})
+    lines = describe_call(edit, ws.root, colour=False)
+    assert "  -hello from inside" in lines and "  +hello from within" in lines
+    missing = ToolCall("e", "edit", {"path": "hello.txt", "old_string": "nope",
+                                     "new_string": "x"})
+    assert "  note: old_string is not in the file: the edit will fail" in \
+        describe_call(missing, ws.root, colour=False)
+    escape = ToolCall("e", "write", {"path": "../outside/x", "content": "x"})
+    assert any("outside the workspace" in line for line in describe_call(escape, ws.root))
+    assert visible("a\x1b[31mb\x07\tc\n") == "a\\x1b[31mb\\x07\tc\n"
+    assert isinstance(ws.root, safefs.Root)

@@ -1,0 +1,168 @@
+"""Sensitive paths: canonical targets (through links, dangling ones too), each built-in rule,
+--allow-path/--deny-path, and denials as error results that name the rule."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from agent.loop import run_agent
+from agent.messages import AssistantMessage, ToolCall, ToolResult
+from agent.models.scripted import ScriptedModelClient
+from agent.policy.rules import path_rules
+from agent.policy.sensitive import (
+    DEFERRED_EXECUTION_PATHS,
+    SENSITIVE_PATHS,
+    PathRules,
+    PatternError,
+)
+from agent.policy.targets import canonical_path
+from agent.tools import ReadTool, WriteTool
+from tests.agent.conftest import AgentWorkspace
+
+
+def example_path(pattern: str) -> str:
+    """A path the pattern is meant to catch, nested one level when it matches at any depth."""
+    name = pattern.removeprefix("**/").replace("**/", "a/").replace("*", "x")
+    if name.endswith("/"):
+        name += "f"
+    return name if "/" in pattern.rstrip("/") else f"sub/{name}"
+
+
+def call(name: str, **args: str) -> ToolCall:
+    return ToolCall("id", name, dict(args))
+
+
+# -- canonical targets ---------------------------------------------------------------------------
+
+def test_canonical_path_follows_links_as_the_operation_would(ws: AgentWorkspace) -> None:
+    (ws.path / "secrets").mkdir()
+    (ws.path / "secrets" / "db.txt").write_text("x")
+    (ws.path / "docs").mkdir()
+    os.symlink("../secrets/db.txt", ws.path / "docs" / "db")
+    os.symlink("docs", ws.path / "d")
+    os.symlink("d/db", ws.path / "chain")
+    root = ws.root
+    assert canonical_path(root, "hello.txt") == "hello.txt"
+    assert canonical_path(root, "./docs/../hello.txt") == "hello.txt"
+    assert canonical_path(root, "docs/db") == "secrets/db.txt"
+    assert canonical_path(root, "chain") == "secrets/db.txt"
+    assert canonical_path(root, "d/new.txt") == "docs/new.txt"  # new file: parent + name
+    assert canonical_path(root, str(ws.path / "d" / "db")) == "secrets/db.txt"
+
+
+def test_canonical_path_through_dangling_links_into_missing_directories(
+        ws: AgentWorkspace) -> None:
+    (ws.path / "docs").mkdir()
+    os.symlink("../secrets/new/x", ws.path / "docs" / "alias")
+    os.symlink("missing/deeper", ws.path / "hop")
+    os.symlink("../hop/leaf", ws.path / "docs" / "two")
+    assert canonical_path(ws.root, "docs/alias") == "secrets/new/x"
+    assert canonical_path(ws.root, "docs/two") == "missing/deeper/leaf"
+    assert canonical_path(ws.root, "docs/alias/under") == "secrets/new/x/under"
+    assert canonical_path(ws.root, "no/such/dir/f") == "no/such/dir/f"
+
+
+def test_canonical_path_is_none_where_the_tool_will_refuse(ws: AgentWorkspace) -> None:
+    os.symlink(str(ws.outside), ws.path / "out")
+    os.symlink("../outside/new/x", ws.path / "dangling-out")
+    os.symlink("loop", ws.path / "loop")
+    for path in ("../outside/secret.txt", "out/secret.txt", "dangling-out", "loop", "",
+                 str(ws.outside / "secret.txt"), "a\0b"):
+        assert canonical_path(ws.root, path) is None, path
+
+
+# -- the built-in lists --------------------------------------------------------------------------
+
+@pytest.mark.parametrize("pattern", SENSITIVE_PATHS)
+def test_each_sensitive_pattern_denies_reads_and_writes(pattern: str) -> None:
+    rules = PathRules()
+    path = example_path(pattern)
+    for writing in (False, True):
+        rule = rules.denial(path, writing=writing)
+        assert rule is not None and rule.pattern == pattern, (path, rule)
+
+
+@pytest.mark.parametrize("pattern", DEFERRED_EXECUTION_PATHS)
+def test_each_deferred_execution_pattern_denies_writes_only(pattern: str) -> None:
+    rules = PathRules()
+    path = example_path(pattern)
+    rule = rules.denial(path, writing=True)
+    assert rule is not None and rule.pattern == pattern, (path, rule)
+    assert rules.denial(path, writing=False) is None
+
+
+@pytest.mark.parametrize("path", ["src/app.py", "README.md", "environment.py", "docs/env.md",
+                                  "keys.txt", "public.pub.txt", ".github/workflows/ci.yml",
+                                  ".gitignore", "git/hooks/x", "ssh/config"])
+def test_ordinary_paths_are_not_denied(path: str) -> None:
+    assert PathRules().denial(path, writing=True) is None
+
+
+def test_a_denied_directory_is_denied_as_a_whole() -> None:
+    rules = PathRules()
+    assert rules.denial(".ssh", writing=False, directory=True) is not None
+    assert rules.denial("home/.aws", writing=False, directory=True) is not None
+    assert rules.denial(".git", writing=True, directory=True) is None
+    assert rules.denial(".git/hooks", writing=True, directory=True) is not None
+
+
+def test_allow_and_deny_options_adjust_the_list() -> None:
+    rules = PathRules(allow=[".env.example", ".ssh/known_hosts"], deny=["build/", "*.sqlite"])
+    assert rules.denial(".env.example", writing=True) is None
+    assert rules.denial(".ssh/known_hosts", writing=False) is None
+    assert rules.denial(".ssh/id_ed25519", writing=False) is not None
+    assert rules.denial(".env", writing=False) is not None
+    denied = rules.denial("build/out.o", writing=False)
+    assert denied is not None and denied.describe() == "path denied by --deny-path 'build/'"
+    # An explicit deny beats an explicit allow.
+    both = PathRules(allow=["*.sqlite"], deny=["data/*.sqlite"])
+    assert both.denial("data/app.sqlite", writing=False) is not None
+    assert both.denial("app.sqlite", writing=False) is None
+    assert PathRules(builtin=False).denial(".env", writing=True) is None
+
+
+@pytest.mark.parametrize("bad", ["", "  ", "!keep.txt", "# comment"])
+def test_unusable_patterns_are_refused(bad: str) -> None:
+    with pytest.raises(PatternError):
+        PathRules(deny=[bad])
+
+
+# -- the rule hook on real calls -----------------------------------------------------------------
+
+def test_denials_are_error_results_naming_the_rule(ws: AgentWorkspace) -> None:
+    (ws.path / ".env").write_text("TOKEN=abc\n")
+    os.symlink(".env", ws.path / "innocent.txt")
+    (ws.path / "docs").mkdir()
+    os.symlink("../.git/hooks/pre-commit", ws.path / "docs" / "hook")  # .git/hooks is missing
+    turn = AssistantMessage("", (
+        ToolCall("r1", "read", {"path": ".env"}),
+        ToolCall("r2", "read", {"path": "innocent.txt"}),
+        ToolCall("w1", "write", {"path": "docs/hook", "content": "#!/bin/sh\ncurl x | sh\n"}),
+        ToolCall("w2", "write", {"path": ".git/config", "content": "[core]\n"}),
+        ToolCall("r3", "read", {"path": "hello.txt"}),
+    ))
+    history = run_agent(ScriptedModelClient([turn, AssistantMessage("ok")]),
+                        [ReadTool(ws.root), WriteTool(ws.root)], prompt="go",
+                        before_tool_call=path_rules(PathRules(), ws.root))
+    got = {m.tool_call_id: m for m in history if isinstance(m, ToolResult)}
+    assert got["r1"] == ToolResult("r1", "read of '.env' denied: sensitive path (built-in rule "
+                                   "'.env'; --allow-path overrides it)", True)
+    assert got["r2"].is_error and "(really '.env')" in got["r2"].content
+    assert got["w1"] == ToolResult(
+        "w1", "write to 'docs/hook' (really '.git/hooks/pre-commit') denied: deferred-execution "
+        "path (built-in rule '**/.git/hooks/'; --allow-path overrides it)", True)
+    assert got["w2"].is_error and "'**/.git/config'" in got["w2"].content
+    assert got["r3"] == ToolResult("r3", "hello from inside\n", False)
+    assert not (ws.path / ".git").exists()
+
+
+def test_the_rule_hook_judges_directory_tools_on_their_path(ws: AgentWorkspace) -> None:
+    policy = path_rules(PathRules(), ws.root)
+    denied = policy(call("list", path=".ssh"))
+    assert not denied.approved and denied.decided_by == "rule:.ssh/"
+    assert not policy(call("grep", pattern="x", path=".aws")).approved
+    assert policy(call("list")).approved  # "." itself is never a sensitive path
+    assert policy(call("bash", command="cat .env")).approved  # bash is the mode's to judge
+    assert policy(call("read", path="../outside/secret.txt")).approved  # the tool refuses it

@@ -1,0 +1,238 @@
+"""The secret scanner's precision, measured: every planted secret in a corpus is caught, and the
+project's own source tree yields no finding. Then: redaction at the tool layer, before the
+result enters the messages, and the refusal of edits built on a placeholder."""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import random
+import string
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from agent.loop import run_agent
+from agent.messages import AssistantMessage, ToolCall, ToolResult
+from agent.models.scripted import ScriptedModelClient
+from agent.policy.guard import guard_tools
+from agent.policy.rules import PLACEHOLDER_REFUSAL, refuse_placeholder_writes
+from agent.secret_scanner import SecretScanner, shannon_entropy
+from agent.tools import ReadTool, WriteTool
+from tests.agent.conftest import AgentWorkspace
+
+REPO = Path(__file__).resolve().parents[2]
+# Planted values are generated here, not written out: this file is part of the tree that must
+# scan clean.
+_rng = random.Random(20261201)
+ALNUM = string.ascii_letters + string.digits
+URLSAFE = ALNUM + "-_"
+B64 = ALNUM + "+/"
+
+
+def rand(alphabet: str, n: int) -> str:
+    return "".join(_rng.choice(alphabet) for _ in range(n))
+
+
+def b64url(obj: object) -> str:
+    return base64.urlsafe_b64encode(json.dumps(obj).encode()).decode().rstrip("=")
+
+
+def pem(label: str, lines: int = 8) -> str:
+    body = "\n".join(rand(B64, 64) for _ in range(lines)) + "\n" + rand(B64, 20) + "=="
+    return f"-----BEGIN {label}-----\n{body}\n-----END {label}-----"
+
+
+SK = "sk"  # split so no vendor prefix appears whole in this source
+PRIV = "PRIVATE KEY"
+
+
+def corpus() -> list[tuple[str, str, str]]:
+    """(kind, secret value, text it is planted in)."""
+    rsa, openssh, ec = pem(f"RSA {PRIV}"), pem(f"OPENSSH {PRIV}"), pem(f"EC {PRIV}")
+    pgp = pem(f"PGP {PRIV} BLOCK")
+    pkcs8 = pem(PRIV)
+    cut = pkcs8.split("-----END")[0].rstrip()  # a read that stopped inside the block
+    jwt = ".".join([b64url({"alg": "HS256", "typ": "JWT"}),
+                    b64url({"sub": "1234567890", "name": "Ada", "iat": 1516239022}),
+                    rand(URLSAFE, 43)])
+    cases: list[tuple[str, str, str]] = []
+
+    def plant(kind: str, value: str, template: str) -> None:
+        cases.append((kind, value, template.format(v=value)))
+
+    plant("anthropic-api-key", f"{SK}-ant-api03-{rand(URLSAFE, 93)}AA", "ANTHROPIC_API_KEY={v}\n")
+    plant("anthropic-api-key", f"{SK}-ant-admin01-{rand(URLSAFE, 93)}AA",
+          'client = Anthropic(api_key="{v}")\n')
+    plant("openai-api-key", f"{SK}-proj-{rand(URLSAFE, 120)}", "export OPENAI_API_KEY='{v}'\n")
+    plant("openai-api-key", f"{SK}-{rand(ALNUM, 20)}T3BlbkFJ{rand(ALNUM, 20)}", "key: {v}\n")
+    plant("aws-access-key-id", "AKIA" + rand(string.ascii_uppercase + string.digits, 16),
+          "[default]\naws_access_key_id = {v}\n")
+    plant("aws-secret-key", rand(B64, 40), "aws_secret_access_key = {v}\n")
+    plant("github-token", "ghp_" + rand(ALNUM, 36), "git clone https://{v}@github.com/o/r\n")
+    plant("github-token", "github_pat_" + rand(ALNUM + "_", 82), '{{"token": "{v}"}}\n')
+    plant("gitlab-token", "glpat-" + rand(URLSAFE, 20), "GITLAB={v}\n")
+    plant("slack-token", f"xoxb-{rand(string.digits, 12)}-{rand(string.digits, 13)}-"
+          f"{rand(ALNUM, 24)}", "slack: {v}\n")
+    plant("slack-webhook", f"https://hooks.slack.com/services/T{rand(string.ascii_uppercase, 8)}"
+          f"/B{rand(string.ascii_uppercase, 10)}/{rand(ALNUM, 24)}", "url = {v}\n")
+    plant("stripe-key", f"{SK}_live_{rand(ALNUM, 24)}", "Stripe.api_key = '{v}'\n")
+    plant("stripe-key", f"rk_test_{rand(ALNUM, 24)}", "STRIPE={v}\n")
+    plant("google-api-key", "AIza" + rand(URLSAFE, 35), '<meta name="maps" content="{v}">\n')
+    plant("google-oauth-secret", "GOCSPX-" + rand(URLSAFE, 28), "secret: {v}\n")
+    plant("npm-token", "npm_" + rand(ALNUM, 36), "//registry.npmjs.org/:_authToken={v}\n")
+    plant("pypi-token", "pypi-AgEIcHlwaS5vcmc" + rand(URLSAFE, 70), "password = {v}\n")
+    plant("huggingface-token", "hf_" + rand(ALNUM, 34), "HF_TOKEN={v}\n")
+    plant("sendgrid-key", f"SG.{rand(URLSAFE, 22)}.{rand(URLSAFE, 43)}", "SENDGRID={v}\n")
+    plant("jwt", jwt, "Authorization: Bearer {v}\n")
+    for block in (rsa, openssh, ec, pgp, pkcs8):
+        plant("private-key", block, "some text before\n{v}\nand after\n")
+    # A key kept in JSON, its newlines written as the two characters \n.
+    cases.append(("private-key", pkcs8.replace("\n", "\\n"),
+                  json.dumps({"type": "service_account", "private_key": pkcs8})))
+    plant("private-key", cut, "{v}")
+    plant("url-password", rand(ALNUM, 18), "DATABASE_URL=postgres://app:{v}@db.internal:5432/app\n")
+    plant("secret-assignment", rand(ALNUM, 12) + "#" + rand(ALNUM, 6),
+          'DB_PASSWORD = "{v}"\n')
+    plant("secret-assignment", rand(ALNUM, 24), "database:\n  password: {v}\n")
+    plant("secret-assignment", rand(ALNUM, 32), '{{"client_secret": "{v}", "id": 7}}\n')
+    plant("secret-assignment", rand(URLSAFE, 28), "export DEPLOY_TOKEN={v}\n")
+    plant("secret-assignment", rand(ALNUM, 20), "$config['api_key'] => '{v}';\n")
+    return cases
+
+
+CORPUS = corpus()
+
+
+@pytest.mark.parametrize(("kind", "value", "text"), CORPUS,
+                         ids=[f"{i}-{c[0]}" for i, c in enumerate(CORPUS)])
+def test_every_planted_secret_is_caught(kind: str, value: str, text: str) -> None:
+    redaction = SecretScanner().redact(text)
+    assert value not in redaction.text, redaction.text
+    assert f"[REDACTED:{kind}]" in redaction.text, redaction.text
+    assert redaction.count == 1, redaction.findings
+
+
+def test_corpus_recall_is_counted() -> None:
+    scanner = SecretScanner()
+    caught = sum(value not in scanner.redact(text).text for _kind, value, text in CORPUS)
+    print(f"secret corpus: {caught} of {len(CORPUS)} planted secrets caught")
+    assert caught == len(CORPUS)
+
+
+@pytest.mark.parametrize("text", [
+    "Enter your password: ",
+    'password = input("Password: ")',
+    "password = getpass.getpass()",
+    "token = tokens[0]",
+    "secret_key = settings.SECRET_KEY",
+    'SECRET_KEY = os.environ["SECRET_KEY"]',
+    '"password": "${DB_PASSWORD}"',
+    "api_key: Optional[str] = None",
+    'password = "changeme"',
+    'api_token = "{{ vault_token }}"',
+    "commit 3f786850e387550fdab836ed7e6dc881de23001b",
+    "id 123e4567-e89b-12d3-a456-426614174000",
+    "https://user@example.com/repo.git and http://localhost:8080/path",
+    "the token is valid for 5 minutes; the secret is kept in a vault",
+    'KEY_VARIABLE = "ANTHROPIC_API_KEY"',
+    "-----BEGIN PUBLIC KEY-----\nMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE\n-----END PUBLIC KEY-----",
+    "sk-ant-demo-0000-not-a-real-key",
+    "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIDEMOattackerkey attacker@example",
+])
+def test_ordinary_text_is_left_alone(text: str) -> None:
+    assert SecretScanner().find(text) == []
+
+
+def _tracked_files() -> list[Path]:
+    try:
+        out = subprocess.run(["git", "ls-files", "-z"], cwd=REPO, capture_output=True,
+                             check=True, timeout=60).stdout
+        return [REPO / name for name in out.decode().split("\0") if name]
+    except (OSError, subprocess.CalledProcessError):
+        found = []
+        for dirpath, dirnames, filenames in os.walk(REPO):
+            dirnames[:] = [d for d in dirnames if not d.startswith(".") and d != "build"]
+            found += [Path(dirpath, name) for name in filenames]
+        return found
+
+
+def test_the_projects_own_tree_has_no_false_positive() -> None:
+    scanner = SecretScanner()
+    scanned = 0
+    size = 0
+    findings = []
+    for path in _tracked_files():
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (UnicodeDecodeError, OSError):
+            continue
+        scanned += 1
+        size += len(text)
+        for f in scanner.find(text):
+            line = text.count("\n", 0, f.start) + 1
+            findings.append(f"{path.relative_to(REPO)}:{line}: {f.kind}")
+    print(f"secret scanner over the source tree: {scanned} files, {size} characters, "
+          f"{len(findings)} findings")
+    assert scanned > 50
+    assert findings == []
+
+
+def test_entropy() -> None:
+    assert shannon_entropy("aaaa") == 0.0
+    assert shannon_entropy("abcd") == 2.0
+
+
+# -- at the tool layer ---------------------------------------------------------------------------
+
+def test_tool_results_are_redacted_before_entering_the_messages(ws: AgentWorkspace) -> None:
+    token = "ghp_" + rand(ALNUM, 36)
+    password = rand(ALNUM, 20) + "7"
+    (ws.path / "config.json").write_text(json.dumps({"api_token": token, "db": {
+        "password": password}, "name": "billing"}, indent=2))
+    turn = AssistantMessage("", (ToolCall("r1", "read", {"path": "config.json"}),
+                                 ToolCall("r2", "read", {"path": "hello.txt"})))
+    history = run_agent(ScriptedModelClient([turn, AssistantMessage("ok")]),
+                        guard_tools([ReadTool(ws.root)], scanner=SecretScanner()), prompt="go")
+    results = {m.tool_call_id: m for m in history if isinstance(m, ToolResult)}
+    content = results["r1"].content
+    assert token not in content and password not in content
+    assert '"api_token": "[REDACTED:github-token]"' in content
+    assert '"password": "[REDACTED:secret-assignment]"' in content
+    assert '"name": "billing"' in content
+    assert content.endswith("[2 secrets redacted before reaching the model: github-token, "
+                            "secret-assignment]")
+    assert results["r2"].content == "hello from inside\n"  # nothing found, nothing added
+
+
+def test_an_edit_built_on_a_placeholder_is_refused(ws: AgentWorkspace) -> None:
+    edit = ToolCall("e1", "edit", {"path": "config.json",
+                                   "old_string": '"api_token": "[REDACTED:github-token]"',
+                                   "new_string": '"api_token": "new"'})
+    decision = refuse_placeholder_writes(edit)
+    assert not decision.approved and decision.decided_by == "rule:redaction-placeholder"
+    assert decision.reason == PLACEHOLDER_REFUSAL.format(
+        tool="edit", field="old_string", placeholder="[REDACTED:github-token]")
+    assert "not shown to you" in str(decision.reason)
+    write = ToolCall("w1", "write", {"path": "config.json", "content": "x [REDACTED:jwt] y"})
+    assert not refuse_placeholder_writes(write).approved
+    clean = ToolCall("e2", "edit", {"path": "a", "old_string": "name", "new_string": "title"})
+    assert refuse_placeholder_writes(clean).approved
+
+
+def test_a_write_of_a_file_seen_redacted_leaves_the_secret_in_place(ws: AgentWorkspace) -> None:
+    secret = "glpat-" + rand(URLSAFE, 24)
+    (ws.path / "settings.ini").write_text(f"[ci]\ntoken = {secret}\nname = old\n")
+    tools = guard_tools([ReadTool(ws.root), WriteTool(ws.root)], scanner=SecretScanner())
+    seen = tools[0].execute({"path": "settings.ini"}).content
+    assert secret not in seen
+    rewritten = seen.split("\n[1 secret")[0].replace("name = old", "name = new")
+    turn = AssistantMessage("", (ToolCall("w1", "write", {"path": "settings.ini",
+                                                          "content": rewritten}),))
+    history = run_agent(ScriptedModelClient([turn, AssistantMessage("ok")]), tools, prompt="go",
+                        before_tool_call=refuse_placeholder_writes)
+    result = next(m for m in history if isinstance(m, ToolResult))
+    assert result.is_error and "redaction placeholder [REDACTED:gitlab-token]" in result.content
+    assert (ws.path / "settings.ini").read_text() == f"[ci]\ntoken = {secret}\nname = old\n"
