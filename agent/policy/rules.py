@@ -25,7 +25,8 @@ def _denied_message(call: ToolCall, path: str, canonical: str | None, rule: Path
 
 
 def path_rules(rules: PathRules, root: safefs.Root | None = None) -> Policy:
-    """Deny a call whose path, as given or canonicalised through ``root``, a rule denies."""
+    """Deny a call whose path, as given or canonicalised through ``root``, a rule denies. A
+    path the operation refuses anyway (one escaping the workspace) is left to safefs."""
     canonical_of = canonicaliser(root)
 
     def policy(call: ToolCall) -> Decision:
@@ -33,11 +34,11 @@ def path_rules(rules: PathRules, root: safefs.Root | None = None) -> Policy:
         if path is None:
             return ALLOW
         canonical = canonical_of(path)
+        if canonical is None:
+            return ALLOW  # the operation refuses this path itself (an escape, say)
         writing = call.name in WRITING_TOOLS
         directory = call.name in DIRECTORY_TOOLS
         for candidate in (posixpath.normpath(path).lstrip("/"), canonical):
-            if candidate is None:
-                continue
             rule = rules.denial(candidate, writing=writing, directory=directory)
             if rule is not None:
                 return deny(_denied_message(call, path, canonical, rule),

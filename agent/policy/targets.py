@@ -13,12 +13,14 @@ boundary, and the tree may change between the check and the call.
 
 from __future__ import annotations
 
+import errno
 import posixpath
 import stat
 from collections import deque
 from collections.abc import Callable
 
 import safefs
+from safefs import PathEscapeError
 
 MAX_SYMLINKS = 40  # the kernel's budget, which safefs keeps too
 
@@ -99,24 +101,42 @@ def _walk(root: safefs.Root, rel: str) -> str | None:
     return done
 
 
+# Errors with which the operation itself refuses the path, whatever a rule would say.
+_REFUSED = (errno.ELOOP, errno.ENOTDIR, errno.ENAMETOOLONG)
+
+
 def canonical_path(root: safefs.Root, path: str) -> str | None:
-    """The canonical root-relative path ``path`` designates, or None when it cannot be
-    judged (it escapes the root, or is malformed): the tool itself will refuse such a path."""
+    """The canonical root-relative path ``path`` designates, or None when the operation will
+    refuse it (it escapes the root, loops, or is malformed). When it cannot be worked out for
+    another reason (a directory that cannot be listed, say), the path normalised lexically is
+    returned, so a rule still judges something rather than nothing."""
     if not path or "\0" in path:
         return None
     try:
         return str(root.resolve(path))
     except FileNotFoundError:
         pass  # a missing parent, perhaps behind a dangling link: walk it ourselves
-    except (OSError, ValueError):
+    except PathEscapeError:
+        return None
+    except OSError as exc:
+        return None if exc.errno in _REFUSED else _lexical(path)
+    except ValueError:
         return None
     rel = _relative(root, path)
     if rel is None:
         return None
     try:
         return _walk(root, rel)
-    except (OSError, ValueError):
+    except PathEscapeError:
         return None
+    except OSError as exc:
+        return None if exc.errno in _REFUSED else _lexical(path)
+    except ValueError:
+        return None
+
+
+def _lexical(path: str) -> str:
+    return posixpath.normpath(path).lstrip("/")
 
 
 Canonicalise = Callable[[str], "str | None"]
@@ -125,7 +145,5 @@ Canonicalise = Callable[[str], "str | None"]
 def canonicaliser(root: safefs.Root | None) -> Canonicalise:
     """``canonical_path`` bound to ``root``; without a root, the path normalised lexically."""
     if root is None:
-        def lexical(path: str) -> str | None:
-            return posixpath.normpath(path).lstrip("/") if path else None
-        return lexical
+        return lambda path: _lexical(path) if path else None
     return lambda path: canonical_path(root, path)

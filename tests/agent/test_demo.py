@@ -8,9 +8,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+from agent.audit import verify
+from agent.demo_scenario import FAKE_CREDENTIAL
 from agent.messages import ToolResult, loads
 
-ROW = re.compile(r"^\s*(\d+)\s{2}(.+?)\s{2,}(.+?)\s{2,}(Blocked|Not blocked|Skipped)$")
+ROW = re.compile(r"^\s*(\d+)\s{2}(.+?)\s{2,}(.+?)\s{2,}(Blocked|Detected|Not blocked|Skipped)$")
 RACE = re.compile(r"^\s+(\S+)\s+(read|write)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)$")
 
 
@@ -28,11 +30,13 @@ def test_demo_runs_offline_and_reports_each_layer(tmp_path: Path) -> None:
     verdicts = {m.group(2): m.group(4) for line in proc.stdout.splitlines()
                 if (m := ROW.match(line))}
     for row in ("bash exfiltration", "absolute path", "dot-dot path", "symlink read",
-                "symlink write", "race", "host path in errors", "bash environment"):
+                "symlink write", "race", "host path in errors", "bash environment",
+                "secret inside workspace", ".env read", "git hook write",
+                "dangling alias write"):
         assert verdicts[row] == "Blocked", row
+    assert verdicts["audit log tampering"] == "Detected"
     # The demo is honest about what it does not stop.
     assert verdicts["injection in README.md"] == "Not blocked"
-    assert verdicts["secret inside workspace"] == "Not blocked"
     assert verdicts["bash outside workspace"] == "Not blocked"
     assert "Still not blocked:" in proc.stdout
 
@@ -50,3 +54,12 @@ def test_demo_runs_offline_and_reports_each_layer(tmp_path: Path) -> None:
     errors = [m.content for m in stored if isinstance(m, ToolResult) and m.is_error]
     assert "bash requires an explicit approval policy" in errors
     assert "path escapes workspace: 'docs/id_rsa'" in errors
+    assert "write to 'notes/alias' (really 'secrets/new/x') denied: path denied by --deny-path " \
+        "'secrets/'" in errors
+    text = session.read_text()
+    assert FAKE_CREDENTIAL not in text and "[REDACTED:secret-assignment]" in text
+
+    audit = tmp_path / "demo-session.audit.jsonl"
+    assert f"Audit log:    {audit}" in proc.stdout
+    assert verify(audit).ok and verify(audit).events == 10
+    assert FAKE_CREDENTIAL not in audit.read_text()
