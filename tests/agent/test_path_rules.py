@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import pytest
 
@@ -166,3 +167,10 @@ def test_the_rule_hook_judges_directory_tools_on_their_path(ws: AgentWorkspace) 
     assert policy(call("list")).approved  # "." itself is never a sensitive path
     assert policy(call("bash", command="cat .env")).approved  # bash is the mode's to judge
     assert policy(call("read", path="../outside/secret.txt")).approved  # the tool refuses it
+
+
+def test_the_readme_lists_every_built_in_pattern() -> None:
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    section = readme.split("## Permissions, secrets and the audit log", 1)[1].split("\n## ", 1)[0]
+    missing = [p for p in SENSITIVE_PATHS + DEFERRED_EXECUTION_PATHS if f"`{p}`" not in section]
+    assert missing == []
