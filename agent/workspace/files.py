@@ -7,7 +7,6 @@ Each function takes the root and the path(s) as the caller gave them and raises
 from __future__ import annotations
 
 import base64
-import mimetypes
 import os
 import stat as stat_mod
 from dataclasses import dataclass
@@ -111,7 +110,7 @@ def read_media(root: safefs.Root, path: str, *, max_bytes: int = MAX_MEDIA_BYTES
     """The file as base64 with a MIME type guessed from its name; refused past ``max_bytes``."""
     require_path(path)
     ext = os.path.splitext(path)[1].lower()
-    mime = MEDIA_TYPES.get(ext) or mimetypes.types_map.get(ext) or "application/octet-stream"
+    mime = MEDIA_TYPES.get(ext, "application/octet-stream")
     try:
         with root.open(path, "rb") as stream:
             data = stream.read(max_bytes + 1)
