@@ -108,6 +108,7 @@ def _cut_note(r: text.LineRange) -> str:
 
 
 def read_text(d: Directory, rel: str, args: dict[str, Any], budget: int = MAX_RESULT_CHARS) -> str:
+    budget -= 200  # room for the header or the note on a cut
     head, tail = _count(args, "head"), _count(args, "tail")
     offset, limit = _count(args, "offset"), _count(args, "limit")
     if head is not None and tail is not None:
@@ -115,7 +116,8 @@ def read_text(d: Directory, rel: str, args: dict[str, Any], budget: int = MAX_RE
     if (head is not None or tail is not None) and (offset is not None or limit is not None):
         raise WorkspaceError("head/tail and offset/limit cannot be combined")
     if offset is not None or limit is not None:
-        r = text.read_lines(d.root, rel, offset or 1, limit or text.DEFAULT_LINE_LIMIT,
+        r = text.read_lines(d.root, rel, 1 if offset is None else offset,
+                            text.DEFAULT_LINE_LIMIT if limit is None else limit,
                             budget=budget, errors="replace")
         return f"{text.describe_range(r, 'call read_text_file with')}\n{r.text}"
     if head == 0 or tail == 0:

@@ -25,9 +25,11 @@ def join_capped(lines: Iterable[str], *, limit: int = MAX_RESULT_CHARS, what: st
     kept: list[str] = []
     size = 0
     left_out = more
+    full = False
     budget = limit - 200  # room for the last line
     for line in lines:
-        if left_out or size + len(line) + 1 > budget:
+        full = full or size + len(line) + 1 > budget
+        if full:
             left_out += 1
             continue
         kept.append(line)
