@@ -62,7 +62,8 @@ class SyncClient:
         return self.portal.call(self.session.list_tools).tools
 
     def call(self, name: str, args: dict[str, Any]) -> types.CallToolResult:
-        return self.portal.call(self.session.call_tool, name, args)
+        result: types.CallToolResult = self.portal.call(self.session.call_tool, name, args)
+        return result
 
     def text(self, name: str, args: dict[str, Any]) -> tuple[bool, str]:
         """(is_error, the text of the first content block)."""
@@ -92,7 +93,7 @@ async def _session(command: Sequence[str], args: Sequence[str], roots: Sequence[
     callback = None
     if roots is not None:
         async def callback(context: Any) -> types.ListRootsResult:
-            return types.ListRootsResult(roots=[types.Root(uri=uri) for uri in roots])
+            return types.ListRootsResult.model_validate({"roots": [{"uri": u} for u in roots]})
     async with stdio_client(params, errlog=errlog) as (read, write):
         async with ClientSession(read, write, list_roots_callback=callback) as session:
             await session.initialize()
