@@ -56,6 +56,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             server.run_stdio(app)
             return 0
         host, port = http.parse_address(args.http)
+        http.check_address(host, args.allow_remote)
         token, generated = http.token_from(dict(os.environ))
         if generated:
             print(f"{PROG}: bearer token (set {http.TOKEN_VARIABLE} to choose it): {token}",

@@ -36,7 +36,7 @@ def remainder(anchor: str, path: str) -> str | None:
     if path == base or path == base + "/":
         return "."
     if path.startswith(base + "/"):
-        return path[len(base) + 1:]
+        return path[len(base) + 1:].lstrip("/") or "."
     return None
 
 

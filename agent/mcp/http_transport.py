@@ -87,16 +87,21 @@ class Guard:
         await self.app(scope, receive, send)
 
 
-def serve_http(server: Server[Any], host: str, port: int, *, token: str,
-               extra_origins: Iterable[str] = (), allow_remote: bool = False) -> None:
+def check_address(host: str, allow_remote: bool) -> None:
     if not allow_remote and not is_loopback(host):
         raise UsageError(f"refusing to listen on {host!r}, which is not a loopback address; "
                          "pass --allow-remote to serve other machines")
+
+
+def serve_http(server: Server[Any], host: str, port: int, *, token: str,
+               extra_origins: Iterable[str] = (), allow_remote: bool = False) -> None:
+    check_address(host, allow_remote)
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind((host, port))
+        sock.listen(128)  # connections wait in the backlog until the app has started
     except OSError as exc:
         sock.close()
         raise UsageError(f"cannot listen on {host}:{port}: {exc.strerror}") from None
