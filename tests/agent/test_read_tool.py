@@ -18,6 +18,16 @@ def read(ws: AgentWorkspace, path: object) -> ToolOutput:
     return ReadTool(ws.root).execute({"path": path})
 
 
+def cut(text: str) -> str:
+    """The 16,000-character rule, computed the slow, obvious way."""
+    first = text[:8000].count("\n") + 1
+    last = text[:-8000].count("\n") + 1
+    lines = text.count("\n") + (0 if text.endswith("\n") else 1)
+    marker = (f"[truncated {len(text) - 16000} characters, within lines {first}-{last} of {lines}; "
+              "read with offset and limit to see them]")
+    return f"{text[:8000]}\n{marker}\n{text[-8000:]}"
+
+
 def test_reads_a_file(ws: AgentWorkspace) -> None:
     assert read(ws, "hello.txt") == ToolOutput("hello from inside\n")
     (ws.path / "d").mkdir()
@@ -37,8 +47,7 @@ def test_truncation_format_is_exact(ws: AgentWorkspace, total: int, unit: str) -
     # Position-dependent characters, so a head or tail taken from the wrong place shows.
     text = "".join(unit if i % 97 else str(i % 10) for i in range(total))
     (ws.path / "big.txt").write_text(text, encoding="utf-8")
-    expected = f"{text[:8000]}\n[truncated {total - 16000} characters]\n{text[-8000:]}"
-    assert read(ws, "big.txt") == ToolOutput(expected)
+    assert read(ws, "big.txt") == ToolOutput(cut(text))
 
 
 def test_multibyte_character_split_across_chunks_is_decoded(ws: AgentWorkspace) -> None:
@@ -48,8 +57,7 @@ def test_multibyte_character_split_across_chunks_is_decoded(ws: AgentWorkspace) 
     text = "a" * (CHUNK_BYTES - 2) + "😀" + "b" * 100
     (ws.path / "s.txt").write_text(text, encoding="utf-8")
     out = read(ws, "s.txt")
-    omitted = len(text) - 16000
-    assert out == ToolOutput(f"{text[:8000]}\n[truncated {omitted} characters]\n{text[-8000:]}")
+    assert out == ToolOutput(cut(text))
 
 
 @pytest.mark.parametrize("data, offset", [(b"ok\xff", 2), (b"a" * 70000 + b"\xc3(", 70000),
@@ -74,7 +82,9 @@ def test_a_1_gib_file_is_not_loaded_whole(ws: AgentWorkspace) -> None:
         tracemalloc.stop()
     print(f"peak traced memory reading 1 GiB: {peak} bytes")
     assert not out.is_error
-    assert out.content == "\0" * 8000 + f"\n[truncated {(1 << 30) - 16000} characters]\n" + "\0" * 8000
+    marker = (f"[truncated {(1 << 30) - 16000} characters, within lines 1-1 of 1; read with offset "
+              "and limit to see them]")
+    assert out.content == "\0" * 8000 + f"\n{marker}\n" + "\0" * 8000
     assert peak < 16 << 20  # a few chunks, not the file
 
 
@@ -151,7 +161,7 @@ def test_file_growing_past_the_small_read_is_streamed(ws: AgentWorkspace, tmp_pa
         f.write(text)
     with open(tmp_path / "g.txt", "rb") as stream:
         rendered = read_bounded(stream, size_hint=10)  # stale size from before it grew
-    assert rendered == f"{text[:8000]}\n[truncated 4000 characters]\n{text[-8000:]}"
+    assert rendered == cut(text)
 
 
 def test_a_long_read_stops_when_cancelled(ws: AgentWorkspace) -> None:
