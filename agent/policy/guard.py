@@ -1,14 +1,23 @@
-"""The tool-layer guard: every tool result passes the secret scanner, and every call is audited.
+"""The tool-layer guard: every tool result passes the secret scanner, denied files are kept
+out of listings and searches, and every call is audited.
 
 :func:`guard_tools` wraps each tool's ``execute``; :class:`ToolCallAudit` wraps the approval
 hook. Together they see each call twice, at its decision and at its outcome, and write one
 audit line for it. The loop runs calls one at a time, hook then tool, so the pending call is
 matched by identity of its input.
+
+``list`` and ``glob`` results name one path per line (``path``, ``path/``, ``path (N bytes)``,
+``path -> target [symlink]``...): a line whose path a read rule denies is marked
+``[denied: ...]``. ``grep`` lines are ``path:line:text``: every line of a denied file is dropped
+and a count says so, so a denied file's content never reaches the model. Each path is judged as
+given and canonically (so a link to ``.env`` is denied like ``.env``).
 """
 
 from __future__ import annotations
 
 import json
+import posixpath
+import re
 import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -18,6 +27,7 @@ import safefs
 from agent.approval import Decision, Policy
 from agent.audit import AuditLog, digest
 from agent.messages import ToolCall
+from agent.policy.sensitive import PathRule, PathRules
 from agent.policy.targets import call_path, canonical_path
 from agent.secret_scanner import SecretScanner, redaction_note
 from agent.tools.base import Tool, ToolOutput
@@ -104,6 +114,66 @@ class ToolCallAudit:
         self.audit.record("tool_call", **fields, **extra)
 
 
+_LISTED = re.compile(r"^(?P<path>.+?)(?P<suffix>/| \((?:\d+|\?) bytes\)| -> .* \[symlink\]"
+                     r"| \[symlink, not followed\]| \[special file, not read\])?$")
+_GREP_SPLIT = re.compile(r":\d+:")
+
+
+class DeniedFiles:
+    """Judges the paths a listing or search reports against the read rules."""
+
+    def __init__(self, rules: PathRules, root: safefs.Root) -> None:
+        self.rules = rules
+        self.root = root
+
+    def rule_for(self, path: str, *, directory: bool = False) -> PathRule | None:
+        candidates = [posixpath.normpath(path).lstrip("/")]
+        canonical = canonical_path(self.root, path)
+        if canonical is not None:
+            candidates.append(canonical)
+        for candidate in candidates:
+            rule = self.rules.denial(candidate, writing=False, directory=directory)
+            if rule is not None:
+                return rule
+        return None
+
+    def mark_listing(self, text: str) -> str:
+        out = []
+        for line in text.split("\n"):
+            match = _LISTED.match(line)
+            if match is not None:
+                rule = self.rule_for(match.group("path"), directory=match.group("suffix") == "/")
+                if rule is not None:
+                    line = f"{line} [denied: {rule.kind} {rule.pattern!r}; not readable]"
+            out.append(line)
+        return "\n".join(out)
+
+    def filter_matches(self, text: str) -> str:
+        kept, dropped, files = [], 0, set()
+        for line in text.split("\n"):
+            # A path may itself hold ":N:"; judge every way of splitting the line.
+            paths = [line[:m.start()] for m in _GREP_SPLIT.finditer(line) if m.start() > 0]
+            denied = next((p for p in paths if self.rule_for(p) is not None), None)
+            if denied is None:
+                kept.append(line)
+            else:
+                dropped += 1
+                files.add(denied)
+        if dropped:
+            kept.append(f"[{dropped} matching line{'s' if dropped > 1 else ''} in {len(files)} "
+                        f"denied file{'s' if len(files) > 1 else ''} not shown]")
+        return "\n".join(kept)
+
+    def apply(self, tool: str, output: ToolOutput) -> ToolOutput:
+        if output.is_error:
+            return output
+        if tool in ("list", "glob"):
+            return ToolOutput(self.mark_listing(output.content))
+        if tool == "grep":
+            return ToolOutput(self.filter_matches(output.content))
+        return output
+
+
 class GuardedTool(Tool):
     """A tool whose results are scanned for secrets (and whose outcome is audited)."""
 
@@ -112,10 +182,14 @@ class GuardedTool(Tool):
     input_schema: ClassVar[dict[str, Any]] = {}
 
     def __init__(self, inner: Tool, scanner: SecretScanner | None,
-                 audit: ToolCallAudit | None) -> None:
+                 audit: ToolCallAudit | None, denied: DeniedFiles | None = None) -> None:
         self.inner = inner
         self.scanner = scanner
         self.audit = audit
+        self.denied = denied
+
+    def target_paths(self, args: Any) -> list[str]:
+        return self.inner.target_paths(args)
 
     def spec(self) -> dict[str, Any]:
         return self.inner.spec()
@@ -127,6 +201,8 @@ class GuardedTool(Tool):
             if self.audit is not None:
                 self.audit.finished(args, None, 0)
             raise
+        if self.denied is not None:
+            output = self.denied.apply(self.name, output)
         redacted = 0
         if self.scanner is not None:
             redaction = self.scanner.redact(output.content)
@@ -143,18 +219,19 @@ class GuardedTool(Tool):
 
 
 def guard(tool: Tool, *, scanner: SecretScanner | None = None,
-          audit: ToolCallAudit | None = None) -> GuardedTool:
+          audit: ToolCallAudit | None = None, denied: DeniedFiles | None = None) -> GuardedTool:
     # A class per wrapped tool: a tool's name, description and schema are class attributes.
     cls = type(f"Guarded{type(tool).__name__}", (GuardedTool,),
                {"name": tool.name, "description": tool.description,
-                "input_schema": tool.input_schema})
-    wrapped: GuardedTool = cls(tool, scanner, audit)
+                "input_schema": tool.input_schema, "path_fields": tool.path_fields})
+    wrapped: GuardedTool = cls(tool, scanner, audit, denied)
     return wrapped
 
 
 def guard_tools(tools: Iterable[Tool], *, scanner: SecretScanner | None = None,
-                audit: ToolCallAudit | None = None) -> list[Tool]:
-    return [guard(tool, scanner=scanner, audit=audit) for tool in tools]
+                audit: ToolCallAudit | None = None,
+                denied: DeniedFiles | None = None) -> list[Tool]:
+    return [guard(tool, scanner=scanner, audit=audit, denied=denied) for tool in tools]
 
 
 def tool_names(tools: Sequence[Tool]) -> list[str]:

@@ -7,6 +7,7 @@ of a permission mode, so a denied call is refused before anyone is asked about i
 from __future__ import annotations
 
 import posixpath
+from collections.abc import Callable
 
 import safefs
 from agent.approval import ALLOW, Decision, Policy, deny
@@ -24,25 +25,31 @@ def _denied_message(call: ToolCall, path: str, canonical: str | None, rule: Path
     return f"{verb} {shown} denied: {rule.describe()}"
 
 
-def path_rules(rules: PathRules, root: safefs.Root | None = None) -> Policy:
+def _default_paths(call: ToolCall) -> list[str]:
+    path = call_path(call.name, call.input)
+    return [] if path is None else [path]
+
+
+def path_rules(rules: PathRules, root: safefs.Root | None = None, *,
+               paths_of: Callable[[ToolCall], list[str]] = _default_paths) -> Policy:
     """Deny a call whose path, as given or canonicalised through ``root``, a rule denies. A
-    path the operation refuses anyway (one escaping the workspace) is left to safefs."""
+    path the operation refuses anyway (one escaping the workspace) is left to safefs.
+    ``paths_of`` gives a call's paths (by default the built-in tools' ``path`` argument; a
+    tool's own ``target_paths`` where the tools are known)."""
     canonical_of = canonicaliser(root)
 
     def policy(call: ToolCall) -> Decision:
-        path = call_path(call.name, call.input)
-        if path is None:
-            return ALLOW
-        canonical = canonical_of(path)
-        if canonical is None:
-            return ALLOW  # the operation refuses this path itself (an escape, say)
         writing = call.name in WRITING_TOOLS
         directory = call.name in DIRECTORY_TOOLS
-        for candidate in (posixpath.normpath(path).lstrip("/"), canonical):
-            rule = rules.denial(candidate, writing=writing, directory=directory)
-            if rule is not None:
-                return deny(_denied_message(call, path, canonical, rule),
-                            decided_by=f"rule:{rule.pattern}")
+        for path in paths_of(call):
+            canonical = canonical_of(path)
+            if canonical is None:
+                continue  # the operation refuses this path itself (an escape, say)
+            for candidate in (posixpath.normpath(path).lstrip("/"), canonical):
+                rule = rules.denial(candidate, writing=writing, directory=directory)
+                if rule is not None:
+                    return deny(_denied_message(call, path, canonical, rule),
+                                decided_by=f"rule:{rule.pattern}")
         return ALLOW
 
     return policy

@@ -8,18 +8,31 @@ from dataclasses import dataclass
 import safefs
 from agent.approval import Policy, compose
 from agent.audit import AuditLog
-from agent.policy.guard import ToolCallAudit, guard_tools
+from agent.messages import ToolCall
+from agent.policy.guard import DeniedFiles, ToolCallAudit, guard_tools
 from agent.policy.modes import mode_notice, mode_policy, unavailable_tools
 from agent.policy.rules import path_rules, refuse_placeholder_writes
 from agent.policy.sensitive import PathRules
+from agent.policy.targets import call_path
 from agent.secret_scanner import SecretScanner
 from agent.tools.base import Tool
 
 
 def permission_policy(mode: str, root: safefs.Root, *, rules: PathRules | None = None,
-                      approver: Policy | None = None) -> Policy:
-    """Path rules, then the placeholder refusal, then ``mode``: the first denial wins."""
-    return compose(path_rules(rules if rules is not None else PathRules(), root),
+                      approver: Policy | None = None, tools: Sequence[Tool] = ()) -> Policy:
+    """Path rules, then the placeholder refusal, then ``mode``: the first denial wins. With
+    ``tools``, each call's paths are the ones its tool declares (``Tool.target_paths``)."""
+    by_name = {tool.name: tool for tool in tools}
+
+    def paths_of(call: ToolCall) -> list[str]:
+        tool = by_name.get(call.name)
+        if tool is not None:
+            return tool.target_paths(call.input)
+        path = call_path(call.name, call.input)
+        return [] if path is None else [path]
+
+    return compose(path_rules(rules if rules is not None else PathRules(), root,
+                              paths_of=paths_of),
                    refuse_placeholder_writes, mode_policy(mode, approver=approver))
 
 
@@ -40,10 +53,12 @@ def prepare(tools: Sequence[Tool], root: safefs.Root, *, mode: str,
     makes unavailable are not offered, and ``notice`` says so to the model at the start."""
     names = [tool.name for tool in tools]
     missing = set(unavailable_tools(mode, names))
-    policy = permission_policy(mode, root, rules=rules, approver=approver)
+    rules = rules if rules is not None else PathRules()
+    policy = permission_policy(mode, root, rules=rules, approver=approver, tools=tools)
     call_audit = None if audit is None else ToolCallAudit(audit, root, sandbox=sandbox)
     if call_audit is not None:
         policy = call_audit.policy(policy)
     offered = [tool for tool in tools if tool.name not in missing]
-    return Permissions(policy, guard_tools(offered, scanner=scanner, audit=call_audit),
+    return Permissions(policy, guard_tools(offered, scanner=scanner, audit=call_audit,
+                                           denied=DeniedFiles(rules, root)),
                        mode_notice(mode, names))

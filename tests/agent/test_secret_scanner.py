@@ -19,8 +19,9 @@ from agent.messages import AssistantMessage, ToolCall, ToolResult
 from agent.models.scripted import ScriptedModelClient
 from agent.policy.guard import guard_tools
 from agent.policy.rules import PLACEHOLDER_REFUSAL, refuse_placeholder_writes
+from agent.policy.setup import prepare
 from agent.secret_scanner import SecretScanner, shannon_entropy
-from agent.tools import ReadTool, WriteTool
+from agent.tools import ReadTool, WriteTool, file_tools
 from tests.agent.conftest import AgentWorkspace
 
 REPO = Path(__file__).resolve().parents[2]
@@ -236,3 +237,29 @@ def test_a_write_of_a_file_seen_redacted_leaves_the_secret_in_place(ws: AgentWor
     result = next(m for m in history if isinstance(m, ToolResult))
     assert result.is_error and "redaction placeholder [REDACTED:gitlab-token]" in result.content
     assert (ws.path / "settings.ini").read_text() == f"[ci]\ntoken = {secret}\nname = old\n"
+
+
+def test_an_edit_of_a_redacted_line_through_the_real_edit_tool_is_refused(
+        ws: AgentWorkspace) -> None:
+    secret = "xoxb-" + rand(string.digits, 12) + "-" + rand(ALNUM, 24)
+    original = f"slack_token: {secret}\nchannel: general\n"
+    (ws.path / "bot.yml").write_text(original)
+    permissions = prepare(file_tools(ws.root), ws.root, mode="edit", scanner=SecretScanner())
+    read = ToolCall("r1", "read", {"path": "bot.yml"})
+    edit = ToolCall("e1", "edit", {"path": "bot.yml",
+                                   "old_string": "slack_token: [REDACTED:slack-token]\nchannel: "
+                                   "general", "new_string": "slack_token: [REDACTED:slack-token]"
+                                   "\nchannel: random"})
+    fine = ToolCall("e2", "edit", {"path": "bot.yml", "old_string": "channel: general",
+                                   "new_string": "channel: random"})
+    history = run_agent(ScriptedModelClient([AssistantMessage("", (read,)),
+                                             AssistantMessage("", (edit, fine)),
+                                             AssistantMessage("ok")]),
+                        permissions.tools, prompt="go", before_tool_call=permissions.policy)
+    results = {m.tool_call_id: m for m in history if isinstance(m, ToolResult)}
+    assert "[REDACTED:slack-token]" in results["r1"].content and secret not in str(history)
+    assert results["e1"].is_error
+    assert results["e1"].content.startswith("edit refused: old_string contains the redaction "
+                                            "placeholder [REDACTED:slack-token].")
+    assert not results["e2"].is_error  # an edit beside the secret is fine
+    assert (ws.path / "bot.yml").read_text() == f"slack_token: {secret}\nchannel: random\n"

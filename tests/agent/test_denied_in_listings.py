@@ -1,0 +1,70 @@
+"""list, glob and grep never return a denied file's content; listings mark denied files."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from agent.loop import run_agent
+from agent.messages import AssistantMessage, ToolCall, ToolResult
+from agent.models.scripted import ScriptedModelClient
+from agent.policy.sensitive import PathRules
+from agent.policy.setup import prepare
+from agent.secret_scanner import SecretScanner
+from agent.tools import file_tools
+from tests.agent.conftest import AgentWorkspace
+
+MARK = "needle-4f1c"
+
+
+@pytest.fixture
+def tree(ws: AgentWorkspace) -> AgentWorkspace:
+    (ws.path / ".env").write_text(f"DB={MARK}\n")
+    (ws.path / "notes.txt").write_text(f"plain {MARK}\n")
+    (ws.path / "a:1:b.pem").write_text(f"colon {MARK}\n")  # a name that looks like a grep line
+    (ws.path / "sub" / ".ssh").mkdir(parents=True)
+    (ws.path / "sub" / ".ssh" / "config").write_text(f"Host x # {MARK}\n")
+    (ws.path / "build").mkdir()
+    (ws.path / "build" / "out.log").write_text(f"built {MARK}\n")
+    os.symlink(".env", ws.path / "innocent")
+    return ws
+
+
+def run(ws: AgentWorkspace, *calls: ToolCall) -> dict[str, ToolResult]:
+    permissions = prepare(file_tools(ws.root), ws.root, mode="edit",
+                          rules=PathRules(deny=["build/"]), scanner=SecretScanner())
+    history = run_agent(ScriptedModelClient([AssistantMessage("", calls), AssistantMessage("ok")]),
+                        permissions.tools, prompt="go", before_tool_call=permissions.policy)
+    return {m.tool_call_id: m for m in history if isinstance(m, ToolResult)}
+
+
+def test_grep_never_returns_a_denied_files_lines(tree: AgentWorkspace) -> None:
+    got = run(tree, ToolCall("g", "grep", {"pattern": MARK}))["g"]
+    assert not got.is_error
+    lines = got.content.splitlines()
+    assert lines[0] == f"notes.txt:1:plain {MARK}"
+    assert sum(MARK in line for line in lines) == 1, got.content
+    assert "[4 matching lines in 4 denied files not shown]" in lines
+
+
+def test_grep_of_a_denied_file_or_directory_is_denied(tree: AgentWorkspace) -> None:
+    got = run(tree, ToolCall("g1", "grep", {"pattern": MARK, "path": "innocent"}),
+              ToolCall("g2", "grep", {"pattern": MARK, "path": "sub/.ssh"}))
+    assert got["g1"].is_error and "(really '.env')" in got["g1"].content
+    assert got["g2"].is_error and "'.ssh/'" in got["g2"].content
+
+
+def test_list_and_glob_mark_denied_files(tree: AgentWorkspace) -> None:
+    got = run(tree, ToolCall("l", "list", {"depth": 3}), ToolCall("b", "glob", {"pattern": "**"}))
+    listing = got["l"].content.splitlines()
+    assert ".env (15 bytes) [denied: sensitive path '.env'; not readable]" in listing
+    assert "innocent -> .env [symlink] [denied: sensitive path '.env'; not readable]" in listing
+    assert "sub/.ssh/ [denied: sensitive path '.ssh/'; not readable]" in listing
+    assert "build/ [denied: path denied by --deny-path 'build/'; not readable]" in listing
+    assert any(line.startswith("notes.txt (") and "denied" not in line for line in listing)
+    matches = got["b"].content.splitlines()
+    assert ".env [denied: sensitive path '.env'; not readable]" in matches
+    assert "sub/.ssh/config [denied: sensitive path '.ssh/'; not readable]" in matches
+    assert "notes.txt" in matches
+    assert MARK not in got["l"].content + got["b"].content
