@@ -64,11 +64,13 @@ def audit_path(args: argparse.Namespace) -> str | None:
 def describe_sandbox(tools: Sequence[Tool]) -> str:
     """What confines ``bash``, as the bash tool describes it."""
     for tool in tools:
-        if tool.name == "bash":
-            described = getattr(tool, "sandbox_description", None)
+        if tool.name != "bash":
+            continue
+        for attribute in ("sandbox_layers", "sandbox_description"):
+            described = getattr(tool, attribute, None)
             text = described() if callable(described) else described
             if isinstance(text, str) and text:
-                return text
+                return text.removeprefix("sandbox: ")
     return UNCONFINED_BASH
 
 
