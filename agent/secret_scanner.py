@@ -124,7 +124,7 @@ def _url_password_accept(match: re.Match[str]) -> bool:
 
 # A key block's body: base64, header lines ("Proc-Type: 4,ENCRYPTED"), newlines, and the
 # two-character "\n" of a key kept in a JSON or source string.
-_KEY_BODY = r"[A-Za-z0-9+/=\s:,.\\-]"
+_KEY_BODY = r"(?:[A-Za-z0-9+/=\s:,.\\]|-(?!----))"  # no "-----": stops at the next header
 _KEY_SEP = r"(?:\s|\\n)"
 PATTERNS: tuple[SecretPattern, ...] = (
     SecretPattern("private-key", re.compile(
@@ -162,8 +162,9 @@ PATTERNS: tuple[SecretPattern, ...] = (
         r"\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s:/@'\"]+:(?P<password>[^\s/@'\"]{3,})@[\w.-]+"),
         group="password", accept=_url_password_accept),
     SecretPattern("secret-assignment", re.compile(
-        r"(?i:[\w.-]*(?:password|passwd|passphrase|secret|token|api[_-]?key|access[_-]?key"
-        r"|auth[_-]?key|credential|private[_-]?key)[\w-]*)"
+        # From the keyword in the name on, bounded: linear time whatever the text.
+        r"(?i:password|passwd|passphrase|secret|token|api[_-]?key|access[_-]?key|auth[_-]?key"
+        r"|credential|private[_-]?key)[\w-]{0,64}"
         r"[\"']?\]?[ \t]*(?::=|=>|[:=])[ \t]*"
         r"(?P<quote>[\"'`]?)(?P<value>[^\s\"'`,;(){}\[\]<>]{8,})(?P=quote)"),
         group="value", accept=_assignment_accept),

@@ -50,9 +50,14 @@ def mode_notice(mode: str, names: Iterable[str]) -> str | None:
     if not missing:
         return None
     usable = [name for name in names if name not in missing]
-    return (f"This run is in {mode} mode: the {', '.join(missing)} tool"
-            f"{'s are' if len(missing) > 1 else ' is'} not available, so do not try "
-            f"{'them' if len(missing) > 1 else 'it'}. Use {', '.join(usable) or 'no tools'}.")
+    many = len(missing) > 1
+    return (f"This run is in {mode} mode: the {_and(missing)} tool{'s are' if many else ' is'} "
+            f"not available, so do not try {'them' if many else 'it'}. Use "
+            f"{_and(usable) if usable else 'no tools'}.")
+
+
+def _and(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
 
 
 def check_mode(mode: str) -> None:

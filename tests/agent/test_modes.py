@@ -68,8 +68,10 @@ def test_ask_asks_only_about_writes_edits_and_bash() -> None:
 
 def test_notice_names_the_unavailable_tools() -> None:
     assert mode_notice("read-only", ["read", "write", "bash", "grep"]) == (
-        "This run is in read-only mode: the write, bash tools are not available, so do not try "
-        "them. Use read, grep.")
+        "This run is in read-only mode: the write and bash tools are not available, so do not "
+        "try them. Use read and grep.")
+    assert mode_notice("edit", ["read", "bash"]) == (
+        "This run is in edit mode: the bash tool is not available, so do not try it. Use read.")
     assert mode_notice("edit", ["read", "write"]) is None
     assert mode_notice("full", ALL_TOOLS) is None
 
@@ -106,7 +108,7 @@ def test_read_only_run_offers_only_read_tools_and_tells_the_model(
     first = messages_api.requests[0]
     offered = {tool["name"] for tool in first["tools"]}
     assert offered == {"read", "list", "glob", "grep"}
-    assert "read-only mode: the write, edit, bash tools are not available" in json.dumps(
+    assert "read-only mode: the write, edit and bash tools are not available" in json.dumps(
         first["system"])
     assert tool_results(messages_api.requests[1]) == {
         "t1": (True, "read-only mode: the write tool is not available (available: glob, grep, "
