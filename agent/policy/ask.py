@@ -28,6 +28,7 @@ from agent.policy.targets import call_path, canonical_path
 NO_TERMINAL = "approval needs a terminal"
 DENIED_BY_PERSON = "the person at the terminal declined this call"
 MAX_DIFF_LINES = 400
+MAX_DIFF_BYTES = 1 << 20  # no diff is computed for larger content (difflib is superlinear)
 UNCONFINED_BASH = "none: the command runs with your rights (its environment is scrubbed)"
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
@@ -42,6 +43,9 @@ def visible(text: str) -> str:
 def _current_text(root: safefs.Root, path: str) -> str | None:
     """The file's text now, None when it does not exist; raises ValueError when unreadable."""
     try:
+        size = root.stat(path).st_size
+        if size > MAX_DIFF_BYTES:
+            raise ValueError(f"the current file is too large to show a diff ({size} bytes)")
         data = root.read_bytes(path)
     except FileNotFoundError:
         return None
@@ -57,7 +61,11 @@ def _current_text(root: safefs.Root, path: str) -> str | None:
 def _new_text(call: ToolCall, current: str | None) -> str:
     """What the file will hold if the call succeeds; ValueError when the call will fail."""
     if call.name == "write":
-        return str(call.input.get("content", ""))
+        content = str(call.input.get("content", ""))
+        if len(content) > MAX_DIFF_BYTES:
+            raise ValueError(f"the new content is too large to show a diff ({len(content)} "
+                             "characters)")
+        return content
     old, new = str(call.input.get("old_string", "")), str(call.input.get("new_string", ""))
     if current is None:
         raise ValueError("the file does not exist: the edit will fail")
