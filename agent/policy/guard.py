@@ -43,10 +43,12 @@ class ToolCallAudit:
     """Writes one ``tool_call`` line per call: its canonical target, a digest of its input,
     the decision and who made it, and the outcome (with a digest and size of the result)."""
 
-    def __init__(self, audit: AuditLog, root: safefs.Root, *, sandbox: str | None = None) -> None:
+    def __init__(self, audit: AuditLog, root: safefs.Root, *, sandbox: str | None = None,
+                 tools: Iterable[str] | None = None) -> None:
         self.audit = audit
         self.root = root
         self.sandbox = sandbox
+        self.tools = None if tools is None else frozenset(tools)  # None: any name may run
         self._pending: _Pending | None = None
         self._lock = threading.Lock()
 
@@ -60,11 +62,13 @@ class ToolCallAudit:
             except BaseException:
                 self._write(call, None, "approval failed")
                 raise
-            if decision.approved:
+            if not decision.approved:
+                self._write(call, decision, "denied")
+            elif self.tools is not None and call.name not in self.tools:
+                self._write(call, decision, "unknown tool")  # the loop will not run it
+            else:
                 with self._lock:
                     self._pending = _Pending(call, decision)
-            else:
-                self._write(call, decision, "denied")
             return decision
 
         return audited
@@ -72,7 +76,10 @@ class ToolCallAudit:
     def finished(self, args: Any, output: ToolOutput | None, redacted: int) -> None:
         with self._lock:
             pending, self._pending = self._pending, None
-        if pending is None or pending.call.input is not args:
+        if pending is None or (pending.call.input is not args and pending.call.input != args):
+            if pending is not None:
+                with self._lock:
+                    self._pending = pending
             return  # a tool run outside the audited loop
         if output is None:
             self._write(pending.call, pending.decision, "raised")
@@ -83,7 +90,7 @@ class ToolCallAudit:
                     redacted=redacted)
 
     def flush(self) -> None:
-        """An approved call the loop never ran (an unknown tool, a cancelled run)."""
+        """An approved call the loop never ran."""
         with self._lock:
             pending, self._pending = self._pending, None
         if pending is not None:

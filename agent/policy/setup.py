@@ -55,10 +55,11 @@ def prepare(tools: Sequence[Tool], root: safefs.Root, *, mode: str,
     missing = set(unavailable_tools(mode, names))
     rules = rules if rules is not None else PathRules()
     policy = permission_policy(mode, root, rules=rules, approver=approver, tools=tools)
-    call_audit = None if audit is None else ToolCallAudit(audit, root, sandbox=sandbox)
+    offered = [tool for tool in tools if tool.name not in missing]
+    call_audit = None if audit is None else ToolCallAudit(
+        audit, root, sandbox=sandbox, tools=[tool.name for tool in offered])
     if call_audit is not None:
         policy = call_audit.policy(policy)
-    offered = [tool for tool in tools if tool.name not in missing]
     return Permissions(policy, guard_tools(offered, scanner=scanner, audit=call_audit,
                                            denied=DeniedFiles(rules, root)),
                        mode_notice(mode, names))

@@ -7,7 +7,9 @@ import hashlib
 import itertools
 import json
 import os
+import threading
 from pathlib import Path
+from typing import Any
 
 import httpx2
 import pytest
@@ -15,6 +17,11 @@ import pytest
 from agent.audit import GENESIS, AuditError, AuditLog, entry_hash, verify
 from agent.audit_http import audit_hooks, usage_from_body
 from agent.cli import main
+from agent.loop import run_agent
+from agent.messages import AssistantMessage, ToolCall
+from agent.models.scripted import ScriptedModelClient
+from agent.policy.setup import prepare
+from agent.tools import ReadTool, ToolOutput
 from tests.agent.conftest import API_KEY, AgentWorkspace
 from tests.agent.messages_api_server import LoopbackMessagesAPI, text_reply, tool_reply
 
@@ -186,3 +193,29 @@ def test_a_run_logs_every_call_and_request_but_no_content_and_no_key(
     assert all(r["host"] == "127.0.0.1" and r["status"] == 200 and r["bytes"] > 0
                and r["usage"] == {"input_tokens": 11, "output_tokens": 7} for r in requests)
     assert requests[0]["sha256"] != requests[1]["sha256"]
+
+
+class Broken(ReadTool):
+    name = "broken"
+
+    def run(self, args: dict[str, Any], cancel: threading.Event | None) -> ToolOutput:
+        raise RuntimeError("a bug")
+
+
+def test_every_call_gets_its_outcome_even_unknown_and_raising_ones(
+        ws: AgentWorkspace, tmp_path: Path) -> None:
+    log_path = tmp_path / "a.jsonl"
+    turn = AssistantMessage("", (ToolCall("u", "nosuch", {}),
+                                 ToolCall("e", "read", {"path": "missing.txt"}),
+                                 ToolCall("b", "broken", {"path": "hello.txt"})))
+    with AuditLog(log_path) as log:
+        permissions = prepare([ReadTool(ws.root), Broken(ws.root)], ws.root, mode="full",
+                              audit=log)
+        with pytest.raises(RuntimeError, match="a bug"):
+            run_agent(ScriptedModelClient([turn]), permissions.tools, prompt="go",
+                      before_tool_call=permissions.policy)
+    outcomes = {e["call_id"]: (e["decided_by"], e["outcome"]) for e in
+                map(json.loads, log_path.read_text().splitlines())}
+    assert outcomes == {"u": ("mode:full", "unknown tool"), "e": ("mode:full", "error"),
+                        "b": ("mode:full", "raised")}
+    assert verify(log_path).ok
