@@ -15,6 +15,7 @@ the last ``hash`` (printed at the end of a run) elsewhere when that matters.
 from __future__ import annotations
 
 import datetime
+import fcntl
 import hashlib
 import json
 import os
@@ -77,19 +78,32 @@ class AuditLog:
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = os.fspath(path)
         self._lock = threading.Lock()
-        last = _last_line(self.path)
-        self.seq, self.head = 0, GENESIS
-        if last is not None:
-            try:
-                entry = json.loads(last)
-                if not isinstance(entry, dict) or entry_hash(entry) != entry.get("hash"):
-                    raise ValueError("hash mismatch")
-                self.seq, self.head = int(entry["seq"]) + 1, str(entry["hash"])
-            except (ValueError, KeyError, TypeError):
-                raise AuditError(f"audit log {self.path}: its last line is not a valid entry; "
-                                 f"check it with 'safefs-agent audit verify {self.path}'") from None
         self._stream: IO[str] = open(self.path, "a", encoding="ascii",  # noqa: SIM115
                                      newline="\n")
+        try:
+            # One writer at a time: two runs appending to one file would fork its chain.
+            fcntl.flock(self._stream.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            self._stream.close()
+            raise AuditError(f"audit log {self.path} is in use by another run") from None
+        try:
+            self.seq, self.head = self._resume()
+        except BaseException:
+            self._stream.close()
+            raise
+
+    def _resume(self) -> tuple[int, str]:
+        last = _last_line(self.path)
+        if last is None:
+            return 0, GENESIS
+        try:
+            entry = json.loads(last)
+            if not isinstance(entry, dict) or entry_hash(entry) != entry.get("hash"):
+                raise ValueError("hash mismatch")
+            return int(entry["seq"]) + 1, str(entry["hash"])
+        except (ValueError, KeyError, TypeError):
+            raise AuditError(f"audit log {self.path}: its last line is not a valid entry; "
+                             f"check it with 'safefs-agent audit verify {self.path}'") from None
 
     def record(self, event: str, **fields: Any) -> dict[str, Any]:
         """Append one event; returns the entry written."""

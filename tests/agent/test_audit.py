@@ -101,6 +101,15 @@ def test_a_log_with_a_damaged_end_is_not_appended_to(tmp_path: Path) -> None:
         AuditLog(log)
 
 
+def test_one_writer_at_a_time(tmp_path: Path) -> None:
+    with AuditLog(tmp_path / "a.jsonl"):
+        with pytest.raises(AuditError, match="in use by another run"):
+            AuditLog(tmp_path / "a.jsonl")
+    with AuditLog(tmp_path / "a.jsonl") as log:  # free again once closed
+        log.record("tool_call", tool="read")
+    assert verify(tmp_path / "a.jsonl").ok
+
+
 def test_audit_verify_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     log = tmp_path / "a.jsonl"
     write_log(log, 4)
