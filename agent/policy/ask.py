@@ -31,13 +31,20 @@ MAX_DIFF_LINES = 400
 MAX_DIFF_BYTES = 1 << 20  # no diff is computed for larger content (difflib is superlinear)
 UNCONFINED_BASH = "none: the command runs with your rights (its environment is scrubbed)"
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+# C0 and C1 controls (terminal escapes), and the invisible and bidirectional-override
+# characters that can make a command read differently from what runs.
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]")
 _RED, _GREEN, _CYAN, _BOLD, _RESET = "\x1b[31m", "\x1b[32m", "\x1b[36m", "\x1b[1m", "\x1b[0m"
 
 
 def visible(text: str) -> str:
-    """``text`` with every control character but tab and newline shown as an escape."""
-    return _CONTROL.sub(lambda m: f"\\x{ord(m.group(0)):02x}", text)
+    """``text`` with every control character but tab and newline, and every invisible or
+    direction-changing character, shown as an escape."""
+    def escape(match: re.Match[str]) -> str:
+        code = ord(match.group(0))
+        return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+    return _CONTROL.sub(escape, text)
 
 
 def _current_text(root: safefs.Root, path: str) -> str | None:

@@ -19,7 +19,7 @@ import json
 import posixpath
 import re
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -240,6 +240,3 @@ def guard_tools(tools: Iterable[Tool], *, scanner: SecretScanner | None = None,
                 denied: DeniedFiles | None = None) -> list[Tool]:
     return [guard(tool, scanner=scanner, audit=audit, denied=denied) for tool in tools]
 
-
-def tool_names(tools: Sequence[Tool]) -> list[str]:
-    return [tool.name for tool in tools]

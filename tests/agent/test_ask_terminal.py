@@ -174,4 +174,5 @@ def test_description_of_an_edit_and_of_a_failing_one(ws: AgentWorkspace) -> None
     escape = ToolCall("e", "write", {"path": "../outside/x", "content": "x"})
     assert any("outside the workspace" in line for line in describe_call(escape, ws.root))
     assert visible("a\x1b[31mb\x07\tc\n") == "a\\x1b[31mb\\x07\tc\n"
+    assert visible("rm -rf /tmp/x\u202e#\u200b") == "rm -rf /tmp/x\\u202e#\\u200b"
     assert isinstance(ws.root, safefs.Root)
