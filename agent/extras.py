@@ -13,7 +13,7 @@ import sys
 # extra name -> the top-level modules it installs that the command imports
 EXTRAS: dict[str, tuple[str, ...]] = {
     "agent": ("anthropic", "pathspec"),
-    "mcp": ("mcp", "pathspec"),
+    "mcp": ("mcp", "mcp_types", "pathspec"),
 }
 
 
