@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.agent.conftest import AgentWorkspace
+
 SECRET = "outside secret: never to be read\n"
 SIBLING_SECRET = "sibling secret: never to be read\n"
 
@@ -23,14 +25,7 @@ class Arena:
 
     def outside_state(self) -> dict[str, bytes]:
         """Every name and byte outside the workspace, to compare before and after."""
-        state: dict[str, bytes] = {}
-        for top in (self.sibling, self.outside):
-            for dirpath, dirnames, filenames in os.walk(top):
-                for name in dirnames + filenames:
-                    p = Path(dirpath, name)
-                    state[str(p)] = b"<dir>" if p.is_dir() and not p.is_symlink() else \
-                        os.readlink(p).encode() if p.is_symlink() else p.read_bytes()
-        return state
+        return AgentWorkspace.outside_state(self)  # type: ignore[arg-type]  # same two fields
 
 
 def make_arena(base: Path) -> Arena:
