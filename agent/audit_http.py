@@ -9,11 +9,12 @@ delayed. Headers, and so the API key, are never looked at.
 
 from __future__ import annotations
 
+import functools
 import json
+import sys
 from collections.abc import Iterator
+from types import ModuleType
 from typing import Any
-
-import httpx2
 
 from agent.audit import AuditLog, digest
 
@@ -50,11 +51,11 @@ def usage_from_body(body: bytes, content_type: str) -> dict[str, int]:
     return usage
 
 
-class _RecordingStream(httpx2.SyncByteStream):
-    """Passes the response through unchanged and records the event when it is closed."""
+class _Recorder:
+    """Passes the response bytes through unchanged and records the event when closed."""
 
-    def __init__(self, inner: httpx2.SyncByteStream, audit: AuditLog,
-                 fields: dict[str, Any], content_type: str) -> None:
+    def __init__(self, inner: Any, audit: AuditLog, fields: dict[str, Any],
+                 content_type: str) -> None:
         self._inner = inner
         self._audit = audit
         self._fields = fields
@@ -80,7 +81,18 @@ class _RecordingStream(httpx2.SyncByteStream):
                                    usage=usage_from_body(bytes(self._kept), self._content_type))
 
 
-def _request_fields(request: httpx2.Request) -> dict[str, Any]:
+@functools.cache
+def _recording_stream(base: type) -> type:
+    """The recorder as a byte stream of the HTTP library in use (httpx or its successor
+    httpx2, whichever the SDK was built on): the library accepts only its own stream type."""
+    return type("RecordingStream", (_Recorder, base), {})
+
+
+def _http_library(response: Any) -> ModuleType:
+    return sys.modules[type(response).__module__.partition(".")[0]]
+
+
+def _request_fields(request: Any) -> dict[str, Any]:
     body = request.read()
     return {"host": request.url.host, "port": request.url.port, "method": request.method,
             "path": request.url.path, "bytes": len(body), "sha256": digest(body)}
@@ -89,30 +101,30 @@ def _request_fields(request: httpx2.Request) -> dict[str, Any]:
 def audit_hooks(audit: AuditLog) -> dict[str, list[Any]]:
     """``event_hooks`` for an httpx client: each response records one ``model_request``."""
 
-    def on_response(response: httpx2.Response) -> None:
+    def on_response(response: Any) -> None:
+        http = _http_library(response)
         fields = _request_fields(response.request)
         fields["status"] = response.status_code
         content_type = response.headers.get("content-type", "")
         try:
             body = response.content  # already in memory (a transport that is not streaming)
-        except httpx2.ResponseNotRead:
+        except http.ResponseNotRead:
             pass
         else:
             audit.record("model_request", **fields, response_bytes=len(body),
                          usage=usage_from_body(body[:MAX_USAGE_SCAN_BYTES], content_type))
             return
-        stream = response.stream
-        if isinstance(stream, httpx2.SyncByteStream):
-            response.stream = _RecordingStream(stream, audit, fields, content_type)
+        if isinstance(response.stream, http.SyncByteStream):
+            response.stream = _recording_stream(http.SyncByteStream)(
+                response.stream, audit, fields, content_type)
         else:
             audit.record("model_request", **fields, response_bytes=None, usage={})
 
     return {"response": [on_response]}
 
 
-def audited_http_client(audit: AuditLog) -> httpx2.Client:
+def audited_http_client(audit: AuditLog) -> Any:
     """An HTTP client with the Anthropic SDK's defaults that audits every model request."""
     import anthropic
 
-    client: httpx2.Client = anthropic.DefaultHttpxClient(event_hooks=audit_hooks(audit))
-    return client
+    return anthropic.DefaultHttpxClient(event_hooks=audit_hooks(audit))
