@@ -104,12 +104,15 @@ def _looks_random(value: str, *, quoted: bool) -> bool:
 @dataclass(frozen=True)
 class SecretPattern:
     """One secret format: ``regex`` finds it; group ``group`` is the value to replace;
-    ``accept``, when given, has the last word on a candidate value."""
+    ``accept``, when given, has the last word on a candidate value; ``hints`` are substrings
+    (lower case) of which every match holds one, a fast first check."""
 
     kind: str
     regex: re.Pattern[str]
     group: int | str = 0
     accept: Callable[[re.Match[str]], bool] | None = None
+    # Text holding none of these (in lower case) cannot match: the regex is not run on it.
+    hints: tuple[str, ...] = ()
 
 
 def _assignment_accept(match: re.Match[str]) -> bool:
@@ -131,43 +134,62 @@ PATTERNS: tuple[SecretPattern, ...] = (
         r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
         rf"(?:{_KEY_BODY}{{0,65536}}?-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
         rf"|(?:{_KEY_SEP}*[\w-]+:[^\n]*)*{_KEY_SEP}*[A-Za-z0-9+/=]{{16,}}"
-        rf"(?:{_KEY_SEP}+[A-Za-z0-9+/=]+)*)")),
+        rf"(?:{_KEY_SEP}+[A-Za-z0-9+/=]+)*)"),
+        hints=("private key",)),
     SecretPattern("anthropic-api-key", re.compile(
-        r"\bsk-ant-(?:api|admin|oat)\d{2}-[A-Za-z0-9_-]{20,}")),
+        r"\bsk-ant-(?:api|admin|oat)\d{2}-[A-Za-z0-9_-]{20,}"),
+        hints=("sk-ant-",)),
     SecretPattern("openai-api-key", re.compile(
         r"\bsk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{20,}"
-        r"|\bsk-[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20}\b")),
-    SecretPattern("aws-access-key-id", re.compile(r"\b(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b")),
+        r"|\bsk-[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20}\b"),
+        hints=("sk-",)),
+    SecretPattern("aws-access-key-id", re.compile(r"\b(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b"),
+        hints=("akia", "asia", "abia", "acca")),
     SecretPattern("aws-secret-key", re.compile(
         r"(?i:aws_?secret_?access_?key)[\"']?\s*[:=]\s*[\"']?"
-        r"(?P<value>[A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])"), group="value"),
+        r"(?P<value>[A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])"), group="value",
+        hints=("secret",)),
     SecretPattern("github-token", re.compile(
-        r"\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36,255}\b|\bgithub_pat_[A-Za-z0-9_]{50,255}\b")),
-    SecretPattern("gitlab-token", re.compile(r"\bglpat-[A-Za-z0-9_-]{20,}")),
+        r"\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36,255}\b|\bgithub_pat_[A-Za-z0-9_]{50,255}\b"),
+        hints=("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_")),
+    SecretPattern("gitlab-token", re.compile(r"\bglpat-[A-Za-z0-9_-]{20,}"),
+        hints=("glpat-",)),
     SecretPattern("slack-webhook", re.compile(
-        r"https://hooks\.slack\.com/services/T[A-Za-z0-9_]+/B[A-Za-z0-9_]+/[A-Za-z0-9_]{16,}")),
+        r"https://hooks\.slack\.com/services/T[A-Za-z0-9_]+/B[A-Za-z0-9_]+/[A-Za-z0-9_]{16,}"),
+        hints=("hooks.slack.com",)),
     SecretPattern("slack-token", re.compile(
-        r"\bxox[abposr]-[0-9]+-[A-Za-z0-9-]{8,}|\bxapp-\d-[A-Z0-9]+-\d+-[a-f0-9]{32,}")),
-    SecretPattern("stripe-key", re.compile(r"\b[sr]k_(?:live|test)_[A-Za-z0-9]{16,}\b")),
-    SecretPattern("google-api-key", re.compile(r"\bAIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])")),
-    SecretPattern("google-oauth-secret", re.compile(r"\bGOCSPX-[A-Za-z0-9_-]{28}(?![A-Za-z0-9_-])")),
-    SecretPattern("npm-token", re.compile(r"\bnpm_[A-Za-z0-9]{36}\b")),
-    SecretPattern("pypi-token", re.compile(r"\bpypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,}")),
-    SecretPattern("huggingface-token", re.compile(r"\bhf_[A-Za-z0-9]{34,}\b")),
+        r"\bxox[abposr]-[0-9]+-[A-Za-z0-9-]{8,}|\bxapp-\d-[A-Z0-9]+-\d+-[a-f0-9]{32,}"),
+        hints=("xox", "xapp-")),
+    SecretPattern("stripe-key", re.compile(r"\b[sr]k_(?:live|test)_[A-Za-z0-9]{16,}\b"),
+        hints=("k_live_", "k_test_")),
+    SecretPattern("google-api-key", re.compile(r"\bAIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])"),
+        hints=("aiza",)),
+    SecretPattern("google-oauth-secret", re.compile(r"\bGOCSPX-[A-Za-z0-9_-]{28}(?![A-Za-z0-9_-])"),
+        hints=("gocspx-",)),
+    SecretPattern("npm-token", re.compile(r"\bnpm_[A-Za-z0-9]{36}\b"),
+        hints=("npm_",)),
+    SecretPattern("pypi-token", re.compile(r"\bpypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,}"),
+        hints=("pypi-",)),
+    SecretPattern("huggingface-token", re.compile(r"\bhf_[A-Za-z0-9]{34,}\b"),
+        hints=("hf_",)),
     SecretPattern("sendgrid-key", re.compile(
-        r"\bSG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])")),
+        r"\bSG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])"),
+        hints=("sg.",)),
     SecretPattern("jwt", re.compile(
-        r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{16,}")),
+        r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{16,}"),
+        hints=("eyj",)),
     SecretPattern("url-password", re.compile(
         r"\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s:/@'\"]+:(?P<password>[^\s/@'\"]{3,})@[\w.-]+"),
-        group="password", accept=_url_password_accept),
+        group="password", accept=_url_password_accept,
+        hints=("://",)),
     SecretPattern("secret-assignment", re.compile(
         # From the keyword in the name on, bounded: linear time whatever the text.
         r"(?i:password|passwd|passphrase|secret|token|api[_-]?key|access[_-]?key|auth[_-]?key"
         r"|credential|private[_-]?key)[\w-]{0,64}"
         r"[\"']?\]?[ \t]*(?::=|=>|[:=])[ \t]*"
         r"(?P<quote>[\"'`]?)(?P<value>[^\s\"'`,;(){}\[\]<>]{8,})(?P=quote)"),
-        group="value", accept=_assignment_accept),
+        group="value", accept=_assignment_accept,
+        hints=("pass", "secret", "token", "key", "credential")),
 )
 
 
@@ -204,7 +226,10 @@ class SecretScanner:
 
     def find(self, text: str) -> list[Finding]:
         taken: list[Finding] = []
+        lowered = text.lower()
         for pattern in self.patterns:
+            if pattern.hints and not any(hint in lowered for hint in pattern.hints):
+                continue
             for match in pattern.regex.finditer(text):
                 if pattern.accept is not None and not pattern.accept(match):
                     continue

@@ -133,9 +133,10 @@ class DeniedFiles:
         self.rules = rules
         self.root = root
 
-    def rule_for(self, path: str, *, directory: bool = False) -> PathRule | None:
+    def rule_for(self, path: str, *, directory: bool = False,
+                 canonical: str | None = None) -> PathRule | None:
         candidates = [posixpath.normpath(path).lstrip("/")]
-        canonical = canonical_path(self.root, path)
+        canonical = canonical or canonical_path(self.root, path)
         if canonical is not None:
             candidates.append(canonical)
         for candidate in candidates:
@@ -144,12 +145,21 @@ class DeniedFiles:
                 return rule
         return None
 
-    def mark_listing(self, text: str) -> str:
+    def mark_listing(self, text: str, start: str = ".") -> str:
+        # The walk enters no link, so an entry that is not a link itself is canonically the
+        # start directory's canonical path plus its path below the start: one resolve in all.
+        base = canonical_path(self.root, start)
+        prefix = "" if start in (".", "./", "") else start.rstrip("/") + "/"
         out = []
         for line in text.split("\n"):
             match = _LISTED.match(line)
             if match is not None:
-                rule = self.rule_for(match.group("path"), directory=match.group("suffix") == "/")
+                path, suffix = match.group("path"), match.group("suffix") or ""
+                canonical = None
+                if base is not None and "symlink" not in suffix and path.startswith(prefix):
+                    below = path[len(prefix):]
+                    canonical = below if base == "." else f"{base}/{below}"
+                rule = self.rule_for(path, directory=suffix == "/", canonical=canonical)
                 if rule is not None:
                     line = f"{line} [denied: {rule.kind} {rule.pattern!r}; not readable]"
             out.append(line)
@@ -171,11 +181,12 @@ class DeniedFiles:
                         f"denied file{'s' if len(files) > 1 else ''} not shown]")
         return "\n".join(kept)
 
-    def apply(self, tool: str, output: ToolOutput) -> ToolOutput:
+    def apply(self, tool: str, args: Any, output: ToolOutput) -> ToolOutput:
         if output.is_error:
             return output
         if tool in ("list", "glob"):
-            return ToolOutput(self.mark_listing(output.content))
+            start = call_path(tool, args)
+            return ToolOutput(self.mark_listing(output.content, start or "."))
         if tool == "grep":
             return ToolOutput(self.filter_matches(output.content))
         return output
@@ -209,7 +220,7 @@ class GuardedTool(Tool):
                 self.audit.finished(args, None, 0)
             raise
         if self.denied is not None:
-            output = self.denied.apply(self.name, output)
+            output = self.denied.apply(self.name, args, output)
         redacted = 0
         if self.scanner is not None:
             redaction = self.scanner.redact(output.content)

@@ -13,6 +13,7 @@ README's table is checked against it by a test.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -91,6 +92,36 @@ def builtin_rules() -> list[PathRule]:
                for p in DEFERRED_EXECUTION_PATHS])
 
 
+def _any_of(rules: list[PathRule]) -> re.Pattern[str] | None:
+    """One regex matching wherever any of ``rules`` may match, so the common case (no rule
+    matches) costs one match instead of one per rule. None when it cannot be built."""
+    try:
+        parts = [pattern.regex.pattern.replace("(?P<ps_d>", "(?:")
+                 for rule in rules for pattern in rule._spec.patterns
+                 if isinstance(pattern, pathspec.RegexPattern) and pattern.regex is not None]
+        return re.compile("|".join(f"(?:{part})" for part in parts)) if parts else None
+    except (re.error, AttributeError):
+        return None
+
+
+class _Group:
+    """Rules tried in order, behind a combined prefilter."""
+
+    def __init__(self, rules: list[PathRule]) -> None:
+        self.rules = rules
+        self._any = _any_of(rules)
+
+    def first(self, path: str, directory: bool) -> PathRule | None:
+        if not self.rules:
+            return None
+        if self._any is not None:
+            path = path.removeprefix("./")
+            candidates = [path, path.rstrip("/") + "/"] if directory else [path]
+            if not any(self._any.match(c) for c in candidates):
+                return None
+        return next((r for r in self.rules if r.matches(path, directory=directory)), None)
+
+
 class PathRules:
     """The rules in force: ``deny`` patterns, then ``allow`` patterns, then the built-in lists
     (unless ``builtin=False``). Raises :class:`PatternError` for an unusable pattern."""
@@ -100,15 +131,15 @@ class PathRules:
         self.deny = [PathRule(p, DENIED_BY_OPTION) for p in deny]
         self.allow = [PathRule(p, "allowed by --allow-path") for p in allow]
         self.builtin = builtin_rules() if builtin else []
+        self._deny, self._allow = _Group(self.deny), _Group(self.allow)
+        self._reads = _Group([r for r in self.builtin if not r.writes_only])
+        self._writes = _Group(self.builtin)
 
     def denial(self, path: str, *, writing: bool, directory: bool = False) -> PathRule | None:
         """The rule denying access to ``path`` (a write when ``writing``), or None."""
-        for rule in self.deny:
-            if rule.matches(path, directory=directory):
-                return rule
-        if any(rule.matches(path, directory=directory) for rule in self.allow):
+        rule = self._deny.first(path, directory)
+        if rule is not None:
+            return rule
+        if self._allow.first(path, directory) is not None:
             return None
-        for rule in self.builtin:
-            if (writing or not rule.writes_only) and rule.matches(path, directory=directory):
-                return rule
-        return None
+        return (self._writes if writing else self._reads).first(path, directory)

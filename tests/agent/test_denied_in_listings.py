@@ -68,3 +68,22 @@ def test_list_and_glob_mark_denied_files(tree: AgentWorkspace) -> None:
     assert "sub/.ssh/config [denied: sensitive path '.ssh/'; not readable]" in matches
     assert "notes.txt" in matches
     assert MARK not in got["l"].content + got["b"].content
+
+
+def test_entries_under_a_linked_start_directory_are_judged_by_their_real_path(
+        ws: AgentWorkspace) -> None:
+    (ws.path / "data" / "private").mkdir(parents=True)
+    (ws.path / "data" / "private" / "rows.csv").write_text(f"{MARK}\n")
+    (ws.path / "data" / "public.csv").write_text("ok\n")
+    os.symlink("data", ws.path / "view")
+    permissions = prepare(file_tools(ws.root), ws.root, mode="edit",
+                          rules=PathRules(deny=["data/private/"]))
+    tools = {tool.name: tool for tool in permissions.tools}
+    listing = tools["list"].execute({"path": "view", "depth": 2}).content.splitlines()
+    assert "view/private/ [denied: path denied by --deny-path 'data/private/'; not readable]" \
+        in listing
+    assert any(line.startswith("view/private/rows.csv (") and "[denied" in line
+               for line in listing)
+    assert any(line.startswith("view/public.csv (") and "denied" not in line for line in listing)
+    found = tools["grep"].execute({"pattern": MARK, "path": "view"}).content
+    assert MARK not in found and "[1 matching line in 1 denied file not shown]" in found

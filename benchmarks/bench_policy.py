@@ -1,0 +1,77 @@
+"""What the permission layer costs per tool call: each tool bare and behind the layer (rules
+judged on canonical paths, denied files marked, secret scanner), side by side in one group;
+and the scanner alone on a typical result and on adversarial text."""
+
+from __future__ import annotations
+
+import base64
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from pytest_benchmark.fixture import BenchmarkFixture
+
+import safefs
+from agent.messages import ToolCall
+from agent.policy.setup import prepare
+from agent.secret_scanner import SecretScanner
+from agent.tools import file_tools
+from agent.tools.base import Tool
+
+README = Path(__file__).resolve().parent.parent / "README.md"
+ENTRIES = 500
+
+
+@pytest.fixture(scope="module")
+def workspace(tmp_path_factory: pytest.TempPathFactory) -> Iterator[safefs.Root]:
+    base = tmp_path_factory.mktemp("policy") / "ws"
+    (base / "src").mkdir(parents=True)
+    for n in range(ENTRIES):
+        (base / "src" / f"module_{n}.py").write_text(f"def f{n}():\n    return {n}\n")
+    (base / "src" / ".env").write_text("TOKEN=x\n")
+    (base / "notes.md").write_text(README.read_text()[:16000])
+    with safefs.Root(base) as root:
+        yield root
+
+
+def _tools(root: safefs.Root, guarded: bool) -> dict[str, Tool]:
+    tools = file_tools(root)
+    if guarded:
+        tools = prepare(tools, root, mode="edit", scanner=SecretScanner()).tools
+    return {tool.name: tool for tool in tools}
+
+
+CALLS = {
+    "read": {"path": "notes.md"},
+    "list": {"path": "src"},
+    "grep": {"pattern": "return 4", "path": "src"},
+}
+
+
+@pytest.mark.parametrize("tool", list(CALLS))
+@pytest.mark.parametrize("guarded", [False, True], ids=["bare", "policy"])
+def test_tool_call(benchmark: BenchmarkFixture, workspace: safefs.Root, tool: str,
+                   guarded: bool) -> None:
+    tools = _tools(workspace, guarded)
+    policy = prepare(file_tools(workspace), workspace, mode="edit").policy if guarded else None
+    call = ToolCall("b", tool, CALLS[tool])
+    benchmark.group = f"{tool} call"
+
+    def once() -> str:
+        if policy is not None:
+            assert policy(call).approved
+        return tools[tool].execute(call.input).content
+
+    out = benchmark(once)
+    assert ("[denied:" in out) == (guarded and tool == "list")
+
+
+@pytest.mark.parametrize("kind", ["readme-16k", "base64-1MiB", "key-headers-640k"])
+def test_scanner(benchmark: BenchmarkFixture, kind: str) -> None:
+    text = {"readme-16k": README.read_text()[:16000],
+            "base64-1MiB": base64.b64encode(os.urandom(786432)).decode(),
+            "key-headers-640k": "-----BEGIN RSA PRIVATE KEY-----\n" * 20000}[kind]
+    benchmark.group = "secret scanner"
+    result = benchmark(SecretScanner().redact, text)
+    assert result.count == 0  # headers without a key body are not keys
