@@ -16,6 +16,8 @@ import importlib
 import os
 from typing import Any, Final
 
+from safefs.errors import error
+
 # openat2(2) resolve flags (linux/openat2.h).
 RESOLVE_NO_XDEV: Final = 0x01
 RESOLVE_NO_MAGICLINKS: Final = 0x02
@@ -65,14 +67,14 @@ def renameat2(olddirfd: int, old: bytes, newdirfd: int, new: bytes, flags: int) 
     if _native is not None:
         r = _native.lib.safefs_renameat2(olddirfd, old, newdirfd, new, flags)
         if r < 0:
-            raise OSError(-r, os.strerror(-r))
+            raise error(-r)
         return
     fn = _load_libc_renameat2()
     if not fn:
-        raise OSError(errno.ENOSYS, "renameat2 is not available on this platform")
+        raise error(errno.ENOSYS, "renameat2 is not available on this platform")
     if fn(olddirfd, old, newdirfd, new, flags) != 0:
         err = ctypes.get_errno()
-        raise OSError(err, os.strerror(err))
+        raise error(err)
 
 
 def have_renameat2() -> bool:

@@ -16,6 +16,8 @@ import os
 import sys
 from typing import Final
 
+from safefs.errors import error
+
 AT_FDCWD: Final[int] = -100  # only ever used to open the trusted root itself
 O_PATH: Final[int] = getattr(os, "O_PATH", 0)
 HAVE_O_PATH: Final[bool] = O_PATH != 0
@@ -73,13 +75,13 @@ else:  # pragma: no cover - exercised on macOS / BSD only
     _raw_openat2 = None
 
     def renameat2(olddirfd: int, old: bytes, newdirfd: int, new: bytes, flags: int) -> None:
-        raise OSError(errno.ENOSYS, "renameat2 is not available on this platform")
+        raise error(errno.ENOSYS, "renameat2 is not available on this platform")
 
     def have_renameat2() -> bool:
         return False
 
     def link_unnamed(fd: int, dirfd: int, name: bytes) -> None:
-        raise OSError(errno.ENOSYS, "unnamed files need Linux")
+        raise error(errno.ENOSYS, "unnamed files need Linux")
 
 
 # With O_PATH the kernel accepts only these flags; openat2 rejects anything else with EINVAL.
@@ -115,7 +117,7 @@ def open_component(dirfd: int, name: bytes, flags: int) -> int:
 def openat2(dirfd: int, path: bytes, flags: int, mode: int, resolve: int, *, follow: bool) -> int:
     """openat2(2). Raises OSError with the kernel's errno (EAGAIN is the caller's to retry)."""
     if _raw_openat2 is None:
-        raise OSError(errno.ENOSYS, "openat2 needs the safefs native extension")
+        raise error(errno.ENOSYS, "openat2 needs the safefs native extension")
     # Same flag policy as _open_flags, inlined: this is the hottest call in the library.
     if flags & O_PATH:
         flags = (flags & _O_PATH_ALLOWED) | O_CLOEXEC
@@ -127,7 +129,7 @@ def openat2(dirfd: int, path: bytes, flags: int, mode: int, resolve: int, *, fol
         mode = 0  # openat2 rejects a mode without O_CREAT/O_TMPFILE
     fd: int = _raw_openat2(dirfd, path, flags, mode, resolve)
     if fd < 0:
-        raise OSError(-fd, os.strerror(-fd))
+        raise error(-fd)
     return fd
 
 
@@ -182,7 +184,7 @@ def fchmodat_nofollow(dirfd: int, name: bytes, mode: int) -> None:
         os.chmod(name, mode, dir_fd=dirfd, follow_symlinks=False)
     except (NotImplementedError, ValueError):
         # Python's answer when the C library cannot chmod a link itself (glibc: EOPNOTSUPP).
-        raise OSError(errno.EOPNOTSUPP, os.strerror(errno.EOPNOTSUPP)) from None
+        raise error(errno.EOPNOTSUPP) from None
 
 
 def fchmod(fd: int, mode: int) -> None:

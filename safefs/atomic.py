@@ -16,6 +16,7 @@ import os
 from collections.abc import Callable
 
 from safefs import _sys
+from safefs.errors import error
 
 TEMP_SUFFIX = b".safefs-tmp"
 _token = os.urandom(6).hex().encode()
@@ -70,7 +71,7 @@ def _with_unique_name(name: bytes, create: Callable[[bytes], object]) -> bytes:
             return tmp
         except FileExistsError:
             continue  # planted, or a leftover: never reuse, never follow
-    raise OSError(errno.EEXIST, "could not create a unique temporary file")
+    raise error(errno.EEXIST, "could not create a unique temporary file")
 
 
 def _fill(fd: int, data: bytes | bytearray | memoryview, perm: int | None, durable: bool) -> None:

@@ -233,7 +233,7 @@ class Root:
         if b"\0" in data:
             raise ValueError("embedded null byte in path")
         if len(data) >= PATH_MAX:  # refused whole, as the kernel does, whatever the operation
-            raise OSError(errno.ENAMETOOLONG, os.strerror(errno.ENAMETOOLONG), path)
+            raise with_filename(error(errno.ENAMETOOLONG), path)
         if data and data[0] != 0x2F:  # not absolute
             return data
         with reporting(path):
