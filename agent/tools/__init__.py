@@ -1,4 +1,5 @@
-"""The tools the model may call: ``read`` and ``write`` through safefs, and ``bash``."""
+"""The tools the model may call: ``read`` and ``write`` through safefs, and ``bash`` (in a kernel
+sandbox)."""
 
 from __future__ import annotations
 
@@ -12,9 +13,11 @@ from agent.tools.write import WriteTool
 
 
 def default_tools(root: safefs.Root, *, secret_values: Iterable[str] = (),
-                  env_allow: Iterable[str] = ()) -> list[Tool]:
+                  env_allow: Iterable[str] = (), sandbox: str = "auto",
+                  allow_network: bool = False) -> list[Tool]:
     return [ReadTool(root), WriteTool(root),
-            BashTool(root, secret_values=secret_values, env_allow=env_allow)]
+            BashTool(root, secret_values=secret_values, env_allow=env_allow, sandbox=sandbox,
+                     allow_network=allow_network)]
 
 
 __all__ = ["BashTool", "ReadTool", "Tool", "ToolOutput", "WriteTool", "default_tools"]
