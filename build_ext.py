@@ -92,8 +92,9 @@ sandbox_ffibuilder.cdef(
         uint64_t rlim_nproc;
         char *init_stack;
         size_t init_stack_size;
+        int sync_fd;
     };
-    long sbx_spawn(const struct sbx_spec *spec);
+    long sbx_spawn(struct sbx_spec *spec);
     long sbx_make_idmap_userns(int ondisk_uid, int ondisk_gid, int shown_uid, int shown_gid);
     long sbx_landlock_abi(void);
     long sbx_landlock_create_ruleset(uint64_t fs, uint64_t net, uint64_t scoped, int abi);

@@ -86,6 +86,7 @@ struct sbx_spec {
     uint64_t rlim_cpu, rlim_as, rlim_fsize, rlim_nofile, rlim_nproc; /* 0: leave as is */
     char *init_stack;        /* owned by the caller, valid until init is reaped */
     size_t init_stack_size;
+    int sync_fd;             /* set by sbx_spawn: init waits on it for its id maps */
 };
 
 struct sbx_ruleset_attr {
@@ -393,9 +394,13 @@ static int init_main(void *arg)
     /* init holds a copy of the agent's memory: nothing in the namespace may read it. */
     if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 || prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
         fail(st, ST_PDEATHSIG);
-    if ((s->clone_flags & CLONE_NEWUSER) &&
-        write_id_maps("/proc/self", s->map_uid, s->map_uid, s->map_gid, s->map_gid, 1) < 0)
-        fail(st, ST_USERNS_MAP);
+    if (s->clone_flags & CLONE_NEWUSER) {
+        /* The parent writes our id maps; EOF instead of the go byte means it could not. */
+        char go;
+        if (read(s->sync_fd, &go, 1) != 1)
+            _exit(127);
+        close(s->sync_fd);
+    }
     if (s->clone_flags & CLONE_NEWNS) {
         /* Nothing mounted here may propagate back to the host. */
         if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
@@ -445,8 +450,36 @@ static int init_main(void *arg)
     return 0;
 }
 
-long sbx_spawn(const struct sbx_spec *spec)
+static pthread_mutex_t dumpable_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* A new user namespace's maps are written from here, the parent namespace. /proc/<init>/uid_map
+ * belongs to root while init's memory (ours, CLONE_VM) is not dumpable, so for the few system
+ * calls this takes the process is made dumpable again, under a lock, and then restored. */
+static int write_maps_of(pid_t pid, const struct sbx_spec *spec)
 {
+    char dir[32] = "/proc/";
+    size_t n = 6 + put_uint(dir + 6, (unsigned long)pid);
+    dir[n] = 0;
+    pthread_mutex_lock(&dumpable_lock);
+    int was = prctl(PR_GET_DUMPABLE, 0, 0, 0, 0);
+    if (was == 0)
+        prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
+    int r = write_id_maps(dir, spec->map_uid, spec->map_uid, spec->map_gid, spec->map_gid, 1);
+    int saved = errno;
+    if (was == 0)
+        prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+    pthread_mutex_unlock(&dumpable_lock);
+    errno = saved;
+    return r;
+}
+
+long sbx_spawn(struct sbx_spec *spec)
+{
+    int sync[2] = { -1, -1 };
+    int userns = (spec->clone_flags & CLONE_NEWUSER) != 0;
+    if (userns && pipe2(sync, O_CLOEXEC) < 0)
+        return -errno;
+    spec->sync_fd = sync[0];
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
@@ -454,6 +487,23 @@ long sbx_spawn(const struct sbx_spec *spec)
                      spec->clone_flags | CLONE_VM | SIGCHLD, (void *)spec);
     long r = pid < 0 ? -errno : pid;
     pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (userns) {
+        if (pid >= 0) {
+            if (write_maps_of((pid_t)pid, spec) == 0) {
+                if (write(sync[1], "1", 1) != 1)
+                    r = -errno;
+            } else {
+                r = -errno;
+            }
+            if (r < 0) {
+                kill((pid_t)pid, SIGKILL);
+                while (waitpid((pid_t)pid, NULL, 0) < 0 && errno == EINTR)
+                    ;
+            }
+        }
+        close(sync[0]);
+        close(sync[1]);
+    }
     return r;
 }
 

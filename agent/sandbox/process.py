@@ -66,9 +66,9 @@ def _describe(pid: int) -> str | None:
     if fields.get("State", "").strip().startswith("Z"):
         return None
     ns_pid = fields.get("NSpid", str(pid)).split()[-1]
-    cmdline = (_read(f"/proc/{pid}/cmdline") or "").replace("\0", " ").strip()
+    cmdline = " ".join((_read(f"/proc/{pid}/cmdline") or "").replace("\0", " ").split())
     name = cmdline or f"[{fields.get('Name', '?').strip()}]"
-    return f"{ns_pid} {name[:80]}"
+    return f"{ns_pid} {name[:60]}"
 
 
 def descendants(pid: int) -> list[str]:

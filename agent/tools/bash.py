@@ -29,6 +29,7 @@ from agent.tools.environment import scrub_environment
 DEFAULT_TIMEOUT = 30.0
 DEFAULT_OUTPUT_CAP = 1 << 20  # bytes; the command is killed beyond it
 MODEL_OUTPUT_CHARS = 30_000  # what the model sees: head and tail, the middle cut
+KILLED_SHOWN = 10  # processes named in the "killed" line; the rest are counted
 
 
 def find_shell() -> str:
@@ -67,7 +68,9 @@ def _killed_line(killed: tuple[str, ...] | None) -> str:
         return "killed: the command's process group (a job in a session of its own is not tracked)"
     if not killed:
         return "killed: none (nothing else was running)"
-    return f"killed {len(killed)} process{'es' if len(killed) > 1 else ''}: " + "; ".join(killed)
+    shown = "; ".join(killed[:KILLED_SHOWN])
+    more = f"; and {len(killed) - KILLED_SHOWN} more" if len(killed) > KILLED_SHOWN else ""
+    return f"killed {len(killed)} process{'es' if len(killed) > 1 else ''}: {shown}{more}"
 
 
 class BashTool(Tool):
