@@ -243,14 +243,16 @@ def spawn_and_supervise(spawn: Callable[[int, int], int], *, timeout: float, out
     """Make the pipes, ``spawn(out_write_fd, status_write_fd) -> init pid``, then supervise."""
     out_r, out_w = os.pipe2(os.O_CLOEXEC)
     st_r, st_w = os.pipe2(os.O_CLOEXEC)
+    pid = None
     try:
         pid = spawn(out_w, st_w)
-    except BaseException:
-        for fd in (out_r, out_w, st_r, st_w):
-            os.close(fd)
-        raise
-    os.close(out_w)
-    os.close(st_w)
+    finally:
+        os.close(out_w)
+        os.close(st_w)
+        if pid is None:  # spawn raised: nothing was started
+            os.close(out_r)
+            os.close(st_r)
+    # From here supervise owns init and both read ends, whatever happens inside it.
     return supervise(pid, out_r, st_r, timeout=timeout, output_cap=output_cap, cancel=cancel)
 
 

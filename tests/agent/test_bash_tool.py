@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+import safefs
+from agent.cli import main
 from agent.sandbox import Refused, make_sandbox
 from agent.tools import BashTool
 from agent.tools.bash import (
@@ -25,6 +27,7 @@ from agent.tools.bash import (
     truncate_middle,
 )
 from tests.agent.conftest import API_KEY, AgentWorkspace
+from tests.agent.messages_api_server import LoopbackMessagesAPI, text_reply, tool_reply
 from tests.agent.processes import survivors
 
 PATH = "/usr/local/bin:/usr/bin:/bin"
@@ -288,3 +291,54 @@ def test_nothing_is_left_in_the_private_tmp_after_close(ws: AgentWorkspace, bash
         assert (tmp / "x").exists()
         bash.close()
         assert not tmp.exists()
+
+
+@pytest.mark.parametrize("flags, expected", [
+    ([], "sandbox: landlock abi "),
+    (["--sandbox", "off"], "sandbox: off (unconfined)"),
+    (["--allow-network"], "network allowed"),
+])
+def test_cli_sandbox_flags_reach_the_bash_tool(
+        ws: AgentWorkspace, messages_api: LoopbackMessagesAPI, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str], flags: list[str], expected: str) -> None:
+    if not flags or flags == ["--allow-network"]:
+        probe = make_sandbox(ws.root)
+        probe.close()
+        if isinstance(probe, Refused):
+            pytest.skip(probe.refusal)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", API_KEY)
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", messages_api.url)
+    monkeypatch.setenv("ANTHROPIC_MODEL", "loopback-model")
+    messages_api.queue(tool_reply("", ("t1", "bash", {"command": "echo ran"})))
+    messages_api.queue(text_reply("done"))
+    assert main(["run", "--workspace", str(ws.path), "--allow-bash", *flags, "go"]) == 0
+    capsys.readouterr()
+    seen = messages_api.requests[1]["messages"][-1]["content"][0]["content"]
+    status, layers, _, output = split(seen)
+    assert (status, output) == ("exit status 0", "ran\n")
+    assert expected in layers
+
+
+def test_a_workspace_without_a_path_is_refused_not_run(tmp_path: Path) -> None:
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    with safefs.Root(gone) as root:
+        tool = BashTool(root)
+        if isinstance(tool.sandbox, Refused):
+            pytest.skip(tool.sandbox.refusal)
+        gone.rmdir()
+        out = tool.execute({"command": "echo ran"})
+        tool.close()
+    assert out.is_error
+    assert out.content.startswith("bash refused: the sandbox could not be set up (")
+    assert "nothing ran" in out.content and "\nran\n" not in out.content
+
+
+def test_macos_profile_is_deny_by_default() -> None:
+    from agent.sandbox.macos import profile
+
+    text = profile('/Users/me/my "ws"', "/private/tmp/t", allow_network=False)
+    assert text.splitlines()[:2] == ["(version 1)", "(deny default)"]
+    assert '(subpath "/Users/me/my \\"ws\\"")' in text
+    assert "network" not in text
+    assert "(allow network*)" in profile("/w", "/t", allow_network=True)
