@@ -111,6 +111,14 @@ def _unlink_at(dirfd: int, name: str) -> None:
 def race_strategy(strategy: str, op: str, seconds: float, swap: str = "dir") -> RaceCounts:
     """Attack ``strategy`` doing ``op`` ("read" or "write") for ``seconds`` with the ``swap``
     attack ("dir" or "final"); returns the counts. Needs renameat2 (Linux)."""
+    return race_victim(strategy, lambda ws: open_strategy(strategy, ws), op, seconds, swap)
+
+
+def race_victim(label: str, open_victim: Callable[[str], Any], op: str, seconds: float,
+                swap: str = "dir") -> RaceCounts:
+    """As :func:`race_strategy`, for any victim: ``open_victim(workspace)`` returns a context
+    manager whose value has ``read(path) -> bytes`` and ``write(path, data)``, failing with
+    OSError (such as an MCP server behind a client session)."""
     if op not in OPS:
         raise ValueError(f"op must be one of {OPS}, not {op!r}")
     if swap not in SWAPS:
@@ -118,11 +126,10 @@ def race_strategy(strategy: str, op: str, seconds: float, swap: str = "dir") -> 
     if seconds <= 0:
         raise ValueError("seconds must be positive")
     arena = _Arena.build(swap)
-    counts = RaceCounts(strategy=strategy, op=op, swap=swap)
+    counts = RaceCounts(strategy=label, op=op, swap=swap)
     fds: list[int] = []
     try:
-        victim = open_strategy(strategy, arena.ws)
-        with victim:
+        with open_victim(arena.ws) as victim:
             # Descriptors for where things really are, whatever names the attacker has swapped.
             outside_fd = os.open(arena.outside, os.O_RDONLY | os.O_DIRECTORY)
             fds.append(outside_fd)
