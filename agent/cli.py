@@ -22,6 +22,8 @@ from agent.console import Printer, one_line
 from agent.loop import DEFAULT_MAX_TURNS, run_agent
 from agent.policy import options as policy_options
 from agent.redact import Redactor
+from agent.sandbox import MODES as SANDBOX_MODES
+from agent.sandbox import harden_agent_process
 from agent.session import Session
 from agent.tools import default_tools
 
@@ -52,11 +54,17 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--max-turns", type=int, default=DEFAULT_MAX_TURNS,
                      help=f"model turns before giving up (default {DEFAULT_MAX_TURNS})")
     run.add_argument("--allow-bash", action="store_true",
-                     help="let the model run shell commands (the same as --mode full)")
+                     help="let the model run shell commands (the same as --mode full; in the "
+                     "sandbox, see --sandbox)")
+    run.add_argument("--sandbox", choices=SANDBOX_MODES, default="auto",
+                     help="auto (default): each bash command runs in a kernel sandbox, and is "
+                     "refused where none can be set up; off: unconfined, with your rights")
+    run.add_argument("--allow-network", action="store_true",
+                     help="let sandboxed bash commands use the network")
     policy_options.add_run_options(run)
     run.add_argument("--env-allow", action="append", default=[], metavar="NAME",
-                     help="pass this credential-looking variable to bash anyway (repeatable; "
-                     "never ANTHROPIC_API_KEY)")
+                     help="pass this environment variable to bash too (repeatable; never "
+                     "ANTHROPIC_API_KEY)")
     run.add_argument("prompt", metavar="PROMPT", help="what to ask the agent")
 
     demo = commands.add_parser("demo", help="offline walkthrough of a prompt-injection attack")
@@ -109,12 +117,13 @@ def command_run(args: argparse.Namespace, redact_holder: list[Redactor]) -> int:
     base_url = os.environ.get("ANTHROPIC_BASE_URL") or None
     policy_options.chosen_mode(args)  # a contradiction is a usage error before anything runs
     cancel = threading.Event()
+    harden_agent_process()  # /proc/<agent>/environ holds the key: not readable by our commands
     with _open_workspace(args.workspace) as root, contextlib.ExitStack() as stack:
         audit_file = policy_options.audit_path(args)
         audit = stack.enter_context(AuditLog(audit_file)) if audit_file else None
-        permissions = policy_options.permissions(
-            args, root, default_tools(root, secret_values=[api_key], env_allow=args.env_allow),
-            audit)
+        tools = default_tools(root, secret_values=[api_key], env_allow=args.env_allow,
+                              sandbox=args.sandbox, allow_network=args.allow_network)
+        permissions = policy_options.permissions(args, root, tools, audit)
         system = DEFAULT_SYSTEM if permissions.notice is None else \
             f"{DEFAULT_SYSTEM}\n\n{permissions.notice}"
         http_client = None

@@ -31,7 +31,8 @@ secret-assignment     a value assigned to a name containing password, passwd, pa
                       private_key (``=``, ``:``, ``=>``, JSON and YAML alike), when the value
                       is at least 8 characters with Shannon entropy of 3.0 bits or more per
                       character, mixes letters with digits or symbols, and is not a template,
-                      a variable or a placeholder
+                      a variable, a placeholder or a marker spelled with words such as test,
+                      demo, fake, example, secret or token
 ====================  ====================================================================
 
 Its precision is measured by a test: every planted secret in a corpus is found, and the
@@ -64,10 +65,11 @@ def shannon_entropy(text: str) -> float:
 _PLACEHOLDER_WORDS = re.compile(
     r"(?i)^(?:x+|\*+|\.+|-+|_+|changeme\w*|example\w*|placeholder\w*|redacted\w*|your[\w-]*|"
     r"dummy\w*|fake\w*|test\w*|todo\w*|none|null|true|false|undefined)$")
-# A word in a value that says it is not a real secret (``sk-test-...``, ``not-a-real-key``).
+# A word in a value that says it is not a generated secret but a marker or an example
+# (``sk-test-...``, ``not-a-real-key``, ``outside-secret-7f3a``).
 _NOT_REAL_WORD = re.compile(
     r"(?i)(?:^|[-_.])(?:fake|dummy|example|sample|placeholder|test|demo|changeme|redacted"
-    r"|not[-_]?a[-_]?real|notreal)(?:$|[-_.0-9])")
+    r"|not[-_]?a[-_]?real|notreal|secret|password|passwd|token|credential)(?:$|[-_.0-9])")
 # Unquoted values that are code, not data: an attribute, a call, an index.
 _CODE_LIKE = re.compile(r"^[A-Za-z_][\w]*(?:\.[\w.]*|\(.*|\[.*)$")
 _NAME = re.compile(r"^[A-Za-z_]\w*$")

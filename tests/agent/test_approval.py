@@ -99,10 +99,11 @@ def test_deny_paths_sees_through_a_dangling_alias_into_a_missing_directory(
     result = next(m for m in history if isinstance(m, ToolResult))
     assert result == ToolResult("w1", "path 'docs/alias' is denied by policy (secrets/*)", True)
     assert not (ws.path / "secrets" / "new").exists()
-    # Without the policy the same write goes through the link and creates the directory: the
-    # case above is a real hole, not a refusal by the tool.
-    WriteTool(ws.root).execute({"path": "docs/alias", "content": "x"})
-    assert (ws.path / "secrets" / "new" / "x").read_text() == "x"
+    # Beneath the policy, safefs creates no directory through a link: the write alone is
+    # refused too, as the kernel's open(O_CREAT) would refuse it, and nothing is created.
+    alone = WriteTool(ws.root).execute({"path": "docs/alias", "content": "x"})
+    assert alone.is_error and alone.content == "No such file or directory: 'docs/alias'"
+    assert not (ws.path / "secrets" / "new").exists()
 
 
 def test_composed_policy_in_the_loop(ws: AgentWorkspace) -> None:

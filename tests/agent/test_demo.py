@@ -32,12 +32,11 @@ def test_demo_runs_offline_and_reports_each_layer(tmp_path: Path) -> None:
     for row in ("bash exfiltration", "absolute path", "dot-dot path", "symlink read",
                 "symlink write", "race", "host path in errors", "bash environment",
                 "secret inside workspace", ".env read", "git hook write",
-                "dangling alias write"):
+                "dangling alias write", "bash outside workspace"):
         assert verdicts[row] == "Blocked", row
     assert verdicts["audit log tampering"] == "Detected"
     # The demo is honest about what it does not stop.
     assert verdicts["injection in README.md"] == "Not blocked"
-    assert verdicts["bash outside workspace"] == "Not blocked"
     assert "Still not blocked:" in proc.stdout
 
     races = [RACE.match(line) for line in proc.stdout.splitlines()]

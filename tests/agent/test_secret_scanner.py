@@ -141,6 +141,8 @@ def test_corpus_recall_is_counted() -> None:
     'KEY_VARIABLE = "ANTHROPIC_API_KEY"',
     "-----BEGIN PUBLIC KEY-----\nMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE\n-----END PUBLIC KEY-----",
     "sk-ant-demo-0000-not-a-real-key",
+    'SECRET = "outside-secret-7f3a"',
+    "DEPLOY_TOKEN=demo-deploy-token-5d1a",
     "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIDEMOattackerkey attacker@example",
 ])
 def test_ordinary_text_is_left_alone(text: str) -> None:
