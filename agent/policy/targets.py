@@ -116,23 +116,21 @@ def canonical_path(root: safefs.Root, path: str) -> str | None:
         return str(root.resolve(path))
     except FileNotFoundError:
         pass  # a missing parent, perhaps behind a dangling link: walk it ourselves
-    except PathEscapeError:
-        return None
-    except OSError as exc:
-        return None if exc.errno in _REFUSED else _lexical(path)
-    except ValueError:
-        return None
+    except (OSError, ValueError) as exc:
+        return _after_failure(exc, path)
     rel = _relative(root, path)
     if rel is None:
         return None
     try:
         return _walk(root, rel)
-    except PathEscapeError:
+    except (OSError, ValueError) as exc:
+        return _after_failure(exc, path)
+
+
+def _after_failure(exc: OSError | ValueError, path: str) -> str | None:
+    if isinstance(exc, (PathEscapeError, ValueError)) or exc.errno in _REFUSED:
         return None
-    except OSError as exc:
-        return None if exc.errno in _REFUSED else _lexical(path)
-    except ValueError:
-        return None
+    return _lexical(path)
 
 
 def _lexical(path: str) -> str:
