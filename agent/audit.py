@@ -78,6 +78,9 @@ class AuditLog:
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = os.fspath(path)
         self._lock = threading.Lock()
+        parent = os.path.dirname(self.path)
+        if parent:
+            os.makedirs(parent, exist_ok=True)  # as the session file's directory is made
         self._stream: IO[str] = open(self.path, "a", encoding="ascii",  # noqa: SIM115
                                      newline="\n")
         try:

@@ -9,7 +9,7 @@ kind                  format matched
 ====================  ====================================================================
 private-key           a PEM/OpenSSH/PGP ``-----BEGIN ... PRIVATE KEY-----`` block, whole
                       (to its END line, or to the end of its base64 body when cut off)
-anthropic-api-key     ``sk-ant-api03-...``, ``sk-ant-admin01-...`` (20+ URL-safe characters)
+anthropic-api-key     ``sk-ant-api03-...``, ``sk-ant-admin01-...`` (80+ URL-safe characters)
 openai-api-key        ``sk-proj-``/``sk-svcacct-``/``sk-admin-`` keys; legacy ``sk-...T3BlbkFJ...``
 aws-access-key-id     ``AKIA``/``ASIA``/``ABIA``/``ACCA`` + 16 upper-case letters or digits
 aws-secret-key        40 base64 characters assigned to an ``aws_secret_access_key`` name
@@ -139,7 +139,7 @@ PATTERNS: tuple[SecretPattern, ...] = (
         rf"(?:{_KEY_SEP}+[A-Za-z0-9+/=]+)*)"),
         hints=("private key",)),
     SecretPattern("anthropic-api-key", re.compile(
-        r"\bsk-ant-(?:api|admin|oat)\d{2}-[A-Za-z0-9_-]{20,}"),
+        r"\bsk-ant-(?:api|admin|oat)\d{2}-[A-Za-z0-9_-]{80,}"),
         hints=("sk-ant-",)),
     SecretPattern("openai-api-key", re.compile(
         r"\bsk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{20,}"
