@@ -391,8 +391,8 @@ static int init_main(void *arg)
     int st = s->status_fd;
     int ws = s->workspace_fd;
 
-    /* init holds a copy of the agent's memory: nothing in the namespace may read it. */
-    if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 || prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
+    /* Dumpability is the agent's own (init shares its memory): the agent sets it, not init. */
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
         fail(st, ST_PDEATHSIG);
     if (s->clone_flags & CLONE_NEWUSER) {
         /* The parent writes our id maps; EOF instead of the go byte means it could not. */
