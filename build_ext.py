@@ -85,6 +85,7 @@ sandbox_ffibuilder.cdef(
         int idmap_userns_fd;
         int mount_proc;
         int protect_git;
+        int seccomp;
         uint64_t rlim_cpu;
         uint64_t rlim_as;
         uint64_t rlim_fsize;

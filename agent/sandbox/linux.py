@@ -10,7 +10,10 @@ loopback device that is down. The command:
   sockets cannot leave the domain;
 - finds ``.git/hooks`` and ``.git/config`` read-only and ``.git`` pinned in place (bind mounts:
   Landlock can only add rights beneath a directory, never take them away);
-- runs with rlimits on CPU time, address space, file size, open files and processes;
+- runs with rlimits on CPU time, address space, file size, open files and processes, and a
+  seccomp filter refusing AF_UNIX and AF_VSOCK sockets and io_uring: Landlock does not mediate
+  connecting to a Unix socket by path, and a world-writable one (D-Bus, X11, a user's systemd)
+  would lead out;
 - when the agent is root, runs as uid/gid 65534, which keeps no capability anywhere. The
   workspace is then seen through an idmapped mount that shows its owner's files as 65534's, so
   the command can write them and what it creates is owned, on disk, by the workspace's owner.
@@ -79,7 +82,8 @@ class LinuxSandbox:
     def describe(self) -> str:
         parts = [f"landlock abi {self.abi}",
                  "network allowed" if self.allow_network else "no network",
-                 f"uid {self.uid}", "pid ns", "rlimits", ".git/hooks read-only"]
+                 "no unix sockets", f"uid {self.uid}", "pid ns", "rlimits",
+                 ".git/hooks read-only"]
         return "sandbox: " + ", ".join(parts)
 
     def close(self) -> None:
@@ -170,6 +174,7 @@ class LinuxSandbox:
         spec.idmap_userns_fd = idmap
         spec.mount_proc = 1
         spec.protect_git = 1
+        spec.seccomp = 1
         spec.rlim_cpu = self.limits.cpu_seconds
         spec.rlim_as = self.limits.address_space
         spec.rlim_fsize = self.limits.file_size

@@ -102,6 +102,7 @@ SETUP_STAGES = {
     14: "setting no-new-privs", 15: "entering the Landlock domain", 16: "setting up stdin/stdout",
     17: "changing to the workspace", 18: "executing the shell",
     19: "setting the parent-death signal",
+    20: "installing the seccomp filter (no unix sockets)",
 }
 
 
