@@ -155,16 +155,16 @@ def run_race(seconds: float) -> tuple[list[RaceLine], Row]:
     """A realpath check-then-open guard and safefs, each attacked by a swapping process."""
     requested = "read/write d/f while a process swaps d/ with a symlink to the outside"
     try:
-        from benchmarks.race import race_strategy
-        from safefs import _sys
+        from safefs import capabilities
+        from safefs.testing import race_guard
 
-        if not _sys.have_renameat2():
+        if not capabilities().renameat2:
             raise OSError("the attacker needs renameat2, which this platform lacks")
-        safe = "safefs-openat2" if _sys.HAVE_NATIVE else "safefs-walk"
+        safe = "safefs-openat2" if capabilities().openat2 else "safefs-walk"
         lines = []
         for strategy in ("realpath", safe):
             for op in ("read", "write"):
-                c = race_strategy(strategy, op, seconds, swap="dir")
+                c = race_guard(strategy, op, seconds, swap="dir")
                 lines.append(RaceLine(strategy, op, c.attempts, c.inside, c.refused, c.escapes))
     except (ImportError, OSError) as exc:
         return [], Row("race", "safefs.Root", requested, f"not run: {exc}", SKIPPED)

@@ -33,7 +33,7 @@ from benchmarks.strategies import (
     open_strategy,
 )
 from benchmarks.trees import DEPTH_1, DEPTHS, FILE_CONTENT, WRITE_DATA, build_tree
-from safefs import _sys
+from safefs import capabilities
 
 ATOMIC_WRITERS = (*SAFEFS_STRATEGIES, PATHRS)
 REPEATS = 11
@@ -323,7 +323,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     try:
         return run(args, stdout=sys.stdout, stderr=sys.stderr,
-                   attack_possible=_sys.have_renameat2())
+                   attack_possible=capabilities().renameat2)
     except KeyboardInterrupt:
         sys.stderr.write("\nsafefs-bench: interrupted\n")
         return 130

@@ -31,7 +31,7 @@ from types import TracebackType
 from typing import Any
 
 import safefs
-from safefs import _sys
+from safefs import capabilities
 
 UNCONFINED = "unconfined"
 REALPATH = "realpath"
@@ -393,7 +393,7 @@ def open_strategy(name: str, root: str) -> Strategy:
     if name == SAFEFS_WALK:
         return SafefsRoot(root, "walk")
     if name == SAFEFS_OPENAT2:
-        if not _sys.HAVE_NATIVE:
+        if not capabilities().native_extension:
             raise StrategyUnavailable("the safefs native extension (openat2) is not built")
         return SafefsRoot(root, "openat2")
     if name == PATHRS:
