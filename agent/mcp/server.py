@@ -7,6 +7,7 @@ an unexpected exception is reported by type, its traceback kept on the server's 
 
 from __future__ import annotations
 
+import functools
 import sys
 import traceback
 import weakref
@@ -63,9 +64,14 @@ def _snake(hints: dict[str, bool]) -> dict[str, Any]:
     return {names[k]: v for k, v in hints.items()}
 
 
+@functools.cache
+def _validator(tool: McpTool) -> Any:
+    return jsonschema.Draft7Validator(tool.input_schema())
+
+
 def run_tool(tool: McpTool, directories: Directories, args: dict[str, Any]) -> types.CallToolResult:
     """Validate and run one call (blocking; called in a worker thread)."""
-    problem = next(iter(jsonschema.Draft7Validator(tool.input_schema()).iter_errors(args)), None)
+    problem = next(iter(_validator(tool).iter_errors(args)), None)
     if problem is not None:
         where = "/".join(str(p) for p in problem.absolute_path) or "arguments"
         return error_result(f"Input validation error: Invalid arguments for tool {tool.name}: "

@@ -43,7 +43,7 @@ class Media:
 Reply = str | Media
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # compared and hashed by identity: one object per tool
 class McpTool:
     name: str
     title: str
