@@ -19,10 +19,10 @@ import jsonschema  # type: ignore[import-untyped]
 import mcp_types as types
 from mcp.server.lowlevel import Server
 from mcp.server.session import ServerSession
-from mcp.server.stdio import stdio_server
 
 import safefs
 from agent.mcp.directories import Directories
+from agent.mcp.stdio_transport import pipe_stdio_server
 from agent.mcp.tools import McpTool, Media, Reply
 from agent.workspace.errors import WorkspaceError
 
@@ -136,9 +136,9 @@ class SafefsServer:
 
 
 async def serve_stdio(server: Server[Any]) -> None:
-    async with stdio_server() as (read_stream, write_stream):
+    async with pipe_stdio_server() as (read_stream, write_stream):
         await server.run(read_stream, write_stream, server.create_initialization_options())
 
 
 def run_stdio(server: Server[Any]) -> None:
-    anyio.run(serve_stdio, server)
+    anyio.run(serve_stdio, server, backend="asyncio")
