@@ -91,3 +91,35 @@ def test_write_tool_never_creates_outside(tmp_path: Path) -> None:
     assert counts.inside > 0
     assert sorted(os.listdir(outside)) == ["f"]
     assert (outside / "f").read_text() == OUTSIDE
+
+
+@pytest.mark.parametrize("tool, args", [
+    ("list", {"path": ".", "depth": 3}),
+    ("glob", {"pattern": "**"}),
+    ("grep", {"pattern": "secret|inside"}),
+])
+def test_walking_tools_never_list_or_read_outside(tmp_path: Path, tool: str,
+                                                  args: dict[str, object]) -> None:
+    from agent.tools import GlobTool, GrepTool, ListTool
+
+    work, outside = arena(tmp_path)
+    (outside / "only-outside.txt").write_text(OUTSIDE)
+    counts = Counts()
+    with safefs.Root(work) as root:
+        runner = {"list": ListTool, "glob": GlobTool, "grep": GrepTool}[tool](root)
+
+        def attempt() -> None:
+            counts.attempts += 1
+            out = runner.execute(args)
+            if "only-outside" in out.content or OUTSIDE in out.content:
+                counts.escapes += 1
+            elif out.is_error:
+                counts.refused += 1
+            else:
+                counts.inside += 1
+
+        with Swapper(str(work / "d"), str(work / "evil")) as swapper:
+            run_for(SECONDS, attempt)
+    print(f"{tool} tool [{root.resolver}]: {counts} swaps={swapper.swaps}")
+    assert counts.escapes == 0
+    assert counts.inside > 0
