@@ -1,5 +1,5 @@
 """The tools the model may call: file tools on safefs (read, write, edit, list, glob, grep) and
-``bash``. The file tools are thin front ends over :mod:`agent.workspace`."""
+``bash`` (in a kernel sandbox). The file tools are thin front ends over :mod:`agent.workspace`."""
 
 from __future__ import annotations
 
@@ -23,9 +23,11 @@ def file_tools(root: safefs.Root) -> list[Tool]:
 
 
 def default_tools(root: safefs.Root, *, secret_values: Iterable[str] = (),
-                  env_allow: Iterable[str] = ()) -> list[Tool]:
+                  env_allow: Iterable[str] = (), sandbox: str = "auto",
+                  allow_network: bool = False) -> list[Tool]:
     return [*file_tools(root),
-            BashTool(root, secret_values=secret_values, env_allow=env_allow)]
+            BashTool(root, secret_values=secret_values, env_allow=env_allow, sandbox=sandbox,
+                     allow_network=allow_network)]
 
 
 __all__ = ["BashTool", "EditTool", "GlobTool", "GrepTool", "ListTool", "ReadTool", "Tool",
