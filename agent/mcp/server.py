@@ -27,6 +27,7 @@ from agent.mcp.tools import McpTool, Media, Reply
 from agent.workspace.errors import WorkspaceError
 
 SERVER_NAME = "safefs-mcp"
+ROOTS_TIMEOUT = 10.0  # seconds a client gets to answer roots/list; then the DIRs are used as given
 
 
 def error_result(message: str) -> types.CallToolResult:
@@ -120,8 +121,9 @@ class SafefsServer:
         capabilities = session.client_capabilities
         if capabilities is not None and capabilities.roots is not None:
             try:
-                result = await session.list_roots()
-            except Exception as exc:  # no back channel, or the client failed: keep the DIRs
+                with anyio.fail_after(ROOTS_TIMEOUT):
+                    result = await session.list_roots()
+            except Exception as exc:  # no back channel, no answer, or the client failed
                 print(f"{SERVER_NAME}: could not list the client's roots ({type(exc).__name__}); "
                       "using the directories given on the command line", file=sys.stderr)
             else:
