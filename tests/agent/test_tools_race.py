@@ -13,9 +13,9 @@ import pytest
 import safefs
 from agent.tools import ReadTool, WriteTool
 from benchmarks.attacker import Swapper, run_for
-from safefs import _sys
+from safefs import capabilities
 
-pytestmark = pytest.mark.skipif(not _sys.have_renameat2(), reason="the attacker needs renameat2")
+pytestmark = pytest.mark.skipif(not capabilities().renameat2, reason="the attacker needs renameat2")
 
 SECONDS = 1.0
 INSIDE = "inside content\n"
