@@ -9,7 +9,7 @@ import pytest
 from agent.loop import run_agent
 from agent.messages import AssistantMessage, Message, ToolCall, ToolResult, UserMessage, dumps
 from agent.models.scripted import ScriptedModelClient
-from agent.session import Session, SessionError
+from agent.session import Session, SessionError, read_messages
 from agent.tools import ReadTool
 from tests.agent.conftest import API_KEY, AgentWorkspace
 
@@ -30,7 +30,7 @@ def test_each_message_is_a_flushed_line_and_resume_gets_them_back(tmp_path: Path
     with Session.open(path) as session:
         for n, message in enumerate(CONVERSATION, start=1):
             session.append(message)
-            assert len(path.read_text().splitlines()) == n  # on disk before the next one
+            assert len(path.read_text().splitlines()) == n + 1  # after the header, at once
     with Session.open(path) as resumed:
         assert resumed.messages == CONVERSATION
         assert resumed.truncated is None
@@ -94,11 +94,14 @@ def test_a_bad_line_before_the_end_is_corruption_and_stops_the_resume(tmp_path: 
     assert path.read_bytes() == before
 
 
-def test_the_api_key_is_never_written(tmp_path: Path) -> None:
+def test_the_api_key_is_never_written_and_nothing_stored_changes(tmp_path: Path) -> None:
     path = tmp_path / "s.jsonl"
+    stored: list[Message] = [ToolResult("x", f"found {API_KEY} in a file"),
+                             UserMessage(f'quoted "{API_KEY}"')]
     with Session.open(path, secrets=[API_KEY, ""]) as session:
-        session.append(ToolResult("x", f"found {API_KEY} in a file"))
-        session.append(UserMessage(f'quoted "{API_KEY}"'))
+        for message in stored:
+            session.append(message)
     text = path.read_text()
     assert API_KEY not in text
-    assert text.count("[REDACTED]") == 2
+    assert "[REDACTED]" not in text
+    assert read_messages(path) == stored  # spelled differently, the same content
