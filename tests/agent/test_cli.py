@@ -7,6 +7,7 @@ own adds nothing (the SDK takes seconds to import).
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import signal
@@ -50,6 +51,27 @@ def run_cli(api: LoopbackMessagesAPI, *args: str, key: str = API_KEY, stdin: str
     return subprocess.run([sys.executable, "-m", "agent", "run", *args], cwd=REPO,
                           env=cli_env(api, key), input=stdin, capture_output=True, text=True,
                           timeout=timeout)
+
+
+@pytest.fixture
+def inline(monkeypatch: pytest.MonkeyPatch,
+           capsys: pytest.CaptureFixture[str]) -> Any:
+    """``run_cli`` without a process of its own: ``main()`` here, with the same environment."""
+
+    def run(api: LoopbackMessagesAPI, *args: str, key: str = API_KEY,
+            stdin: str = "") -> subprocess.CompletedProcess[str]:
+        capsys.readouterr()
+        for name in [n for n in os.environ if n.startswith("ANTHROPIC_")]:
+            monkeypatch.delenv(name)
+        for name, value in cli_env(api, key).items():
+            if name.startswith("ANTHROPIC_"):
+                monkeypatch.setenv(name, value)
+        monkeypatch.setattr(sys, "stdin", io.StringIO(stdin))
+        rc = main(["run", *args])
+        out, err = capsys.readouterr()
+        return subprocess.CompletedProcess(args, rc, out, err)
+
+    return run
 
 
 def one_error_line(err: str) -> str:
@@ -135,15 +157,16 @@ def test_token_budget_stops_the_run_and_answers_the_calls(
 @STREAM_MODES
 def test_a_tool_call_cut_off_by_max_tokens_is_never_executed(
         mode: list[str], ws: AgentWorkspace, messages_api: LoopbackMessagesAPI,
-        tmp_path: Path) -> None:
+        tmp_path: Path, inline: Any) -> None:
     truncated = {"path": "main.py", "content": "def main():\n    pri"}
     messages_api.queue_reply(Reply(
         tool_reply("Writing it.", ("w1", "write", truncated), stop_reason="max_tokens"),
         partial_json={"w1": '{"path": "main.py", "content": "def main():\\n    pri'}))
     messages_api.queue(text_reply("I will write it in smaller parts."))
     session = tmp_path / "s.jsonl"
-    proc = run_cli(messages_api, "--workspace", str(ws.path), "--session", str(session),
-                   "--max-tokens", "64", *mode, "write", "main.py")
+    run = inline if mode else run_cli  # one variant in a process of its own is enough
+    proc = run(messages_api, "--workspace", str(ws.path), "--session", str(session),
+               "--max-tokens", "64", *mode, "write", "main.py")
     assert proc.returncode == 0, proc.stderr
     assert not (ws.path / "main.py").exists()
     assert results(session) == [ToolResult("w1", CUT_OFF, is_error=True)]
@@ -162,18 +185,12 @@ def test_a_tool_call_cut_off_by_max_tokens_is_never_executed(
 ], ids=["refusal", "max_tokens-text", "context-window"])
 def test_a_reply_that_is_not_an_answer_exits_1_and_says_why(
         mode: list[str], reply: dict[str, Any], expected: str, ws: AgentWorkspace,
-        messages_api: LoopbackMessagesAPI, capsys: pytest.CaptureFixture[str],
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    if mode:  # the whole-reply variants in-process: the streaming ones cover the subprocess
-        for name, value in cli_env(messages_api).items():
-            monkeypatch.setenv(name, value)
-        messages_api.queue(reply)
-        rc = main(["run", "--workspace", str(ws.path), *mode, "hi"])
-        out, err = capsys.readouterr()
-    else:
-        messages_api.queue(reply)
-        proc = run_cli(messages_api, "--workspace", str(ws.path), "hi")
-        rc, out, err = proc.returncode, proc.stdout, proc.stderr
+        messages_api: LoopbackMessagesAPI, inline: Any) -> None:
+    messages_api.queue(reply)
+    in_a_process = not mode and reply["stop_reason"] == "refusal"
+    proc = (run_cli if in_a_process else inline)(messages_api, "--workspace", str(ws.path),
+                                                 *mode, "hi")
+    rc, out, err = proc.returncode, proc.stdout, proc.stderr
     assert rc == 1
     assert expected in one_error_line(err)
     assert out == ""  # a cut-off text is not shown as the answer
@@ -302,14 +319,14 @@ def test_ctrl_c_during_a_model_call_aborts_it_at_once(
 @STREAM_MODES
 def test_a_lone_surrogate_from_the_model_is_an_error_result_not_a_crash(
         mode: list[str], ws: AgentWorkspace, messages_api: LoopbackMessagesAPI,
-        tmp_path: Path) -> None:
+        tmp_path: Path, inline: Any) -> None:
     messages_api.queue(tool_reply("Saving notes\ud83d now.",
                                   ("s1", "write", {"path": "notes\ud83d.txt", "content": "x"}),
                                   ("s2", "read", {"path": "hello.txt"})))
     messages_api.queue(text_reply("Could not save \ud83d."))
     session = tmp_path / "s.jsonl"
-    proc = run_cli(messages_api, "--workspace", str(ws.path), "--session", str(session),
-                   *mode, "save")
+    proc = (inline if mode else run_cli)(messages_api, "--workspace", str(ws.path), "--session",
+                                         str(session), *mode, "save")
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == "Could not save \ufffd.\n"
     assert [(r.tool_call_id, r.content) for r in results(session)] == [
@@ -317,8 +334,8 @@ def test_a_lone_surrogate_from_the_model_is_an_error_result_not_a_crash(
     assert os.listdir(ws.path) == ["hello.txt"]
     session.read_bytes().decode("utf-8")  # valid UTF-8
     messages_api.queue(text_reply("resumed"))
-    again = run_cli(messages_api, "--workspace", str(ws.path), "--session", str(session),
-                    *mode, "again")
+    again = inline(messages_api, "--workspace", str(ws.path), "--session", str(session),
+                   *mode, "again")
     assert (again.returncode, again.stdout) == (0, "resumed\n"), again.stderr
 
 
@@ -326,7 +343,8 @@ def test_a_lone_surrogate_from_the_model_is_an_error_result_not_a_crash(
 
 
 def test_failed_runs_leave_one_prompt_and_continue_resumes_it(
-        ws: AgentWorkspace, messages_api: LoopbackMessagesAPI, tmp_path: Path) -> None:
+        ws: AgentWorkspace, messages_api: LoopbackMessagesAPI, tmp_path: Path,
+        inline: Any) -> None:
     session = tmp_path / "s.jsonl"
     args = ["--workspace", str(ws.path), "--session", str(session)]
     proc = subprocess.run([sys.executable, "-m", "agent", "run", *args, "fix", "it"], cwd=REPO,
@@ -336,10 +354,10 @@ def test_failed_runs_leave_one_prompt_and_continue_resumes_it(
     assert proc.returncode == 1
     assert "could not reach the model API" in line and "ANTHROPIC_BASE_URL" in line
     messages_api.queue(error_body("overloaded_error", "Overloaded"), status=400)
-    assert run_cli(messages_api, *args, "fix", "it").returncode == 1
+    assert inline(messages_api, *args, "fix", "it").returncode == 1
     assert read_messages(session) == [UserMessage("fix it")]  # once, not twice
     messages_api.queue(text_reply("fixed"))
-    resumed = run_cli(messages_api, *args, "--continue")
+    resumed = inline(messages_api, *args, "--continue")
     assert (resumed.returncode, resumed.stdout) == (0, "fixed\n"), resumed.stderr
     assert messages_api.requests[-1]["messages"] == [{"role": "user", "content": [
         {"type": "text", "text": "fix it", "cache_control": {"type": "ephemeral"}}]}]
@@ -384,7 +402,8 @@ def test_a_short_key_changes_nothing_the_model_sees_or_the_session_holds(
     assert results(session)[0].content == seen
 
 
-def test_a_one_letter_key_keeps_the_session_resumable(ws: AgentWorkspace, tmp_path: Path) -> None:
+def test_a_one_letter_key_keeps_the_session_resumable(ws: AgentWorkspace, tmp_path: Path,
+                                                     inline: Any) -> None:
     session = tmp_path / "s.jsonl"
     for api in serve("e"):
         api.queue(tool_reply("here", ("r1", "read", {"path": "hello.txt"})))
@@ -392,8 +411,8 @@ def test_a_one_letter_key_keeps_the_session_resumable(ws: AgentWorkspace, tmp_pa
         first = run_cli(api, "--workspace", str(ws.path), "--session", str(session), "see", key="e")
         assert first.returncode == 0, first.stderr
         api.queue(text_reply("again"))
-        second = run_cli(api, "--workspace", str(ws.path), "--session", str(session), "more",
-                         key="e")
+        second = inline(api, "--workspace", str(ws.path), "--session", str(session), "more",
+                        key="e")
         assert (second.returncode, second.stdout) == (0, "again\n"), second.stderr
         resent = api.requests[-1]["messages"]
         assert resent[1]["content"][0]["text"] == "here"
@@ -444,13 +463,14 @@ def test_a_401_is_one_line_with_what_to_do(ws: AgentWorkspace,
 
 @STREAM_MODES
 def test_a_malformed_reply_is_one_clear_line(mode: list[str], ws: AgentWorkspace,
-                                             messages_api: LoopbackMessagesAPI) -> None:
+                                             messages_api: LoopbackMessagesAPI,
+                                             inline: Any) -> None:
     if mode:
         messages_api.queue_reply(Reply(raw=b'{"type": "message", "content": null}'))
     else:
         messages_api.queue_reply(Reply(raw=b"event: message_start\ndata: {not json\n\n",
                                        content_type="text/event-stream"))
-    proc = run_cli(messages_api, "--workspace", str(ws.path), *mode, "hi")
+    proc = (inline if mode else run_cli)(messages_api, "--workspace", str(ws.path), *mode, "hi")
     assert proc.returncode == 1
     line = one_error_line(proc.stderr)
     assert "the model API sent a" in line and "ANTHROPIC_BASE_URL" in line
@@ -458,10 +478,11 @@ def test_a_malformed_reply_is_one_clear_line(mode: list[str], ws: AgentWorkspace
 
 
 def test_an_error_event_mid_stream_is_one_line(ws: AgentWorkspace,
-                                               messages_api: LoopbackMessagesAPI) -> None:
+                                               messages_api: LoopbackMessagesAPI,
+                                               inline: Any) -> None:
     messages_api.queue_reply(Reply(text_reply("never"),
                                    stream_error=error_body("overloaded_error", "Overloaded")))
-    proc = run_cli(messages_api, "--workspace", str(ws.path), "hi")
+    proc = inline(messages_api, "--workspace", str(ws.path), "hi")
     assert proc.returncode == 1
     assert "overloaded_error: Overloaded" in one_error_line(proc.stderr)
 
@@ -577,12 +598,13 @@ def test_a_session_with_a_bom_resumes_and_an_unknown_version_is_refused(
 
 
 def test_allow_bash_runs_it_without_the_key_in_its_environment(
-        ws: AgentWorkspace, messages_api: LoopbackMessagesAPI, tmp_path: Path) -> None:
+        ws: AgentWorkspace, messages_api: LoopbackMessagesAPI, tmp_path: Path,
+        inline: Any) -> None:
     messages_api.queue(tool_reply("", ("t1", "bash", {"command": "env; echo marker-$((6*7))"})))
     messages_api.queue(text_reply("done"))
     session = tmp_path / "s.jsonl"
-    proc = run_cli(messages_api, "--workspace", str(ws.path), "--allow-bash", "--session",
-                   str(session), "show env")
+    proc = inline(messages_api, "--workspace", str(ws.path), "--allow-bash", "--session",
+                  str(session), "show env")
     assert proc.returncode == 0, proc.stderr
     result = messages_api.requests[1]["messages"][-1]["content"][0]
     assert result["is_error"] is False
