@@ -28,6 +28,8 @@ from agent.console import Progress, one_line, write_safely
 from agent.loop import DEFAULT_MAX_TURNS, Cancelled, run_agent
 from agent.messages import AssistantMessage, printable
 from agent.redact import Redactor
+from agent.sandbox import MODES as SANDBOX_MODES
+from agent.sandbox import harden_agent_process
 from agent.session import Session
 from agent.tools import default_tools
 
@@ -81,10 +83,15 @@ def add_run_options(run: argparse.ArgumentParser) -> None:
     run.add_argument("--no-stream", dest="stream", action="store_false",
                      help="ask for whole replies instead of streaming them")
     run.add_argument("--allow-bash", action="store_true",
-                     help="let the model run shell commands (not confined to the workspace)")
+                     help="let the model run shell commands (in the sandbox, see --sandbox)")
+    run.add_argument("--sandbox", choices=SANDBOX_MODES, default="auto",
+                     help="auto (default): each bash command runs in a kernel sandbox, and is "
+                     "refused where none can be set up; off: unconfined, with your rights")
+    run.add_argument("--allow-network", action="store_true",
+                     help="let sandboxed bash commands use the network")
     run.add_argument("--env-allow", action="append", default=[], metavar="NAME",
-                     help="pass this credential-looking variable to bash anyway (repeatable; "
-                     "never ANTHROPIC_API_KEY)")
+                     help="pass this environment variable to bash too (repeatable; never "
+                     "ANTHROPIC_API_KEY)")
     run.add_argument("prompt", nargs="*", metavar="PROMPT",
                      help="what to ask the agent: the remaining arguments, or - to read stdin")
 
@@ -222,6 +229,7 @@ def command_run(args: argparse.Namespace, redact_holder: list[Redactor]) -> int:
     signals = _Signals()
     stdout_is_terminal = sys.stdout.isatty()
     progress = Progress(sys.stderr, sys.stdout if stdout_is_terminal else sys.stderr, redact)
+    harden_agent_process()  # /proc/<agent>/environ holds the key: not readable by our commands
     with _open_workspace(args.workspace) as root, contextlib.closing(progress):
         session = Session.open(args.session, secrets=[api_key]) if args.session else None
         try:
@@ -232,7 +240,8 @@ def command_run(args: argparse.Namespace, redact_holder: list[Redactor]) -> int:
                 try:
                     history = run_agent(
                         client,
-                        default_tools(root, secret_values=[api_key], env_allow=args.env_allow),
+                        default_tools(root, secret_values=[api_key], env_allow=args.env_allow,
+                                      sandbox=args.sandbox, allow_network=args.allow_network),
                         session.messages if session is not None else (),
                         prompt=prompt,
                         before_tool_call=None if args.allow_bash else deny_bash_by_default,

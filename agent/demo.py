@@ -32,7 +32,8 @@ SKIPPED = "Skipped"
 
 # Rows whose defence must hold: the demo fails (exit 1) if any of them is not Blocked.
 MUST_BLOCK = ("bash exfiltration", "absolute path", "dot-dot path", "symlink read",
-              "symlink write", "host path in errors", "race", "bash environment")
+              "symlink write", "host path in errors", "race", "bash environment",
+              "bash outside workspace")
 
 
 @dataclass(frozen=True)
@@ -137,26 +138,33 @@ def run_approved_bash(tree: sc.DemoTree, session: Session, out: TextIO) -> list[
         Row("bash environment", "bash tool (scrubbed env)", "env | grep -i key/token/...",
             "ANTHROPIC_API_KEY and *TOKEN* variables were not in the child's environment",
             _verdict(sc.FAKE_API_KEY not in env_out and sc.FAKE_DEPLOY_TOKEN not in env_out)),
-        Row("bash outside workspace", "none (bash is not confined)", "bash: cat ../outside/id_rsa",
-            "printed the private key: an approved shell runs with your rights",
+        Row("bash outside workspace", "kernel sandbox", "bash: cat ../outside/id_rsa",
+            ("printed the private key" if sc.PRIVATE_KEY_MARK in cat_out else
+             f"{shorten(_kernel_answer(cat_out), 50)} ({bash.sandbox_layers})"),
             _verdict(sc.PRIVATE_KEY_MARK not in cat_out)),
     ]
+
+
+def _kernel_answer(result: str) -> str:
+    """The command's own error line (after the status, sandbox and killed lines)."""
+    lines = result.split("\n", 3)
+    return lines[3].strip() if len(lines) == 4 and lines[3].strip() else lines[0]
 
 
 def run_race(seconds: float) -> tuple[list[RaceLine], Row]:
     """A realpath check-then-open guard and safefs, each attacked by a swapping process."""
     requested = "read/write d/f while a process swaps d/ with a symlink to the outside"
     try:
-        from benchmarks.race import race_strategy
-        from safefs import _sys
+        from safefs import capabilities
+        from safefs.testing import race_guard
 
-        if not _sys.have_renameat2():
+        if not capabilities().renameat2:
             raise OSError("the attacker needs renameat2, which this platform lacks")
-        safe = "safefs-openat2" if _sys.HAVE_NATIVE else "safefs-walk"
+        safe = "safefs-openat2" if capabilities().openat2 else "safefs-walk"
         lines = []
         for strategy in ("realpath", safe):
             for op in ("read", "write"):
-                c = race_strategy(strategy, op, seconds, swap="dir")
+                c = race_guard(strategy, op, seconds, swap="dir")
                 lines.append(RaceLine(strategy, op, c.attempts, c.inside, c.refused, c.escapes))
     except (ImportError, OSError) as exc:
         return [], Row("race", "safefs.Root", requested, f"not run: {exc}", SKIPPED)
@@ -196,8 +204,8 @@ NOT_BLOCKED_NOTES = (
     "sent to the model provider.",
     "Instructions planted in files reach the model; the defence is that the tools cannot leave "
     "the workspace, not that the model will not obey.",
-    "bash, once a policy approves it, is not confined by safefs: it runs with your rights. Only "
-    "its environment is scrubbed.",
+    "bash, once a policy approves it, runs in the kernel sandbox: it can still read the system "
+    "directories and change anything inside the workspace.",
     "safefs's own limits: a hard link or bind mount placed inside the workspace by someone who "
     "can write outside it.",
 )

@@ -20,7 +20,7 @@ from benchmarks.criteria import BY_KEY
 from benchmarks.machine import filesystem_of
 from benchmarks.strategies import RealpathGuard
 from benchmarks.trees import DEPTH_1, DEPTH_16, DEPTHS, FILE_CONTENT, WRITE_DATA, Shape
-from safefs import _sys
+from safefs import capabilities
 
 TMPFS_DIR = "/dev/shm"
 by_depth = pytest.mark.parametrize("shape", DEPTHS, ids=[s.name for s in DEPTHS])
@@ -65,7 +65,7 @@ def test_read_openat2_vs_plain_open(benchmark: BenchmarkFixture,
     """Each depth's pair runs back to back, so drift on a busy machine hits both alike."""
     tag(benchmark, f"read-openat2-vs-open-depth-{shape.components}", role)
     if role == "subject":
-        if not _sys.HAVE_NATIVE:
+        if not capabilities().native_extension:
             pytest.skip("safefs native extension not built")
         root = roots("openat2")
         assert benchmark(root.read_bytes, shape.file) == FILE_CONTENT

@@ -8,7 +8,7 @@ import tempfile
 from typing import Any
 
 import safefs
-from safefs import _sys
+from safefs import capabilities
 
 
 def machine_facts() -> dict[str, Any]:
@@ -31,10 +31,10 @@ def machine_facts() -> dict[str, Any]:
         "cpu_count": os.cpu_count(),
         "python": f"{platform.python_implementation()} {platform.python_version()}",
         "safefs_version": safefs.__version__,
-        "safefs_native_extension": _sys.HAVE_NATIVE,
+        "safefs_native_extension": capabilities().native_extension,
         "openat2_used": resolver == "openat2",
         "default_resolver": resolver,
-        "renameat2": _sys.have_renameat2(),
+        "renameat2": capabilities().renameat2,
         "tempdir": tempfile.gettempdir(),
         "tempdir_filesystem": filesystem_of(tempfile.gettempdir()),
     }

@@ -5,6 +5,7 @@ one ``openat2(RESOLVE_BENEATH)`` call on Linux, or by a component-by-component
 ``openat(O_NOFOLLOW)`` walk elsewhere. No path string is re-resolved after a check.
 """
 
+from safefs.capabilities import Capabilities, capabilities
 from safefs.errors import (
     ESCAPE_MESSAGE,
     NotRegularFileError,
@@ -16,10 +17,12 @@ from safefs.tree import DirEntry
 
 __all__ = [
     "ESCAPE_MESSAGE",
+    "Capabilities",
     "DirEntry",
     "NotRegularFileError",
     "PathEscapeError",
     "ResolverUnavailableError",
     "Root",
+    "capabilities",
 ]
 __version__ = "0.1.0"

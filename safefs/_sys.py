@@ -1,19 +1,22 @@
-"""Every raw system call safefs makes on a path component lives here.
+"""Every raw system call safefs makes on a path component, and the one policy for its flags.
 
 Invariant: every open adds ``O_CLOEXEC | O_NOCTTY`` and ``O_NOFOLLOW`` itself. Following a trailing
 symlink is an explicit ``follow=True`` from the caller, never a default, so no descriptor leaks into
-a child and no path is followed by accident.
+a child and no path is followed by accident. Calls by name (``fstatat``, ``unlinkat``,
+``fchmodat_nofollow``, ``utimensat_nofollow`` ...) never follow the final name either.
+
+Portable: only POSIX ``*at`` calls. Linux-only calls live in :mod:`safefs._linux`; what this module
+takes from it is named below, with a portable stand-in where there is none.
 """
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import errno
-import importlib
 import os
 import sys
-from typing import Any, Final
+from typing import Final
+
+from safefs.errors import error
 
 AT_FDCWD: Final[int] = -100  # only ever used to open the trusted root itself
 O_PATH: Final[int] = getattr(os, "O_PATH", 0)
@@ -22,31 +25,67 @@ O_NOCTTY: Final[int] = getattr(os, "O_NOCTTY", 0)
 O_NOFOLLOW: Final[int] = os.O_NOFOLLOW
 O_CLOEXEC: Final[int] = getattr(os, "O_CLOEXEC", 0)
 O_DIRECTORY: Final[int] = getattr(os, "O_DIRECTORY", 0)
+O_NONBLOCK: Final[int] = getattr(os, "O_NONBLOCK", 0)
 
-_O_TMPFILE: Final[int] = getattr(os, "O_TMPFILE", 0)  # includes the O_DIRECTORY bit
+# O_SEARCH (open a directory for lookups only: needs search, not read, permission) where the
+# platform has it and Python does not name it. macOS: O_EXEC | O_DIRECTORY; FreeBSD: O_EXEC.
+_SEARCH_BY_PLATFORM: Final = {"darwin": 0x40000000 | 0x00100000, "freebsd": 0x00040000}
 
-# openat2(2) resolve flags (linux/openat2.h).
-RESOLVE_NO_XDEV: Final = 0x01
-RESOLVE_NO_MAGICLINKS: Final = 0x02
-RESOLVE_NO_SYMLINKS: Final = 0x04
-RESOLVE_BENEATH: Final = 0x08
-RESOLVE_IN_ROOT: Final = 0x10
 
-# renameat2(2) flags (linux/fs.h).
-RENAME_NOREPLACE: Final = 1 << 0
-RENAME_EXCHANGE: Final = 1 << 1
+def search_flag(platform: str = sys.platform) -> int:
+    """The open flag for a directory that is only looked through, or 0 if there is none."""
+    named = getattr(os, "O_SEARCH", 0) or getattr(os, "O_EXEC", 0)
+    if named and platform == sys.platform:
+        return int(named)
+    for prefix, flag in _SEARCH_BY_PLATFORM.items():
+        if platform.startswith(prefix):
+            return flag
+    return 0
+
+
+def dir_flags(use_o_path: bool, platform: str = sys.platform) -> int:
+    """How a directory we only look through is opened: O_PATH where there is one (no permission
+    needed at all), else O_SEARCH (search permission, as path lookup itself needs), else O_RDONLY
+    (which also needs read permission: a ``--x`` directory then cannot be traversed)."""
+    if use_o_path and HAVE_O_PATH:
+        return O_PATH | O_DIRECTORY
+    return (search_flag(platform) or os.O_RDONLY) | O_DIRECTORY
+
+
+if sys.platform.startswith("linux"):
+    from safefs import _linux
+    from safefs._linux import RENAME_EXCHANGE as RENAME_EXCHANGE
+    from safefs._linux import RENAME_NOREPLACE as RENAME_NOREPLACE
+    from safefs._linux import RESOLVE_BENEATH as RESOLVE_BENEATH
+    from safefs._linux import RESOLVE_IN_ROOT as RESOLVE_IN_ROOT
+    from safefs._linux import RESOLVE_NO_MAGICLINKS as RESOLVE_NO_MAGICLINKS
+    from safefs._linux import RESOLVE_NO_SYMLINKS as RESOLVE_NO_SYMLINKS
+    from safefs._linux import have_renameat2 as have_renameat2
+    from safefs._linux import renameat2 as renameat2
+
+    HAVE_NATIVE: bool = _linux.HAVE_NATIVE
+    O_TMPFILE: int = _linux.O_TMPFILE if _linux.HAVE_PROC_FD else 0
+    _raw_openat2 = _linux.raw_openat2
+    link_unnamed = _linux.link_unnamed
+else:  # pragma: no cover - exercised on macOS / BSD only
+    RESOLVE_BENEATH = RESOLVE_IN_ROOT = RESOLVE_NO_MAGICLINKS = RESOLVE_NO_SYMLINKS = 0
+    RENAME_NOREPLACE = RENAME_EXCHANGE = 0
+    HAVE_NATIVE = False
+    O_TMPFILE = 0
+    _raw_openat2 = None
+
+    def renameat2(olddirfd: int, old: bytes, newdirfd: int, new: bytes, flags: int) -> None:
+        raise error(errno.ENOSYS, "renameat2 is not available on this platform")
+
+    def have_renameat2() -> bool:
+        return False
+
+    def link_unnamed(fd: int, dirfd: int, name: bytes) -> None:
+        raise error(errno.ENOSYS, "unnamed files need Linux")
+
 
 # With O_PATH the kernel accepts only these flags; openat2 rejects anything else with EINVAL.
 _O_PATH_ALLOWED: Final = O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC
-
-_native: Any
-try:
-    _native = importlib.import_module("safefs._native")
-except ImportError:
-    _native = None
-
-HAVE_NATIVE: Final[bool] = _native is not None
-_openat2: Any = _native.lib.safefs_openat2 if _native is not None else None
 _O_BASE: Final[int] = O_CLOEXEC | O_NOCTTY
 
 
@@ -54,7 +93,7 @@ def _open_flags(flags: int, follow: bool) -> int:
     if flags & O_PATH:
         flags = (flags & _O_PATH_ALLOWED) | O_CLOEXEC
     else:
-        flags |= O_CLOEXEC | O_NOCTTY
+        flags |= _O_BASE
     if not follow:
         flags |= O_NOFOLLOW
     return flags
@@ -77,8 +116,8 @@ def open_component(dirfd: int, name: bytes, flags: int) -> int:
 
 def openat2(dirfd: int, path: bytes, flags: int, mode: int, resolve: int, *, follow: bool) -> int:
     """openat2(2). Raises OSError with the kernel's errno (EAGAIN is the caller's to retry)."""
-    if _openat2 is None:
-        raise OSError(errno.ENOSYS, "openat2 needs the safefs native extension")
+    if _raw_openat2 is None:
+        raise error(errno.ENOSYS, "openat2 needs the safefs native extension")
     # Same flag policy as _open_flags, inlined: this is the hottest call in the library.
     if flags & O_PATH:
         flags = (flags & _O_PATH_ALLOWED) | O_CLOEXEC
@@ -86,52 +125,12 @@ def openat2(dirfd: int, path: bytes, flags: int, mode: int, resolve: int, *, fol
         flags |= _O_BASE
     if not follow:
         flags |= O_NOFOLLOW
-    if not (flags & os.O_CREAT or (_O_TMPFILE and flags & _O_TMPFILE == _O_TMPFILE)):
+    if not (flags & os.O_CREAT or (O_TMPFILE and flags & O_TMPFILE == O_TMPFILE)):
         mode = 0  # openat2 rejects a mode without O_CREAT/O_TMPFILE
-    fd: int = _openat2(dirfd, path, flags, mode, resolve)
+    fd: int = _raw_openat2(dirfd, path, flags, mode, resolve)
     if fd < 0:
-        raise OSError(-fd, os.strerror(-fd))
+        raise error(-fd)
     return fd
-
-
-_libc_renameat2: Any = None
-
-
-def _load_libc_renameat2() -> Any:
-    """ctypes fallback for renameat2 when the extension was not built (glibc >= 2.28)."""
-    global _libc_renameat2
-    if _libc_renameat2 is None:
-        _libc_renameat2 = False
-        if sys.platform.startswith("linux"):
-            try:
-                libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
-                fn = libc.renameat2
-                fn.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p,
-                               ctypes.c_uint]
-                fn.restype = ctypes.c_int
-                _libc_renameat2 = fn
-            except (OSError, AttributeError):
-                pass
-    return _libc_renameat2
-
-
-def renameat2(olddirfd: int, old: bytes, newdirfd: int, new: bytes, flags: int) -> None:
-    """renameat2(2): RENAME_NOREPLACE / RENAME_EXCHANGE. Neither name is ever followed."""
-    if _native is not None:
-        r = _native.lib.safefs_renameat2(olddirfd, old, newdirfd, new, flags)
-        if r < 0:
-            raise OSError(-r, os.strerror(-r))
-        return
-    fn = _load_libc_renameat2()
-    if not fn:
-        raise OSError(errno.ENOSYS, "renameat2 is not available on this platform")
-    if fn(olddirfd, old, newdirfd, new, flags) != 0:
-        err = ctypes.get_errno()
-        raise OSError(err, os.strerror(err))
-
-
-def have_renameat2() -> bool:
-    return _native is not None or bool(_load_libc_renameat2())
 
 
 def renameat(olddirfd: int, old: bytes, newdirfd: int, new: bytes) -> None:
@@ -171,19 +170,31 @@ def linkat(olddirfd: int, old: bytes, newdirfd: int, new: bytes) -> None:
     os.link(old, new, src_dir_fd=olddirfd, dst_dir_fd=newdirfd, follow_symlinks=False)
 
 
-def link_unnamed(fd: int, dirfd: int, name: bytes) -> None:
-    """Give an O_TMPFILE inode a name. Going through /proc needs no privilege; AT_EMPTY_PATH does."""
-    os.link(b"/proc/self/fd/%d" % fd, name, dst_dir_fd=dirfd, follow_symlinks=True)
+def utimensat_nofollow(dirfd: int, name: bytes) -> None:
+    """Set both times of ``name`` to now: utimensat(AT_SYMLINK_NOFOLLOW). Needs no open, so no
+    write access, and a FIFO or device is never opened."""
+    os.utime(name, dir_fd=dirfd, follow_symlinks=False)
 
 
-def fchmod_via_fd(fd: int, mode: int) -> None:
-    """chmod the inode an fd holds; an O_PATH fd goes through its /proc/self/fd entry."""
+def fchmodat_nofollow(dirfd: int, name: bytes, mode: int) -> None:
+    """chmod ``name`` without opening it, through fchmodat(AT_SYMLINK_NOFOLLOW): a name swapped
+    for a link between a check and this call is never followed. Where the platform cannot chmod
+    a link itself, that is EOPNOTSUPP, as Linux answers."""
+    try:
+        os.chmod(name, mode, dir_fd=dirfd, follow_symlinks=False)
+    except (NotImplementedError, ValueError):
+        # Python's answer when the C library cannot chmod a link itself (glibc: EOPNOTSUPP).
+        raise error(errno.EOPNOTSUPP) from None
+
+
+def fchmod(fd: int, mode: int) -> None:
+    """chmod the inode an fd holds; an O_PATH fd goes through its /proc/self/fd entry (Linux)."""
     try:
         os.fchmod(fd, mode)
     except OSError as exc:
         if exc.errno != errno.EBADF or not HAVE_O_PATH:
             raise
-        os.chmod(f"/proc/self/fd/{fd}", mode)
+        _linux.chmod_o_path(fd, mode)
 
 
 def close(fd: int) -> None:

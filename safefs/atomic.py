@@ -16,13 +16,12 @@ import os
 from collections.abc import Callable
 
 from safefs import _sys
+from safefs.errors import error
 
 TEMP_SUFFIX = b".safefs-tmp"
-_O_TMPFILE = getattr(os, "O_TMPFILE", 0)
-_PROC_FD = os.path.isdir("/proc/self/fd")
 _token = os.urandom(6).hex().encode()
 _counter = itertools.count()
-_tmpfile_works = bool(_O_TMPFILE) and _PROC_FD
+_tmpfile_works = bool(_sys.O_TMPFILE)  # Linux, with /proc to name the inode (see _linux)
 
 
 def temp_name(name: bytes) -> bytes:
@@ -37,7 +36,7 @@ def write_atomic(dirfd: int, name: bytes, data: bytes | bytearray | memoryview,
     mode = 0o666 if perm is None else perm
     if _tmpfile_works:
         try:
-            fd = _sys.openat(dirfd, b".", os.O_WRONLY | _O_TMPFILE, mode)
+            fd = _sys.openat(dirfd, b".", os.O_WRONLY | _sys.O_TMPFILE, mode)
         except OSError as exc:
             if exc.errno not in (errno.EOPNOTSUPP, errno.EISDIR, errno.EINVAL):
                 raise
@@ -72,7 +71,7 @@ def _with_unique_name(name: bytes, create: Callable[[bytes], object]) -> bytes:
             return tmp
         except FileExistsError:
             continue  # planted, or a leftover: never reuse, never follow
-    raise OSError(errno.EEXIST, "could not create a unique temporary file")
+    raise error(errno.EEXIST, "could not create a unique temporary file")
 
 
 def _fill(fd: int, data: bytes | bytearray | memoryview, perm: int | None, durable: bool) -> None:

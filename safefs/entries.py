@@ -1,6 +1,9 @@
 """Operations on one name in a directory fd we hold: the final step of an entry operation.
 
-The directory was resolved beneath the root already; nothing here follows the name itself.
+The directory was resolved beneath the root already; nothing here follows the name itself. Where
+Linux answers a call on ``name/``, ``.`` or ``..`` with a particular error before (or instead of)
+touching the name, that rule is emulated here, next to the call it belongs to, so every backend
+and platform answers alike.
 """
 
 from __future__ import annotations
@@ -10,6 +13,7 @@ import os
 import stat as stat_mod
 
 from safefs import _sys
+from safefs.errors import error
 
 _OPEN_MODES = {
     "r": os.O_RDONLY,
@@ -17,6 +21,8 @@ _OPEN_MODES = {
     "a": os.O_WRONLY | os.O_CREAT | os.O_APPEND,
     "x": os.O_WRONLY | os.O_CREAT | os.O_EXCL,
 }
+_DOT = b"."
+_SPECIAL = (b".", b"..")
 
 
 def open_mode_flags(mode: str) -> int:
@@ -39,23 +45,61 @@ def lexists(fd: int, name: bytes) -> bool:
     return True
 
 
-def unlink_entry(fd: int, name: bytes, trailing: bool) -> None:
+def unlink(fd: int, name: bytes, trailing: bool) -> None:
+    """unlinkat(2). ``.``/``..`` and ``name/`` are never unlinked: EISDIR or ENOTDIR as Linux."""
+    if name in _SPECIAL:
+        raise error(errno.EISDIR)
     if trailing:
         st = _sys.fstatat(fd, name)
-        code = errno.EISDIR if stat_mod.S_ISDIR(st.st_mode) else errno.ENOTDIR
-        raise OSError(code, os.strerror(code))
+        raise error(errno.EISDIR if stat_mod.S_ISDIR(st.st_mode) else errno.ENOTDIR)
     _sys.unlinkat(fd, name)
 
 
-def rmdir_entry(fd: int, name: bytes, trailing: bool) -> None:
+def rmdir(fd: int, name: bytes) -> None:
+    """rmdirat: a final ``.`` is EINVAL and ``..`` ENOTEMPTY, as Linux answers."""
+    if name in _SPECIAL:
+        raise error(errno.EINVAL if name == _DOT else errno.ENOTEMPTY)
     _sys.rmdirat(fd, name)
 
 
-def rename_replace(sfd: int, sname: bytes, dfd: int, dname: bytes) -> None:
-    _sys.renameat(sfd, sname, dfd, dname)
+def mkdir(fd: int, name: bytes, mode: int) -> None:
+    """mkdirat: ``.`` and ``..`` always exist."""
+    if name in _SPECIAL:
+        raise error(errno.EEXIST)
+    _sys.mkdirat(fd, name, mode)
 
 
-def rename_noreplace(sfd: int, sname: bytes, dfd: int, dname: bytes) -> None:
+def symlink(target: bytes, fd: int, name: bytes, trailing: bool) -> None:
+    """symlinkat: an existing name is EEXIST; a new one cannot be ``name/`` (ENOENT)."""
+    if not target:
+        raise error(errno.ENOENT)
+    if name in _SPECIAL:
+        raise error(errno.EEXIST)
+    if trailing:
+        raise error(errno.EEXIST if lexists(fd, name) else errno.ENOENT)
+    _sys.symlinkat(target, fd, name)
+
+
+def readlink(fd: int, name: bytes) -> bytes:
+    """readlinkat: ``.`` and ``..`` are directories, not links (EINVAL)."""
+    if name in _SPECIAL:
+        raise error(errno.EINVAL)
+    return _sys.readlinkat(fd, name)
+
+
+def check_rename(sfd: int, sname: bytes, strailing: bool, dname: bytes, dtrailing: bool) -> None:
+    """renameat's rules before the call: ``.``/``..`` are never moved (EBUSY); a trailing slash
+    on either name is allowed only for a directory source (ENOTDIR)."""
+    if sname in _SPECIAL or dname in _SPECIAL:
+        raise error(errno.EBUSY)
+    if (strailing or dtrailing) and not stat_mod.S_ISDIR(_sys.fstatat(sfd, sname).st_mode):
+        raise error(errno.ENOTDIR)
+
+
+def rename(sfd: int, sname: bytes, dfd: int, dname: bytes, replace: bool) -> None:
+    if replace:
+        _sys.renameat(sfd, sname, dfd, dname)
+        return
     try:
         _sys.renameat2(sfd, sname, dfd, dname, _sys.RENAME_NOREPLACE)
         return
@@ -65,10 +109,36 @@ def rename_noreplace(sfd: int, sname: bytes, dfd: int, dname: bytes) -> None:
     # No renameat2 (or the filesystem lacks NOREPLACE): link+unlink is atomic no-clobber too,
     # for anything but a directory.
     if stat_mod.S_ISDIR(_sys.fstatat(sfd, sname).st_mode):
-        raise OSError(errno.EOPNOTSUPP, "no-clobber rename of a directory needs renameat2")
+        raise error(errno.EOPNOTSUPP, "no-clobber rename of a directory needs renameat2")
     _sys.linkat(sfd, sname, dfd, dname)
     _sys.unlinkat(sfd, sname)
 
 
-def link_entry(sfd: int, sname: bytes, dfd: int, dname: bytes) -> None:
+def check_link(sfd: int, sname: bytes, src_is_dir: bool, dfd: int, dname: bytes,
+               dtrailing: bool) -> None:
+    """linkat's rules before the call. The source is looked up first (a missing one is ENOENT
+    whatever the destination); then an existing destination is EEXIST, a new ``name/`` ENOENT,
+    and a directory source EPERM."""
+    if not (src_is_dir or dtrailing or dname in _SPECIAL):
+        return
+    if not src_is_dir:
+        _sys.fstatat(sfd, sname)  # ENOENT for a missing source, as Linux and Go report
+    if dname in _SPECIAL or lexists(dfd, dname):
+        raise error(errno.EEXIST)
+    raise error(errno.ENOENT if dtrailing else errno.EPERM)
+
+
+def link(sfd: int, sname: bytes, dfd: int, dname: bytes) -> None:
     _sys.linkat(sfd, sname, dfd, dname)
+
+
+def touch(fd: int, name: bytes) -> None:
+    """Both times of an existing ``name`` set to now, as ``pathlib.Path.touch``: utimensat
+    through the directory fd, so no open and no write access is needed."""
+    _sys.utimensat_nofollow(fd, name)
+
+
+def chmod(fd: int, name: bytes, mode: int) -> None:
+    """fchmodat(AT_SYMLINK_NOFOLLOW): the node is never opened (a socket, a FIFO, a device or a
+    write-only file are changed like any other), and a link swapped in is never followed."""
+    _sys.fchmodat_nofollow(fd, name, mode)

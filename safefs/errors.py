@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import errno
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 ESCAPE_MESSAGE = "path escapes workspace"
@@ -53,3 +55,18 @@ def with_filename(exc: OSError, filename: Any, filename2: Any = None) -> OSError
     if filename2 is not None:
         return OSError(code, message, filename, None, filename2)
     return OSError(code, message, filename)
+
+
+def error(code: int, message: str | None = None) -> OSError:
+    """The OSError subclass Python maps ``code`` to (FileNotFoundError for ENOENT ...), built the
+    way the kernel's own errors are; the caller's path is added later by :func:`reporting`."""
+    return OSError(code, message or os.strerror(code))
+
+
+@contextmanager
+def reporting(filename: Any, filename2: Any = None) -> Iterator[None]:
+    """Any OSError raised inside names the caller's path(s), never an internal one."""
+    try:
+        yield
+    except OSError as exc:
+        raise with_filename(exc, filename, filename2) from None

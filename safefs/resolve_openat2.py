@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 import errno
+import os
+import stat
 
 from safefs import _sys
-from safefs.errors import PathEscapeError
+from safefs._paths import SPECIAL_NAMES, split_parent
+from safefs.errors import PathEscapeError, error
+from safefs.resolve_walk import WalkResolver
+from safefs.resolved import Resolved
 
 # The kernel returns EAGAIN when a rename or mount raced with a ".." step; libpathrs and
 # filepath-securejoin retry about this many times before giving up.
@@ -28,6 +33,9 @@ class Openat2Resolver:
         self.mode = mode
         self.resolve = _RESOLVE_FLAGS[mode]
         self.dir_flags = _sys.O_PATH | _sys.O_DIRECTORY
+        # The kernel cannot hand back the directory holding a followed link's target, nor
+        # create what is missing: those rarer cases take the walk, with its one link budget.
+        self._walk = WalkResolver(mode, use_o_path=True)
 
     def open(self, root_fd: int, rel: bytes, flags: int, mode: int = 0o666, *,
              follow: bool) -> int:
@@ -39,8 +47,38 @@ class Openat2Resolver:
                     raise PathEscapeError() from None
                 if exc.errno != errno.EAGAIN:
                     raise
-        raise OSError(errno.EAGAIN,
-                      f"path resolution raced with concurrent renames {MAX_EAGAIN_RETRIES} times")
+        raise error(errno.EAGAIN,
+                    f"path resolution raced with concurrent renames {MAX_EAGAIN_RETRIES} times")
+
+    def lookup(self, root_fd: int, rel: bytes, *, follow: bool, parents: bool = False,
+               lstat: bool = False) -> Resolved:
+        """As WalkResolver.lookup: one openat2 for the directory, one fstatat for the name."""
+        parent, name, trailing = split_parent(rel)
+        try:
+            if name in SPECIAL_NAMES:
+                # "a/.." names no entry of its own, but where it leads is still judged: a path
+                # climbing out of the root is reported as an escape, not as EEXIST or EINVAL.
+                os.close(self.open(root_fd, rel, self.dir_flags, follow=True))
+            fd = root_fd if parent == b"." else self.open(root_fd, parent, self.dir_flags,
+                                                          follow=True)
+        except FileNotFoundError:
+            if not parents:
+                raise
+            return self._walk.lookup(root_fd, rel, follow=follow, parents=True, lstat=lstat)
+        found = Resolved(fd, fd != root_fd, name, None, trailing, parent, False)
+        if not (follow or lstat) or name in SPECIAL_NAMES:
+            return found
+        try:
+            found.st = _sys.fstatat(fd, name)
+        except FileNotFoundError:
+            return found
+        except BaseException:
+            found.release()
+            raise
+        if follow and not trailing and stat.S_ISLNK(found.st.st_mode):
+            found.release()
+            return self._walk.lookup(root_fd, rel, follow=True, parents=parents, lstat=lstat)
+        return found
 
 
 def probe(root_fd: int) -> int:

@@ -11,6 +11,7 @@ from safefs import _sys
 from safefs.errors import ResolverUnavailableError
 from safefs.resolve_openat2 import Openat2Resolver, probe
 from safefs.resolve_walk import MODES, WalkResolver
+from safefs.resolved import Resolved
 
 RESOLVERS = ("auto", "openat2", "walk")
 
@@ -23,6 +24,9 @@ class Resolver(Protocol):
 
     def open(self, root_fd: int, rel: bytes, flags: int, mode: int = 0o666, *,
              follow: bool) -> int: ...
+
+    def lookup(self, root_fd: int, rel: bytes, *, follow: bool, parents: bool = False,
+               lstat: bool = False) -> Resolved: ...
 
 
 _lock = threading.Lock()
@@ -44,8 +48,13 @@ def make_resolver(kind: str, mode: str, root_fd: int, *, use_o_path: bool = True
         raise ValueError(f"symlinks must be one of {MODES}, not {mode!r}")
     if kind not in RESOLVERS:
         raise ValueError(f"resolver must be one of {RESOLVERS}, not {kind!r}")
-    if kind == "walk" or not use_o_path:
+    if kind == "walk":
         return WalkResolver(mode, use_o_path=use_o_path)
+    if not use_o_path:  # openat2 resolves with O_PATH only: without it there is no openat2
+        if kind == "openat2":
+            raise ResolverUnavailableError(errno.ENOSYS,
+                                           "openat2 resolver unavailable: no O_PATH here")
+        return WalkResolver(mode, use_o_path=False)
     status = openat2_status(root_fd)
     if status == 0:
         return Openat2Resolver(mode)

@@ -2,16 +2,34 @@
 
 Threat model. Anyone may write inside the root while we work (swap a directory for a symlink,
 plant links to the outside, rename things). Whatever they do, an operation reaches only inodes
-beneath the root's directory fd, or fails cleanly. Not covered: a hard link inside the root to an
-outside inode, a bind mount inside the root, a directory moved out of the root by someone who can
-also write outside it while we are inside it, and the root itself being moved (we keep working on
-the directory the fd holds).
+beneath the root's directory fd, or fails cleanly; and a symlink that safefs itself creates or
+moves resolves beneath the root at that moment (so it plants no escape for programs that follow
+links without safefs). An absolute path is accepted only under a spelling of the root that denotes
+the very directory the fd holds (same device and inode). An atomic write never carries the
+setuid/setgid bits of the file it replaces onto the new inode.
+
+Not covered: a hard link inside the root to an outside inode (it is readable; an atomic write
+replaces it rather than changing the shared inode), a bind mount inside the root, a directory
+moved out of the root by someone who can also write outside it while we are inside it, symlinks
+inside a directory that is moved (only a moved link itself is judged), and the root itself being
+moved (we keep working on the directory the fd holds).
+
+What safefs needs from ``/proc`` (Linux only): ``/proc/self/fd/N``, to give an O_TMPFILE inode its
+name and to chmod through an O_PATH descriptor. Path resolution never goes through ``/proc``, and
+magic links (``/proc/*/fd``, ``/proc/*/root``) met inside the root are refused.
+
+The layers: :mod:`safefs._paths` turns the caller's path into a root-relative one; a resolver
+(:mod:`safefs.resolve_openat2` or :mod:`safefs.resolve_walk`) resolves it to a held directory fd
+and a final name, with one link budget per operation; :mod:`safefs.entries` acts on that name,
+emulating the kernel's rules for ``name/``, ``.`` and ``..``; :mod:`safefs._sys` makes every
+system call, with the one flag policy. Each method below is a short step through those layers.
 """
 
 from __future__ import annotations
 
 import errno
 import functools
+import io
 import os
 import stat as stat_mod
 import sys
@@ -19,7 +37,7 @@ import threading
 from collections.abc import Callable, Iterator
 from typing import IO, Any, Concatenate, ParamSpec, TypeVar
 
-from safefs import _sys
+from safefs import _sys, entries
 from safefs._paths import (
     SPECIAL_NAMES,
     PathArg,
@@ -30,23 +48,18 @@ from safefs._paths import (
     to_bytes,
 )
 from safefs.atomic import write_atomic
-from safefs.entries import (
-    lexists,
-    link_entry,
-    open_mode_flags,
-    rename_noreplace,
-    rename_replace,
-    rmdir_entry,
-    unlink_entry,
-)
-from safefs.errors import NotRegularFileError, PathEscapeError, with_filename
-from safefs.resolve_walk import MAX_SYMLINKS, PATH_MAX
+from safefs.entries import open_mode_flags
+from safefs.errors import NotRegularFileError, PathEscapeError, error, reporting, with_filename
+from safefs.resolve_walk import PATH_MAX, WalkResolver
+from safefs.resolved import DirectoryPath, Resolved
 from safefs.resolvers import Resolver, make_resolver
-from safefs.tree import DirEntry, remove_tree_fd, scan_fd, walk_fd
+from safefs.tree import DirEntry, canonical, remove_tree_fd, scan_fd, walk_fd
 
-_O_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
 _FS_ENCODING = sys.getfilesystemencoding()
 _FS_ERRORS = sys.getfilesystemencodeerrors()
+# Never carried onto the new inode of an atomic write: it is owned by the writer, and a write in
+# place would have had the kernel clear them too.
+_PRIVILEGE_BITS = stat_mod.S_ISUID | stat_mod.S_ISGID
 
 
 _P = ParamSpec("_P")
@@ -77,17 +90,35 @@ def _operation(method: Callable[Concatenate[Root, _P], _R]) -> Callable[Concaten
     return run
 
 
-class _DirectoryPath(Exception):
-    """Internal: the path names a directory as a whole (ends in ``/``, ``.`` or ``..``)."""
-
-    def __init__(self, rel: bytes) -> None:
-        super().__init__()
-        self.rel = rel
-
-
 def _like(path: Any, name: bytes) -> Any:
     """``name`` in the type the caller used: bytes for bytes paths, str otherwise."""
     return name if isinstance(os.fspath(path), bytes) else os.fsdecode(name)
+
+
+def _same_dir(path: bytes, held: os.stat_result) -> bool:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return False
+    return (st.st_dev, st.st_ino) == (held.st_dev, held.st_ino)
+
+
+def _file_object(raw: io.FileIO, mode: str, blksize: int, encoding: str | None,
+                 errors: str | None, newline: str | None) -> IO[Any]:
+    """The buffered (and, for text, decoding) layers ``open()`` would put over ``raw``."""
+    size = blksize if blksize > 1 else io.DEFAULT_BUFFER_SIZE
+    buffer: io.BufferedIOBase
+    if "+" in mode:
+        buffer = io.BufferedRandom(raw, size)
+    elif "r" in mode:
+        buffer = io.BufferedReader(raw, size)
+    else:
+        buffer = io.BufferedWriter(raw, size)
+    if "b" in mode:
+        return buffer
+    text = io.TextIOWrapper(buffer, encoding or "utf-8", errors, newline)
+    text.mode = mode  # type: ignore[misc]
+    return text
 
 
 class Root:
@@ -97,28 +128,32 @@ class Root:
     or ``"walk"``. ``symlinks``: ``"beneath"`` (follow links that stay inside; any step above the
     root is a :class:`PathEscapeError`), ``"none"`` (refuse every symlink) or ``"in_root"``
     (chroot-like: ``..`` stops at the root, absolute links start from it).
+
+    Paths are relative to the root; an absolute path is accepted when it lies under the root's
+    own absolute path (as opened, or its realpath) and that spelling denotes the directory the
+    fd holds. Errors carry the caller's path, never the host path of the root.
     """
 
     def __init__(self, path: PathArg, *, resolver: str = "auto", symlinks: str = "beneath",
                  _use_o_path: bool = True) -> None:
         raw = to_bytes(path)
         use_o_path = _use_o_path and _sys.HAVE_O_PATH
-        flags = (_sys.O_PATH if use_o_path else os.O_RDONLY) | _sys.O_DIRECTORY
         # The root's own path is trusted: it is the one path we let the kernel follow.
         try:
-            fd = _sys.openat(_sys.AT_FDCWD, raw, flags, follow=True)
+            fd = _sys.openat(_sys.AT_FDCWD, raw, _sys.dir_flags(use_o_path), follow=True)
         except OSError as exc:
             raise with_filename(exc, path) from None
         try:
-            self._resolver: Resolver = make_resolver(resolver, symlinks, fd,
-                                                     use_o_path=use_o_path)
+            chosen = make_resolver(resolver, symlinks, fd, use_o_path=use_o_path)
+            held = os.fstat(fd)
         except BaseException:
             os.close(fd)
             raise
-        absolute = os.path.abspath(raw)
-        real = os.path.realpath(raw)
-        self._init(fd, self._resolver, absolute, (absolute, real) if real != absolute
-                   else (absolute,))
+        # Only spellings that denote the directory the fd holds become accepted prefixes:
+        # "base/lnk/../ROOT" names, lexically, a directory other than the one opened.
+        spellings = dict.fromkeys((os.path.abspath(raw), os.path.realpath(raw)))
+        anchors = tuple(s for s in spellings if _same_dir(s, held))
+        self._init(fd, chosen, anchors[0] if anchors else os.path.realpath(raw), anchors)
 
     def _init(self, fd: int, resolver: Resolver, display: bytes,
               anchors: tuple[bytes, ...]) -> None:
@@ -139,19 +174,24 @@ class Root:
 
     @property
     def symlinks(self) -> str:
+        """The ``symlinks=`` mode: ``"beneath"``, ``"none"`` or ``"in_root"``."""
         return self._resolver.mode
 
     @property
     def path(self) -> str:
-        """The root's absolute host path as it was opened (for the program, not for a model)."""
+        """The root's absolute host path (one that denotes the directory the fd holds), for the
+        program, not for a model."""
         return os.fsdecode(self._display)
 
     @property
     def closed(self) -> bool:
+        """Whether close() was called."""
         return self._closed
 
     def fileno(self) -> int:
-        self._check_open()
+        """The root's directory fd (still owned by the Root: do not close it)."""
+        if self._closed:
+            raise ValueError("operation on a closed Root")
         return self._fd
 
     def close(self) -> None:
@@ -185,11 +225,7 @@ class Root:
         state = "closed" if self.closed else f"resolver={self.resolver!r}"
         return f"<safefs.Root {self.path!r} {state} symlinks={self.symlinks!r}>"
 
-    # -- internals -------------------------------------------------------------------------------
-
-    def _check_open(self) -> None:
-        if self._closed:
-            raise ValueError("operation on a closed Root")
+    # -- the steps every method is made of -------------------------------------------------------
 
     def _rel(self, path: PathArg) -> bytes:
         # The common case (a relative str) without the general machinery: this is a hot path.
@@ -197,13 +233,11 @@ class Root:
         if b"\0" in data:
             raise ValueError("embedded null byte in path")
         if len(data) >= PATH_MAX:  # refused whole, as the kernel does, whatever the operation
-            raise OSError(errno.ENAMETOOLONG, os.strerror(errno.ENAMETOOLONG), path)
+            raise with_filename(error(errno.ENAMETOOLONG), path)
         if data and data[0] != 0x2F:  # not absolute
             return data
-        try:
+        with reporting(path):
             return relative_to_root(data, self._anchors)
-        except OSError as exc:
-            raise with_filename(exc, path) from None
 
     def _open(self, rel: bytes, flags: int, mode: int = 0o666, *, follow: bool = True) -> int:
         return self._resolver.open(self._fd, rel, flags, mode, follow=follow)
@@ -211,19 +245,23 @@ class Root:
     def _open_dir(self, rel: bytes) -> int:
         return self._open(rel, self._resolver.dir_flags)
 
-    def _release(self, fd: int) -> None:
-        if fd != self._fd:
-            os.close(fd)
+    def _judge_dir(self, rel: bytes) -> None:
+        """Resolve ``rel`` as a directory and let go: its errors (an escape first) are raised."""
+        os.close(self._open_dir(rel))
 
-    def _parent(self, rel: bytes) -> tuple[int, bytes, bytes, bool]:
-        """(parent fd, final name, parent path, trailing slash). Release the fd with _release."""
-        parent, name, trailing = split_parent(rel)
-        if name in SPECIAL_NAMES:
-            # "a/.." names no entry of its own, but where it leads is still judged: a path
-            # climbing out of the root is reported as an escape, not as EEXIST or EINVAL.
-            os.close(self._open_dir(rel))
-        fd = self._fd if parent == b"." else self._open_dir(parent)
-        return fd, name, parent, trailing
+    def _lookup(self, rel: bytes, *, follow: bool, parents: bool = False,
+                lstat: bool = False) -> Resolved:
+        return self._resolver.lookup(self._fd, rel, follow=follow, parents=parents, lstat=lstat)
+
+    def _lookup_file(self, rel: bytes, *, parents: bool = False) -> Resolved:
+        """The entry a write to ``rel`` replaces (trailing links followed). A path naming a
+        directory as a whole is refused as Linux open(O_CREAT) refuses it."""
+        self._refuse_create_with_slash(rel, os.O_CREAT)
+        try:
+            return self._lookup(rel, follow=True, parents=parents)
+        except DirectoryPath as directory:
+            self._refuse_create_with_slash(directory.rel, os.O_CREAT)
+            raise error(errno.EISDIR) from None
 
     def _refuse_create_with_slash(self, rel: bytes, flags: int) -> None:
         """Creating ``name/`` as Linux open(O_CREAT) does: the parent is resolved (an escape is
@@ -231,86 +269,12 @@ class Root:
         resolved in full and, with O_EXCL, found to exist."""
         parent, name, trailing = split_parent(rel)
         if name in SPECIAL_NAMES:
-            os.close(self._open_dir(rel))
-            code = errno.EEXIST if flags & os.O_EXCL else errno.EISDIR
-            raise OSError(code, os.strerror(code))
+            self._judge_dir(rel)
+            raise error(errno.EEXIST if flags & os.O_EXCL else errno.EISDIR)
         if trailing:
             if parent != b".":
-                os.close(self._open_dir(parent))
-            raise OSError(errno.EISDIR, os.strerror(errno.EISDIR))
-
-    def _link_rel(self, parent: bytes, target: bytes) -> bytes:
-        """Where a symlink found in directory ``parent`` leads, as a root-relative path."""
-        if self._resolver.mode == "none":
-            raise OSError(errno.ELOOP, os.strerror(errno.ELOOP))
-        if target.startswith(b"/"):
-            if self._resolver.mode != "in_root":
-                raise PathEscapeError()
-            return target.lstrip(b"/") or b"."
-        return join(parent, target)
-
-    def _entry(self, rel: bytes, *, follow: bool,
-               parents: bool = False) -> tuple[int, bytes, os.stat_result | None]:
-        """The directory fd and name of the entry ``rel`` designates, plus its lstat (None when
-        it does not exist). With ``follow``, trailing symlinks are chased (each target judged by
-        the resolver like any path), so the entry returned is never a symlink.
-
-        Raises _DirectoryPath when the path (or a link's target) ends in ``/``, ``.`` or ``..``:
-        such a path names a directory as a whole and is resolved with the resolver instead."""
-        for _ in range(MAX_SYMLINKS + 1):
-            try:
-                fd, name, parent, _trailing = self._parent(rel)
-            except FileNotFoundError:
-                if not parents:
-                    raise
-                self._mkdir_parents(split_parent(rel)[0])
-                fd, name, parent, _trailing = self._parent(rel)
-            if name in SPECIAL_NAMES or _trailing:
-                self._release(fd)
-                raise _DirectoryPath(rel)
-            try:
-                st = _sys.fstatat(fd, name)
-            except FileNotFoundError:
-                return fd, name, None
-            except BaseException:
-                self._release(fd)
-                raise
-            if not (follow and stat_mod.S_ISLNK(st.st_mode)):
-                return fd, name, st
-            try:
-                target = _sys.readlinkat(fd, name)
-            except OSError as exc:
-                if exc.errno != errno.EINVAL:  # EINVAL: no longer a link; look again
-                    raise
-                continue
-            finally:
-                self._release(fd)
-            rel = self._link_rel(parent, target)
-        raise OSError(errno.ELOOP, os.strerror(errno.ELOOP))
-
-    def _mkdir_parents(self, rel: bytes) -> None:
-        if rel in (b"", b"."):
-            return
-        try:
-            try:
-                self._mkdir(rel, 0o777, exist_ok=True)
-            except FileNotFoundError:
-                self._mkdir_parents(split_parent(rel)[0])
-                self._mkdir(rel, 0o777, exist_ok=True)
-        except FileExistsError:
-            pass  # as os.makedirs: the next step down reports what is wrong with this one
-
-    def _mkdir(self, rel: bytes, mode: int, *, exist_ok: bool) -> None:
-        fd, name, _parent, _trailing = self._parent(rel)
-        try:
-            if name in SPECIAL_NAMES:
-                raise OSError(errno.EEXIST, os.strerror(errno.EEXIST))
-            _sys.mkdirat(fd, name, mode)
-        except FileExistsError:
-            if not exist_ok or not self._is_dir_or_escape(rel):
-                raise
-        finally:
-            self._release(fd)
+                self._judge_dir(parent)
+            raise error(errno.EISDIR)
 
     def _is_dir_or_escape(self, rel: bytes) -> bool:
         """Whether ``rel`` is a directory; an escape is still reported as one."""
@@ -321,6 +285,13 @@ class Root:
         except OSError:
             return False
 
+    def _fstat_dir(self, rel: bytes) -> os.stat_result:
+        fd = self._open_dir(rel)
+        try:
+            return os.fstat(fd)
+        finally:
+            os.close(fd)
+
     def _stat_rel(self, rel: bytes, *, follow: bool) -> os.stat_result:
         if self._resolver.use_o_path:
             fd = self._open(rel, _sys.O_PATH, follow=follow)
@@ -329,60 +300,109 @@ class Root:
             finally:
                 os.close(fd)
         # Without O_PATH (macOS) opening could block or need read access: stat via the parent.
+        _parent, name, trailing = split_parent(rel)
+        if name in SPECIAL_NAMES or trailing:  # a directory as a whole
+            return self._fstat_dir(rel)
         try:
-            fd, _name, st = self._entry(rel, follow=follow)
-        except _DirectoryPath as directory:  # ends in "/", "." or "..": a directory as a whole
-            fd = self._open_dir(directory.rel)
-            try:
-                return os.fstat(fd)
-            finally:
-                os.close(fd)
-        self._release(fd)
-        if st is None:
-            raise OSError(errno.ENOENT, os.strerror(errno.ENOENT))
-        return st
+            found = self._lookup(rel, follow=follow, lstat=True)
+        except DirectoryPath as directory:
+            return self._fstat_dir(directory.rel)
+        with found:
+            if found.st is None:
+                raise error(errno.ENOENT)
+            return found.st
 
     def _open_regular(self, rel: bytes, flags: int, mode: int = 0o666
                       ) -> tuple[int, os.stat_result]:
         if flags & os.O_CREAT:
             self._refuse_create_with_slash(rel, flags)
         # O_NONBLOCK: a FIFO must not hang the open; fstat then refuses anything not regular.
-        fd = self._resolver.open(self._fd, rel, flags | _O_NONBLOCK, mode, follow=True)
+        fd = self._resolver.open(self._fd, rel, flags | _sys.O_NONBLOCK, mode, follow=True)
         try:
             st = os.fstat(fd)
             if not stat_mod.S_ISREG(st.st_mode):
                 if stat_mod.S_ISDIR(st.st_mode):
-                    raise OSError(errno.EISDIR, os.strerror(errno.EISDIR))
+                    raise error(errno.EISDIR)
                 raise NotRegularFileError()
         except BaseException:
             os.close(fd)
             raise
         return fd, st
 
+    def _canonical(self, fd: int) -> bytes:
+        return canonical(self._fd, fd)
+
+    def _dir_of(self, found: Resolved) -> bytes:
+        """The canonical root-relative path of the directory a lookup handed back."""
+        return found.dir_rel if found.physical else self._canonical(found.fd)
+
+    def _check_new_link(self, target: bytes, directory: bytes) -> None:
+        """A symlink with ``target``, placed in ``directory`` (canonical), must resolve beneath
+        the root right now as the kernel would resolve it from there (existing links followed,
+        ``..`` physical), and its spelling must not climb above the root either (which covers
+        the parts that do not exist yet). Otherwise it is a PathEscapeError."""
+        if target.startswith(b"/"):
+            raise PathEscapeError()
+        depth = len(components(directory))
+        for part in target.split(b"/"):
+            if part == b"..":
+                depth -= 1
+                if depth < 0:
+                    raise PathEscapeError()
+            elif part not in (b"", b"."):
+                depth += 1
+        judge = WalkResolver("beneath", use_o_path=self._resolver.use_o_path)
+        where = join(directory, target)
+        try:
+            judge.lookup(self._fd, where, follow=True).release()
+        except DirectoryPath as whole:
+            try:
+                os.close(judge.open(self._fd, whole.rel, judge.dir_flags, follow=True))
+            except PathEscapeError:
+                raise
+            except OSError:
+                pass
+        except PathEscapeError:
+            raise
+        except OSError:
+            pass  # dangling or not a directory on the way: it leads nowhere outside
+
+    def _check_moved_link(self, sfd: int, sname: bytes, dest: Resolved) -> None:
+        """Moving or linking a symlink puts its target in a new directory: judged there."""
+        try:
+            target = _sys.readlinkat(sfd, sname)
+        except OSError:
+            return  # not a link (EINVAL), or missing: the call itself reports that
+        self._check_new_link(target, self._dir_of(dest))
+
     # -- reading ---------------------------------------------------------------------------------
 
     @_operation
     def open(self, path: PathArg, mode: str = "r", *, encoding: str | None = None,
              errors: str | None = None, newline: str | None = None) -> IO[Any]:
-        """Open a regular file beneath the root; returns an ordinary file object."""
+        """Open a regular file beneath the root; returns an ordinary file object (``mode`` as
+        for ``open()``: ``r w a x``, ``b``/``t``, ``+``; text defaults to UTF-8)."""
         flags = open_mode_flags(mode)
         rel = self._rel(path)
-        try:
-            fd, _st = self._open_regular(rel, flags)
-        except OSError as exc:
-            raise with_filename(exc, path) from None
+        with reporting(path):
+            fd, st = self._open_regular(rel, flags)
         try:
             os.set_blocking(fd, True)
-            if "b" in mode:
-                return open(fd, mode, closefd=True)
-            return open(fd, mode, encoding=encoding or "utf-8", errors=errors,
-                           newline=newline, closefd=True)
+            raw = io.FileIO(fd, _raw_mode(mode), closefd=True)
         except BaseException:
-            os.close(fd)
+            os.close(fd)  # FileIO given a number never closes it when it fails
+            raise
+        # From here the FileIO owns the fd: any failure (a bad encoding or newline) closes it
+        # through the FileIO, exactly once.
+        try:
+            return _file_object(raw, mode, st.st_blksize, encoding, errors, newline)
+        except BaseException:
+            raw.close()
             raise
 
     @_operation
     def read_bytes(self, path: PathArg) -> bytes:
+        """The whole content of a regular file (``pathlib.Path.read_bytes``)."""
         rel = self._rel(path)
         try:
             fd, st = self._open_regular(rel, os.O_RDONLY)
@@ -401,6 +421,7 @@ class Root:
             os.close(fd)
 
     def read_text(self, path: PathArg, encoding: str = "utf-8", errors: str = "strict") -> str:
+        """The content of a regular file, decoded (``pathlib.Path.read_text``)."""
         return self.read_bytes(path).decode(encoding, errors)
 
     # -- writing ---------------------------------------------------------------------------------
@@ -412,64 +433,49 @@ class Root:
 
         A final symlink that resolves beneath the root is written through: its target is
         replaced. ``parents`` creates missing directories; ``durable`` fsyncs file and directory.
+        The replaced file's mode bits are kept, except setuid and setgid, which are dropped.
         """
         rel = self._rel(path)
-        try:
-            self._refuse_create_with_slash(rel, os.O_CREAT)
-            try:
-                fd, name, st = self._entry(rel, follow=True, parents=parents)
-            except _DirectoryPath as directory:
-                # A link whose target ends in "/", "." or "..": refused as open(O_CREAT) would.
-                self._refuse_create_with_slash(directory.rel, os.O_CREAT)
-                raise OSError(errno.EISDIR, os.strerror(errno.EISDIR)) from None
-            try:
-                perm = None
-                if st is not None:
-                    if stat_mod.S_ISDIR(st.st_mode):
-                        raise OSError(errno.EISDIR, os.strerror(errno.EISDIR))
-                    if not stat_mod.S_ISREG(st.st_mode):
-                        raise NotRegularFileError()
-                    perm = stat_mod.S_IMODE(st.st_mode)
-                write_atomic(fd, name, data, perm, durable)
-            finally:
-                self._release(fd)
-        except OSError as exc:
-            raise with_filename(exc, path) from None
+        with reporting(path), self._lookup_file(rel, parents=parents) as found:
+            write_atomic(found.fd, found.name, data, _kept_mode(found.st), durable)
         return memoryview(data).nbytes
 
     def write_text(self, path: PathArg, data: str, encoding: str = "utf-8",
                    errors: str = "strict", *, parents: bool = False,
                    durable: bool = False) -> int:
+        """write_bytes of the encoded text; returns the number of characters written."""
         self.write_bytes(path, data.encode(encoding, errors), parents=parents, durable=durable)
         return len(data)
 
     @_operation
     def touch(self, path: PathArg, *, exist_ok: bool = True) -> None:
-        """Create an empty file (without truncating an existing one)."""
+        """Create an empty file, or set an existing file's times to now without opening it
+        (``pathlib.Path.touch``); with ``exist_ok=False`` an existing file is FileExistsError."""
         flags = os.O_WRONLY | os.O_CREAT | (0 if exist_ok else os.O_EXCL)
         rel = self._rel(path)
-        try:
+        with reporting(path):
+            if exist_ok:
+                with self._lookup_file(rel) as found:
+                    if found.st is not None:
+                        _kept_mode(found.st)  # a directory or a FIFO is refused, as before
+                        entries.touch(found.fd, found.name)
+                        return
             os.close(self._open_regular(rel, flags)[0])
-        except OSError as exc:
-            raise with_filename(exc, path) from None
 
     # -- directories -----------------------------------------------------------------------------
 
     @_operation
     def mkdir(self, path: PathArg, mode: int = 0o777, *, parents: bool = False,
               exist_ok: bool = False) -> None:
+        """Create a directory (``pathlib.Path.mkdir``). ``parents`` creates the missing ones
+        above it, one ``mkdirat`` per level; ``exist_ok`` accepts an existing directory."""
         rel = self._rel(path)
-        try:
-            if parents:
-                try:
-                    self._mkdir(rel, mode, exist_ok=exist_ok)
-                except FileNotFoundError:
-                    self._mkdir_parents(split_parent(rel)[0])
-                    self._mkdir(rel, mode, exist_ok=exist_ok)
-            else:
-                self._mkdir(rel, mode, exist_ok=exist_ok)
-        except OSError as exc:
-            raise with_filename(exc, path) from None
+        with reporting(path), self._lookup(rel, follow=False, parents=parents) as found:
+            try:
+                entries.mkdir(found.fd, found.name, mode)
+            except FileExistsError:
+                if not exist_ok or not self._is_dir_or_escape(rel):
+                    raise
 
     def listdir(self, path: PathArg = ".") -> list[Any]:
         """Names in the directory (str, or bytes for a bytes path), like ``os.listdir``."""
@@ -483,64 +489,56 @@ class Root:
     def scandir(self, path: PathArg = ".") -> Iterator[DirEntry]:
         """The directory's entries; type checks never follow a link out of the root."""
         rel = self._rel(path)
-        try:
+        with reporting(path):
             fd = self._open(rel, os.O_RDONLY | _sys.O_DIRECTORY)
-        except OSError as exc:
-            raise with_filename(exc, path) from None
         try:
-            entries = scan_fd(fd, self, path)
+            found = scan_fd(fd, self, path)
         finally:
             os.close(fd)
-        return iter(entries)
+        return iter(found)
 
     @_operation
     def walk(self, top: PathArg = ".", *, topdown: bool = True
              ) -> Iterator[tuple[Any, list[Any], list[Any]]]:
-        """Like ``os.walk`` through held fds; symlinks are listed with the files, never entered."""
+        """Like ``os.walk`` through held fds; symlinks are listed with the files, never entered.
+        With ``topdown``, ``dirs`` may be pruned or reordered; an entry added to it must be a
+        single name in that directory (ValueError otherwise)."""
         rel = self._rel(top)
-        try:
+        with reporting(top):
             fd = self._open(rel, os.O_RDONLY | _sys.O_DIRECTORY)
-        except OSError as exc:
-            raise with_filename(exc, top) from None
         return walk_fd(fd, os.fspath(top), topdown)
 
     @_operation
     def rmtree(self, path: PathArg) -> None:
         """Remove a directory tree through fds; never follows a symlink, even if swapped in."""
         rel = self._rel(path)
-        try:
-            fd, name, _parent, _trailing = self._parent(rel)
-            try:
-                if name in SPECIAL_NAMES:
-                    raise OSError(errno.EINVAL, "cannot remove the root or a '.'/'..' path")
-                st = _sys.fstatat(fd, name)
-                if stat_mod.S_ISLNK(st.st_mode):
-                    raise OSError(errno.ENOTDIR, "cannot call rmtree on a symbolic link")
-                if not stat_mod.S_ISDIR(st.st_mode):
-                    raise OSError(errno.ENOTDIR, os.strerror(errno.ENOTDIR))
-                remove_tree_fd(fd, name, st)
-            finally:
-                self._release(fd)
-        except OSError as exc:
-            raise with_filename(exc, path) from None
+        with reporting(path), self._lookup(rel, follow=False, lstat=True) as found:
+            if found.name in SPECIAL_NAMES:
+                raise error(errno.EINVAL, "cannot remove the root or a '.'/'..' path")
+            st = found.st
+            if st is None:
+                raise error(errno.ENOENT)
+            if stat_mod.S_ISLNK(st.st_mode):
+                raise error(errno.ENOTDIR, "cannot call rmtree on a symbolic link")
+            if not stat_mod.S_ISDIR(st.st_mode):
+                raise error(errno.ENOTDIR)
+            remove_tree_fd(found.fd, found.name, st)
 
     @_operation
     def opendir(self, path: PathArg) -> Root:
         """A new ``Root`` for a subdirectory (same resolver and symlink mode)."""
         rel = self._rel(path)
-        try:
+        with reporting(path):
             fd = self._open_dir(rel)
             try:
-                canonical = self._canonical(fd)
+                sub_rel = self._canonical(fd)
             except BaseException:
                 os.close(fd)
                 raise
-        except OSError as exc:
-            raise with_filename(exc, path) from None
         sub = object.__new__(Root)
-        display = os.path.join(self._display, canonical) if canonical != b"." else self._display
+        display = os.path.join(self._display, sub_rel) if sub_rel != b"." else self._display
         anchors = tuple(dict.fromkeys(
-            os.path.join(a, canonical) if canonical != b"." else a for a in self._anchors))
+            os.path.join(a, sub_rel) if sub_rel != b"." else a for a in self._anchors))
         sub._init(fd, self._resolver, display, anchors)
         return sub
 
@@ -548,13 +546,13 @@ class Root:
 
     @_operation
     def stat(self, path: PathArg, *, follow_symlinks: bool = True) -> os.stat_result:
+        """``os.stat`` of the entry (``follow_symlinks=False``: of a final link itself)."""
         rel = self._rel(path)
-        try:
+        with reporting(path):
             return self._stat_rel(rel, follow=follow_symlinks)
-        except OSError as exc:
-            raise with_filename(exc, path) from None
 
     def lstat(self, path: PathArg) -> os.stat_result:
+        """``os.lstat``: a final symlink is described itself."""
         return self.stat(path, follow_symlinks=False)
 
     def _kind(self, path: PathArg, follow: bool) -> int | None:
@@ -574,55 +572,67 @@ class Root:
         return self._kind(path, follow_symlinks) is not None
 
     def is_file(self, path: PathArg) -> bool:
+        """Whether the path (links followed) is a regular file."""
         mode = self._kind(path, True)
         return mode is not None and stat_mod.S_ISREG(mode)
 
     def is_dir(self, path: PathArg) -> bool:
+        """Whether the path (links followed) is a directory."""
         mode = self._kind(path, True)
         return mode is not None and stat_mod.S_ISDIR(mode)
 
     def is_symlink(self, path: PathArg) -> bool:
+        """Whether the final component is a symlink."""
         mode = self._kind(path, False)
         return mode is not None and stat_mod.S_ISLNK(mode)
 
     @_operation
     def chmod(self, path: PathArg, mode: int, *, follow_symlinks: bool = True) -> None:
+        """Change mode bits. The node is never opened for reading or writing: through an O_PATH
+        fd on Linux, by ``fchmodat(AT_SYMLINK_NOFOLLOW)`` on its directory elsewhere. A link
+        itself cannot be chmodded (EOPNOTSUPP, as Linux answers)."""
         rel = self._rel(path)
+        with reporting(path):
+            if self._resolver.use_o_path:
+                self._chmod_o_path(rel, mode, follow_symlinks)
+                return
+            _parent, name, trailing = split_parent(rel)
+            try:
+                if name in SPECIAL_NAMES or trailing:
+                    raise DirectoryPath(rel)
+                found = self._lookup(rel, follow=follow_symlinks, lstat=True)
+            except DirectoryPath as whole:
+                fd = self._open_dir(whole.rel)
+                try:
+                    _sys.fchmod(fd, mode)
+                finally:
+                    os.close(fd)
+                return
+            with found:
+                if found.st is None:
+                    raise error(errno.ENOENT)
+                entries.chmod(found.fd, found.name, mode)
+
+    def _chmod_o_path(self, rel: bytes, mode: int, follow: bool) -> None:
+        fd = self._open(rel, _sys.O_PATH, follow=follow)
         try:
-            flags = _sys.O_PATH if self._resolver.use_o_path else os.O_RDONLY | _O_NONBLOCK
-            try:
-                fd = self._open(rel, flags, follow=follow_symlinks)
-            except OSError as exc:
-                # Without O_PATH a link cannot be opened itself (ELOOP); Linux refuses to chmod
-                # a symlink anyway, so answer as it does on every backend.
-                if (exc.errno == errno.ELOOP and not follow_symlinks
-                        and stat_mod.S_ISLNK(self._stat_rel(rel, follow=False).st_mode)):
-                    raise OSError(errno.EOPNOTSUPP, os.strerror(errno.EOPNOTSUPP)) from None
-                raise
-            try:
-                _sys.fchmod_via_fd(fd, mode)
-            finally:
-                os.close(fd)
-        except OSError as exc:
-            raise with_filename(exc, path) from None
+            if stat_mod.S_ISLNK(os.fstat(fd).st_mode):
+                raise error(errno.EOPNOTSUPP)
+            _sys.fchmod(fd, mode)
+        finally:
+            os.close(fd)
 
     @_operation
     def readlink(self, path: PathArg) -> Any:
+        """The target of a symlink, as stored (str, or bytes for a bytes path)."""
         rel = self._rel(path)
-        try:
+        with reporting(path):
             if split_parent(rel)[2]:
                 # The slash makes the lookup follow the link: whatever it reaches is not a link.
-                os.close(self._open_dir(rel))
-                raise OSError(errno.EINVAL, os.strerror(errno.EINVAL))
-            fd, name, _parent, _trailing = self._parent(rel)
-            try:
-                if name in SPECIAL_NAMES:
-                    raise OSError(errno.EINVAL, os.strerror(errno.EINVAL))
-                return _like(path, _sys.readlinkat(fd, name))
-            finally:
-                self._release(fd)
-        except OSError as exc:
-            raise with_filename(exc, path) from None
+                self._judge_dir(rel)
+                raise error(errno.EINVAL)
+            with self._lookup(rel, follow=False) as found:
+                return _like(path, entries.readlink(found.fd, found.name))
 
     @_operation
     def resolve(self, path: PathArg = ".") -> Any:
@@ -632,159 +642,104 @@ class Root:
         exist. Use it to show a person what an operation will really touch.
         """
         rel = self._rel(path)
-        try:
+        with reporting(path):
             _parent, name, trailing = split_parent(rel)
-            if name in SPECIAL_NAMES or trailing:
-                fd = self._open_dir(rel)
+            try:
+                if name in SPECIAL_NAMES or trailing:
+                    raise DirectoryPath(rel)
+                found = self._lookup(rel, follow=True)
+            except DirectoryPath as whole:
+                fd = self._open_dir(whole.rel)
                 try:
-                    result = self._canonical(fd)
+                    return _like(path, self._canonical(fd))
                 finally:
                     os.close(fd)
-            else:
-                try:
-                    fd, name, _st = self._entry(rel, follow=True)
-                except _DirectoryPath as directory:
-                    return _like(path, self.resolve(directory.rel))
-                try:
-                    result = join(self._canonical(fd), name)
-                finally:
-                    self._release(fd)
-        except OSError as exc:
-            raise with_filename(exc, path) from None
-        return _like(path, result)
-
-    def _canonical(self, fd: int) -> bytes:
-        """Path of directory ``fd`` relative to the root, found by climbing ``..`` through fds
-        and matching inode numbers (portable: needs no /proc)."""
-        root = os.fstat(self._fd)
-        here = os.fstat(fd)
-        names: list[bytes] = []
-        cur = os.dup(fd)
-        try:
-            while (here.st_dev, here.st_ino) != (root.st_dev, root.st_ino):
-                up = _sys.openat(cur, b"..", os.O_RDONLY | _sys.O_DIRECTORY)
-                os.close(cur)
-                cur = up
-                above = os.fstat(cur)
-                if (above.st_dev, above.st_ino) == (here.st_dev, here.st_ino):
-                    raise PathEscapeError()  # reached "/" without meeting the root
-                for entry in os.scandir(cur):
-                    if entry.inode() == here.st_ino and entry.is_dir(follow_symlinks=False):
-                        names.append(os.fsencode(entry.name))
-                        break
-                else:
-                    raise OSError(errno.ENOENT, "directory no longer linked beneath the root")
-                here = above
-        finally:
-            os.close(cur)
-        return b"/".join(reversed(names)) or b"."
+            with found:
+                return _like(path, join(self._dir_of(found), found.name))
 
     # -- changing entries ------------------------------------------------------------------------
 
+    @_operation
     def remove(self, path: PathArg) -> None:
         """Remove a file or symlink (the link itself, never its target)."""
-        self._entry_op(path, unlink_entry)
+        rel = self._rel(path)
+        with reporting(path), self._lookup(rel, follow=False) as found:
+            entries.unlink(found.fd, found.name, found.trailing)
 
     unlink = remove
 
+    @_operation
     def rmdir(self, path: PathArg) -> None:
-        self._entry_op(path, rmdir_entry)
+        """Remove an empty directory."""
+        rel = self._rel(path)
+        with reporting(path), self._lookup(rel, follow=False) as found:
+            entries.rmdir(found.fd, found.name)
 
     @_operation
-    def _entry_op(self, path: PathArg, op: Any) -> None:
-        rel = self._rel(path)
-        try:
-            fd, name, _parent, trailing = self._parent(rel)
-            try:
-                if name in SPECIAL_NAMES:
-                    # A final "." or ".." is never removed; answer as Linux does.
-                    code = (errno.EISDIR if op is unlink_entry
-                            else errno.EINVAL if name == b"." else errno.ENOTEMPTY)
-                    raise OSError(code, os.strerror(code))
-                op(fd, name, trailing)
-            finally:
-                self._release(fd)
-        except OSError as exc:
-            raise with_filename(exc, path) from None
-
     def rename(self, src: PathArg, dst: PathArg, *, replace: bool = True) -> None:
         """Rename ``src`` to ``dst`` (links are moved, not followed). ``replace=False`` is an
-        atomic no-clobber rename: FileExistsError if ``dst`` exists."""
-        self._two_path_op(src, dst, rename_replace if replace else rename_noreplace)
+        atomic no-clobber rename: FileExistsError if ``dst`` exists. A symlink moved to another
+        directory must still resolve beneath the root from there."""
+        srel, drel = self._rel(src), self._rel(dst)
+        with reporting(src, dst), self._lookup(srel, follow=False) as source:
+            with self._lookup(drel, follow=False) as dest:
+                entries.check_rename(source.fd, source.name, source.trailing, dest.name,
+                                     dest.trailing)
+                self._check_moved_link(source.fd, source.name, dest)
+                entries.rename(source.fd, source.name, dest.fd, dest.name, replace)
 
     def replace(self, src: PathArg, dst: PathArg) -> None:
+        """``rename(src, dst)``, replacing ``dst`` (``pathlib.Path.replace``)."""
         self.rename(src, dst, replace=True)
 
-    def link(self, src: PathArg, dst: PathArg) -> None:
-        """Hard link ``dst`` to ``src`` (a symlink ``src`` is linked itself, not followed)."""
-        self._two_path_op(src, dst, link_entry)
-
     @_operation
-    def _two_path_op(self, src: PathArg, dst: PathArg, op: Any) -> None:
-        srel = self._rel(src)
-        drel = self._rel(dst)
-        try:
-            sfd, sname, _sp, strailing = self._parent(srel)
-            try:
-                # linkat follows a source ending in "/", "." or "..": a directory, which cannot
-                # be linked (EPERM), though the destination is judged first, as Linux does.
-                src_is_dir = op is link_entry and (strailing or sname in SPECIAL_NAMES)
-                if src_is_dir and strailing:
-                    os.close(self._open_dir(srel))  # ENOENT, ENOTDIR, ELOOP or an escape
-                dfd, dname, _dp, dtrailing = self._parent(drel)
-                try:
-                    if op is link_entry and (src_is_dir or dtrailing or dname in SPECIAL_NAMES):
-                        if dname in SPECIAL_NAMES or lexists(dfd, dname):
-                            code = errno.EEXIST
-                        else:  # ENOENT: a new name cannot end in "/"; EPERM: a directory
-                            code = errno.ENOENT if dtrailing else errno.EPERM
-                        raise OSError(code, os.strerror(code))
-                    if sname in SPECIAL_NAMES or dname in SPECIAL_NAMES:
-                        # "." and ".." are never moved: the error Linux gives.
-                        raise OSError(errno.EBUSY, os.strerror(errno.EBUSY))
-                    # A trailing slash on either name is allowed only for a directory source.
-                    if (strailing or dtrailing) and not stat_mod.S_ISDIR(_sys.fstatat(sfd, sname).st_mode):
-                        raise OSError(errno.ENOTDIR, os.strerror(errno.ENOTDIR))
-                    op(sfd, sname, dfd, dname)
-                finally:
-                    self._release(dfd)
-            finally:
-                self._release(sfd)
-        except OSError as exc:
-            raise with_filename(exc, src, dst) from None
+    def link(self, src: PathArg, dst: PathArg) -> None:
+        """Hard link ``dst`` to ``src`` (a symlink ``src`` is linked itself, not followed, and
+        must resolve beneath the root from its new directory too)."""
+        srel, drel = self._rel(src), self._rel(dst)
+        with reporting(src, dst), self._lookup(srel, follow=False) as source:
+            # linkat follows a source ending in "/", "." or "..": a directory, which cannot
+            # be linked (EPERM), though the destination is judged first, as Linux does.
+            src_is_dir = source.trailing or source.name in SPECIAL_NAMES
+            if source.trailing:
+                self._judge_dir(srel)  # ENOENT, ENOTDIR, ELOOP or an escape
+            with self._lookup(drel, follow=False) as dest:
+                entries.check_link(source.fd, source.name, src_is_dir, dest.fd, dest.name,
+                                   dest.trailing)
+                self._check_moved_link(source.fd, source.name, dest)
+                entries.link(source.fd, source.name, dest.fd, dest.name)
 
     @_operation
     def symlink(self, target: PathArg, path: PathArg) -> None:
-        """Create symlink ``path`` -> ``target``. Absolute targets, and targets whose ``..``
-        climbs above the root (judged from the link's own directory), are refused."""
+        """Create symlink ``path`` -> ``target``. Refused (PathEscapeError) unless the target,
+        read from the link's own directory as the kernel would follow it, stays beneath the
+        root: absolute targets, and ``..`` that climbs out physically or by its spelling."""
         raw_target = to_bytes(target)
         rel = self._rel(path)
-        try:
-            if not raw_target:
-                raise OSError(errno.ENOENT, os.strerror(errno.ENOENT))
-            fd, name, _parent, trailing = self._parent(rel)
-            try:
-                if name in SPECIAL_NAMES:
-                    raise OSError(errno.EEXIST, os.strerror(errno.EEXIST))
-                if trailing:
-                    # As symlinkat: an existing name is EEXIST, a new one cannot be "name/".
-                    code = errno.EEXIST if lexists(fd, name) else errno.ENOENT
-                    raise OSError(code, os.strerror(code))
-                if raw_target.startswith(b"/"):
-                    raise PathEscapeError()
-                depth = len(components(self._canonical(fd)))
-                for part in raw_target.split(b"/"):
-                    if part == b"..":
-                        depth -= 1
-                        if depth < 0:
-                            raise PathEscapeError()
-                    elif part not in (b"", b"."):
-                        depth += 1
-                _sys.symlinkat(raw_target, fd, name)
-            finally:
-                self._release(fd)
-        except OSError as exc:
-            raise with_filename(exc, path, target) from None
+        with reporting(path, target), self._lookup(rel, follow=False) as found:
+            if raw_target and found.name not in SPECIAL_NAMES and not found.trailing:
+                self._check_new_link(raw_target, self._dir_of(found))
+            entries.symlink(raw_target, found.fd, found.name, found.trailing)
+
+
+def _raw_mode(mode: str) -> str:
+    """The FileIO mode for an ``open()`` mode: its kind and ``+`` (the fd is already open)."""
+    kind = next(c for c in mode if c in "rwax")
+    return kind + ("+" if "+" in mode else "")
+
+
+def _kept_mode(st: os.stat_result | None) -> int | None:
+    """The mode bits a replacement of ``st`` keeps (None: nothing to replace). A directory or
+    anything but a regular file is refused."""
+    if st is None:
+        return None
+    if stat_mod.S_ISDIR(st.st_mode):
+        raise error(errno.EISDIR)
+    if not stat_mod.S_ISREG(st.st_mode):
+        raise NotRegularFileError()
+    return stat_mod.S_IMODE(st.st_mode) & ~_PRIVILEGE_BITS
+
+
 
 
 __all__ = ["DirEntry", "Root"]

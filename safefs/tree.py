@@ -9,7 +9,7 @@ from collections.abc import Generator, Iterator
 from typing import TYPE_CHECKING, Any
 
 from safefs import _sys
-from safefs.errors import PathEscapeError
+from safefs.errors import PathEscapeError, error
 
 if TYPE_CHECKING:
     from safefs.root import Root
@@ -119,41 +119,131 @@ def walk_fd(fd: int, top: Any, topdown: bool) -> Iterator[WalkStep]:
     return _OwnedWalk(fd, top, topdown)
 
 
-def _walk_fd(fd: int, top: Any, topdown: bool) -> Generator[WalkStep, None, None]:
-    try:
-        as_bytes = isinstance(top, bytes)
-        dirs: list[Any] = []
-        files: list[Any] = []
+def _single_name(name: Any) -> bytes:
+    """An entry a caller left in ``dirs``: a single name of that directory, nothing else (no
+    ``/``, ``.`` or ``..``), or the walk would list directories it never found."""
+    raw = os.fsencode(name) if isinstance(name, str) else name
+    if not isinstance(raw, bytes) or not raw or b"/" in raw or raw in (b".", b"..") or b"\0" in raw:
+        raise ValueError(f"walk: {name!r} in dirs is not a name in that directory")
+    return raw
+
+
+class _Level:
+    """One directory of the walk: its fd, its path as shown, and its listing."""
+
+    __slots__ = ("dirs", "fd", "files", "next", "top")
+
+    def __init__(self, fd: int, top: Any, as_bytes: bool) -> None:
+        self.fd = fd
+        self.top = top
+        self.dirs: list[Any] = []
+        self.files: list[Any] = []
+        self.next = 0
         for name, entry in _names(fd, as_bytes):
-            (dirs if entry.is_dir(follow_symlinks=False) else files).append(name)
+            (self.dirs if entry.is_dir(follow_symlinks=False) else self.files).append(name)
+
+
+def _walk_fd(fd: int, top: Any, topdown: bool) -> Generator[WalkStep, None, None]:
+    """Iterative (a tree deeper than the recursion limit is walked like any other): one held fd
+    per level being walked, each child opened O_NOFOLLOW relative to its parent's fd."""
+    as_bytes = isinstance(top, bytes)
+    levels: list[_Level] = []
+    try:
+        try:
+            levels.append(_Level(fd, top, as_bytes))
+        except BaseException:
+            os.close(fd)
+            raise
         if topdown:
-            yield top, dirs, files
-        for name in dirs:
+            yield top, levels[0].dirs, levels[0].files
+        while levels:
+            level = levels[-1]
+            if level.next >= len(level.dirs):
+                levels.pop()
+                os.close(level.fd)
+                if not topdown:
+                    yield level.top, level.dirs, level.files
+                continue
+            name = level.dirs[level.next]
+            level.next += 1
+            raw = _single_name(name)
             try:
-                child = _sys.openat(fd, os.fsencode(name), _DIR_FLAGS)
+                child = _sys.openat(level.fd, raw, _DIR_FLAGS)
             except OSError:
                 continue  # vanished or replaced since the listing
-            yield from _walk_fd(child, os.path.join(top, name), topdown)
-        if not topdown:
-            yield top, dirs, files
+            path = os.path.join(level.top, name)
+            try:
+                levels.append(_Level(child, path, as_bytes))
+            except BaseException:
+                os.close(child)
+                raise
+            if topdown:
+                yield path, levels[-1].dirs, levels[-1].files
     finally:
-        os.close(fd)
+        _sys.close_all([level.fd for level in levels])
 
 
 def remove_tree_fd(parent_fd: int, name: bytes, expected: os.stat_result) -> None:
-    """Remove directory ``name`` of ``parent_fd`` and everything in it."""
-    fd = _sys.openat(parent_fd, name, _DIR_FLAGS)
+    """Remove directory ``name`` of ``parent_fd`` and everything in it, iteratively: one held fd
+    per level, each opened O_NOFOLLOW from the level above and checked to be the directory
+    that was listed (device and inode) before anything in it is removed."""
+    stack: list[tuple[int, bytes, list[tuple[bytes, bool]]]] = []  # (fd, its name, to remove)
+
+    def enter(dirfd: int, child: bytes, want: os.stat_result) -> None:
+        fd = _sys.openat(dirfd, child, _DIR_FLAGS)
+        try:
+            st = os.fstat(fd)
+            if (st.st_dev, st.st_ino) != (want.st_dev, want.st_ino):
+                raise error(errno.EBUSY, "directory changed while being removed")
+            with os.scandir(fd) as it:
+                entries = [(os.fsencode(e.name), e.is_dir(follow_symlinks=False)) for e in it]
+        except BaseException:
+            os.close(fd)
+            raise
+        stack.append((fd, child, entries))
+
     try:
-        st = os.fstat(fd)
-        if (st.st_dev, st.st_ino) != (expected.st_dev, expected.st_ino):
-            raise OSError(errno.EBUSY, "directory changed while being removed")
-        with os.scandir(fd) as it:
-            entries = [(os.fsencode(e.name), e.is_dir(follow_symlinks=False)) for e in it]
-        for child, is_dir in entries:
+        enter(parent_fd, name, expected)
+        while stack:
+            fd, own, entries = stack[-1]
+            if not entries:
+                stack.pop()
+                os.close(fd)
+                above = stack[-1][0] if stack else parent_fd
+                _sys.rmdirat(above, own)
+                continue
+            child, is_dir = entries.pop()
             if is_dir:
-                remove_tree_fd(fd, child, _sys.fstatat(fd, child))
+                enter(fd, child, _sys.fstatat(fd, child))
             else:
                 _sys.unlinkat(fd, child)
     finally:
-        os.close(fd)
-    _sys.rmdirat(parent_fd, name)
+        _sys.close_all([fd for fd, _n, _e in stack])
+
+
+def canonical(root_fd: int, fd: int) -> bytes:
+    """Path of directory ``fd`` relative to the root, found by climbing ``..`` through fds and
+    matching inode numbers (portable: needs no /proc)."""
+    root = os.fstat(root_fd)
+    here = os.fstat(fd)
+    names: list[bytes] = []
+    cur = os.dup(fd)
+    try:
+        while (here.st_dev, here.st_ino) != (root.st_dev, root.st_ino):
+            up = _sys.openat(cur, b"..", os.O_RDONLY | _sys.O_DIRECTORY)
+            os.close(cur)
+            cur = up
+            above = os.fstat(cur)
+            if (above.st_dev, above.st_ino) == (here.st_dev, here.st_ino):
+                raise PathEscapeError()  # reached "/" without meeting the root
+            with os.scandir(cur) as it:
+                for entry in it:
+                    if entry.inode() == here.st_ino and entry.is_dir(follow_symlinks=False):
+                        names.append(os.fsencode(entry.name))
+                        break
+                else:
+                    raise error(errno.ENOENT, "directory no longer linked beneath the root")
+            here = above
+    finally:
+        os.close(cur)
+    return b"/".join(reversed(names)) or b"."

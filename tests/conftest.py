@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import os
 import shutil
+import stat
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -61,6 +63,39 @@ def build_tree(base: Path, spec: list[str]) -> None:
             p.write_text(f"content of {item}\n")
 
 
+def tree_snapshot(top: str | Path, *, skip: Path | None = None, inodes: bool = False,
+                  spell_base: str | None = None) -> dict[str, Any]:
+    """What a caller can observe of everything under ``top``, by relative path: kind, mode bits,
+    content (and link count) or link target; ``inodes`` adds each inode number last. ``skip``
+    leaves one directory out; ``spell_base`` writes that absolute path as ``$BASE`` in names
+    and link targets (so trees built under different bases compare equal)."""
+    def entry(st: os.stat_result, *rest: Any) -> tuple[Any, ...]:
+        return (*rest, st.st_ino) if inodes else rest
+
+    def spelled(text: str) -> str:
+        return text if spell_base is None else text.replace(spell_base, "$BASE").replace(
+            spell_base.lstrip("/"), "$BASE")
+
+    out: dict[str, Any] = {".": entry(os.stat(top), "dir", stat.S_IMODE(os.stat(top).st_mode))}
+    for dirpath, dirnames, filenames in os.walk(top):
+        if skip is not None:
+            dirnames[:] = [d for d in dirnames if Path(dirpath, d) != skip]
+        for name in dirnames + filenames:
+            p = os.path.join(dirpath, name)
+            st = os.lstat(p)
+            rel = spelled(os.path.relpath(p, top))
+            if stat.S_ISLNK(st.st_mode):
+                out[rel] = entry(st, "link", spelled(os.readlink(p)))
+            elif stat.S_ISDIR(st.st_mode):
+                out[rel] = entry(st, "dir", stat.S_IMODE(st.st_mode))
+            elif stat.S_ISREG(st.st_mode):
+                with open(p, "rb") as f:
+                    out[rel] = entry(st, "file", stat.S_IMODE(st.st_mode), f.read(), st.st_nlink)
+            else:
+                out[rel] = entry(st, "special", st.st_mode)
+    return out
+
+
 @dataclass
 class Workspace:
     """A root directory ``ROOT`` beside an ``outside`` directory holding bait."""
@@ -69,19 +104,11 @@ class Workspace:
     root_path: Path
     outside: Path
 
-    def snapshot_outside(self) -> dict[str, bytes | str]:
-        out: dict[str, bytes | str] = {}
-        for dirpath, dirnames, filenames in os.walk(self.outside):
-            for name in dirnames + filenames:
-                p = Path(dirpath, name)
-                rel = str(p.relative_to(self.outside))
-                out[rel] = os.readlink(p) if p.is_symlink() else (
-                    "<dir>" if p.is_dir() else p.read_bytes())
-        return out
+    def snapshot_outside(self) -> dict[str, Any]:
+        return tree_snapshot(self.outside)
 
 
-@pytest.fixture
-def workspace(tmp_path: Path) -> Workspace:
+def make_workspace(tmp_path: Path) -> Workspace:
     root = tmp_path / "ROOT"
     outside = tmp_path / "outside"
     root.mkdir()
@@ -91,6 +118,11 @@ def workspace(tmp_path: Path) -> Workspace:
     (outside / "dir").mkdir()
     (outside / "dir" / "target").write_text("outside dir target\n")
     return Workspace(tmp_path, root, outside)
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Workspace:
+    return make_workspace(tmp_path)
 
 
 @pytest.fixture

@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 
 import safefs
 from safefs import _sys
-from tests.conftest import MODES, Flavour
+from tests.conftest import MODES, Flavour, tree_snapshot
 
 pytestmark = pytest.mark.skipif(not _sys.HAVE_NATIVE, reason="the oracle needs openat2")
 
@@ -372,22 +372,7 @@ def snapshot(base: str) -> dict[str, Any]:
     """Everything under ``base`` (ROOT, outside and the bait beside them), by content. Each
     backend's copy has its own ``base``: an in_root link spelled with it creates directories
     named after it, so it is written ``$BASE`` here."""
-    out: dict[str, Any] = {}
-    for top, dirs, files in os.walk(base):
-        for name in dirs + files:
-            p = os.path.join(top, name)
-            rel = os.path.relpath(p, base).replace(base.lstrip("/"), "$BASE")
-            s = os.lstat(p)
-            if stat.S_ISLNK(s.st_mode):
-                out[rel] = ("link", os.readlink(p).replace(base, "$BASE"))
-            elif stat.S_ISDIR(s.st_mode):
-                out[rel] = ("dir", stat.S_IMODE(s.st_mode))
-            elif not stat.S_ISREG(s.st_mode):
-                out[rel] = ("special", s.st_mode)
-            else:
-                with open(p, "rb") as f:
-                    out[rel] = ("file", stat.S_IMODE(s.st_mode), f.read())
-    return out
+    return tree_snapshot(base, spell_base=base)
 
 
 @st.composite

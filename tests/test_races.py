@@ -28,6 +28,7 @@ import safefs
 from benchmarks.attacker import Swapper
 from safefs import _sys
 from tests.conftest import BACKENDS, Flavour, Workspace
+from tests.registry import BY_NAME, DATA
 
 pytestmark = pytest.mark.skipif(not _sys.have_renameat2(), reason="the attacker needs renameat2")
 
@@ -96,11 +97,6 @@ class Tally:
                 f"{op}: no success at all in {RACE_SECONDS * MAX_EXTENSION}s")
 
 
-def file_id(p: Path) -> tuple[int, int]:
-    s = os.stat(p)
-    return (s.st_dev, s.st_ino)
-
-
 def cycle_for(seconds: float, tally: Tally, ops: dict[str, Callable[[], str]],
               *, need_successes: bool = True) -> None:
     """Run the operations round-robin until the time is up (the attacker runs meanwhile). On a
@@ -152,8 +148,9 @@ def make_dir_swap_tree(ws: Workspace) -> tuple[Path, Path]:
     return d, evil
 
 
-DIR_OPS = ["read_bytes", "stat", "listdir", "walk", "resolve", "write_bytes", "mkdir-p", "rename",
-           "remove", "rmtree"]
+# Registry operations run under the directory swap (names from tests/registry.py).
+DIR_OPS = ["read_bytes", "stat", "listdir", "walk", "resolve", "write_bytes", "makedirs_exist_ok",
+           "rename_from", "remove", "rmtree"]
 
 
 def run_dir_swap(flavour: Flavour, ws: Workspace) -> None:
@@ -163,11 +160,14 @@ def run_dir_swap(flavour: Flavour, ws: Workspace) -> None:
     beside = sorted(os.listdir(ws.base))  # ROOT's own parent: nothing may appear there either
     # The test's own handles on the two real inside directories, whatever their names become.
     homes = [os.open(p, os.O_RDONLY | os.O_DIRECTORY) for p in (d, clamped)]
-    inside_f = {file_id(d / "f"): "ok", file_id(clamped / "f"): "ok:clamped"}
+    # stat through the registry gives (type, size): every bait file has a size of its own.
+    assert len({len(INSIDE_F), len(CLAMPED_F), len(OUTSIDE_F)}) == 3
+    inside_f = {(stat.S_IFREG, len(INSIDE_F)): "ok"}
     reads = {INSIDE_F: "ok"}
     resolved = {"d/f": "ok", "evil/f": "ok"}
     if flavour.symlinks == "in_root":
         reads[CLAMPED_F] = "ok:clamped"
+        inside_f[stat.S_IFREG, len(CLAMPED_F)] = "ok:clamped"
         resolved["outside/f"] = "ok:clamped"
     tally = Tally(f"dir swap, {flavour}")
     n = 0
@@ -185,43 +185,51 @@ def run_dir_swap(flavour: Flavour, ws: Workspace) -> None:
     with flavour.open(ws.root_path) as root:
 
         def read() -> str:
-            return reads.get(root.read_bytes("d/f"), "ESCAPE")
+            return reads.get(BY_NAME["read_bytes"].call(root, "d/f"), "ESCAPE")
 
         def stat_f() -> str:
-            s = root.stat("d/f")
-            return inside_f.get((s.st_dev, s.st_ino), "ESCAPE")
+            return inside_f.get(BY_NAME["stat"].call(root, "d/f"), "ESCAPE")
 
         def listdir() -> str:
-            names = root.listdir("d")
+            names = BY_NAME["listdir"].call(root, "d")
             return "ok" if "INSIDE_ONLY" in names and "OUTSIDE_ONLY" not in names else "ESCAPE"
 
         def walk() -> str:
-            _top, _dirs, files = next(iter(root.walk("d")))
+            _top, _dirs, files = BY_NAME["walk"].call(root, "d")[0]
             return "ok" if "INSIDE_ONLY" in files and "OUTSIDE_ONLY" not in files else "ESCAPE"
 
         def resolve() -> str:
             # The real directory may be named "evil" at that instant: still inside.
-            return resolved.get(root.resolve("d/f"), "ESCAPE")
+            return resolved.get(BY_NAME["resolve"].call(root, "d/f"), "ESCAPE")
 
         def write() -> str:
             nonlocal n
             n += 1
-            name, data = f"w{n % 40}", b"x" * (n % 97)
-            root.write_bytes(f"d/{name}", data)
-            found = landed(name, lambda s: stat.S_ISREG(s.st_mode) and s.st_size == len(data))
+            name = f"w{n % 40}"
+            os_unlink_quietly(name)
+            BY_NAME["write_bytes"].call(root, f"d/{name}")
+            found = landed(name, lambda s: stat.S_ISREG(s.st_mode) and s.st_size == len(DATA))
             return "ok" if found else "ESCAPE"
+
+        def os_unlink_quietly(name: str) -> None:
+            """The last write of that name must not pass for this one."""
+            for fd in homes:
+                try:
+                    os.unlink(name, dir_fd=fd)
+                except FileNotFoundError:
+                    pass
 
         def mkdir_p() -> str:
             nonlocal n
             n += 1
-            root.mkdir(f"d/mk{n}/sub", parents=True, exist_ok=True)
+            BY_NAME["makedirs_exist_ok"].call(root, f"d/mk{n}/sub")
             return "ok" if landed(f"mk{n}/sub", lambda s: stat.S_ISDIR(s.st_mode)) else "ESCAPE"
 
         def rename() -> str:
             nonlocal n
             n += 1
             src, dst = ("r0", "r1") if n % 2 else ("r1", "r0")
-            root.rename(f"d/{src}", f"d/{dst}")
+            BY_NAME["rename_from"].run(root, f"d/{src}", f"d/{dst}")
             return "ok" if landed(dst, lambda s: stat.S_ISREG(s.st_mode)) else "ESCAPE"
 
         def recreate(name: str, make: Callable[[], None]) -> None:
@@ -236,7 +244,7 @@ def run_dir_swap(flavour: Flavour, ws: Workspace) -> None:
         def remove() -> str:
             recreate("rm", lambda: os.close(os.open("rm", os.O_CREAT | os.O_WRONLY,
                                                     dir_fd=homes[0])))
-            root.remove("d/rm")
+            BY_NAME["remove"].call(root, "d/rm")
             return "ok" if not landed("rm", lambda s: True) else "ESCAPE"
 
         def make_victim() -> None:
@@ -246,12 +254,11 @@ def run_dir_swap(flavour: Flavour, ws: Workspace) -> None:
 
         def rmtree() -> str:
             recreate("victim", make_victim)
-            root.rmtree("d/victim")
+            BY_NAME["rmtree"].call(root, "d/victim")
             return "ok" if not landed("victim", lambda s: True) else "ESCAPE"
 
-        attempts = {"read_bytes": read, "stat": stat_f, "listdir": listdir, "walk": walk,
-                    "resolve": resolve, "write_bytes": write, "mkdir-p": mkdir_p, "rename": rename,
-                    "remove": remove, "rmtree": rmtree}
+        attempts = dict(zip(DIR_OPS, [read, stat_f, listdir, walk, resolve, write, mkdir_p,
+                                      rename, remove, rmtree], strict=True))
         with attacked(d, evil) as swapper:
             cycle_for(RACE_SECONDS, tally, attempts)
     for fd in homes:
@@ -293,37 +300,36 @@ def test_final_component_swap(flavour: Flavour, workspace: Workspace) -> None:
     ff.write_bytes(INSIDE_FF)
     (ws.outside / "ff").write_bytes(b"OUTSIDE ff: never read, never written\n")
     (ws.root_path / "outside").mkdir()
-    (ws.root_path / "outside" / "ff").write_bytes(b"ROOT/outside/ff, where in_root clamps\n")
+    (ws.root_path / "outside" / "ff").write_bytes(b"ROOT/outside/ff, where the in_root mode clamps\n")
     lf = ws.root_path / "lf"
     lf.symlink_to("../outside/ff")
     allowed = {INSIDE_FF: "ok"}
-    inside_ids = {file_id(ff): "ok"}
+    # stat through the registry gives (type, size): every bait file has a size of its own.
+    inside_ids = {(stat.S_IFREG, len(INSIDE_FF)): "ok"}
     if flavour.symlinks == "in_root":
         clamped = ws.root_path / "outside" / "ff"
         allowed[clamped.read_bytes()] = "ok:clamped"
-        inside_ids[file_id(clamped)] = "ok:clamped"
+        inside_ids[stat.S_IFREG, clamped.stat().st_size] = "ok:clamped"
+    sizes = [len(INSIDE_FF), (ws.outside / "ff").stat().st_size,
+             (ws.root_path / "outside" / "ff").stat().st_size]
+    assert len(set(sizes)) == 3, sizes
     before = ws.snapshot_outside()
     tally = Tally(f"final component swap, {flavour}")
 
     with flavour.open(ws.root_path) as root:
 
         def read() -> str:
-            return allowed.get(root.read_bytes("ff"), "ESCAPE")
+            return allowed.get(BY_NAME["read_bytes"].call(root, "ff"), "ESCAPE")
 
         def stat_ff() -> str:
-            s = root.stat("ff")
-            return inside_ids.get((s.st_dev, s.st_ino), "ESCAPE")
+            return inside_ids.get(BY_NAME["stat"].call(root, "ff"), "ESCAPE")
 
         def write_in_place() -> str:
             # Rewrites the same bytes through the followed name: any write that went outside
             # changes the outside snapshot.
-            with root.open("ff", "r+b") as f:
-                old = f.read()
-                f.seek(0)
-                f.write(old)
-            return allowed.get(old, "ESCAPE")
+            return allowed.get(BY_NAME["open_rewrite"].call(root, "ff"), "ESCAPE")
 
-        ops = {"read_bytes": read, "stat": stat_ff, "open r+b": write_in_place}
+        ops = {"read_bytes": read, "stat": stat_ff, "open_rewrite": write_in_place}
         with attacked(ff, lf) as swapper:
             cycle_for(RACE_SECONDS, tally, ops)
     tally.report(swapper.swaps)

@@ -27,7 +27,15 @@ from typing import Any
 import pytest
 
 import safefs
-from tests.conftest import Flavour, Workspace, build_tree, restore_tree
+from tests.conftest import (
+    Flavour,
+    Workspace,
+    build_tree,
+    make_workspace,
+    restore_tree,
+    tree_snapshot,
+)
+from tests.registry import DATA, LINK_TARGET, MOVED, NEW_MODE, OPERATIONS, SRC, TEXT, Operation
 
 # -- outcomes ----------------------------------------------------------------------------------
 
@@ -77,9 +85,10 @@ class Case:
     # Operation name -> outcome in every mode, where that operation differs (as in ``os``).
     per_op: dict[str, Outcome] = field(default_factory=dict)
 
-    def expected(self, op: Op, mode: str) -> Outcome:
-        if op.name in self.per_op:
-            return self.per_op[op.name]
+    def expected(self, op: Operation, mode: str) -> Outcome:
+        for name in (op.name, op.like):
+            if name in self.per_op:
+                return self.per_op[name]
         if op.follows or self.final is None:
             return self.follow[mode]
         return self.final[mode]
@@ -114,6 +123,10 @@ FILE_WITH_SLASH: dict[str, Outcome] = {
     "open_w": EISDIR,
 }
 
+# A symlink safefs moves (rename) or links (link) must still resolve beneath the root from its
+# new directory: moving a link that leads outside from there is refused, in every mode.
+PLANTS_ESCAPE: dict[str, Outcome] = {"rename_from": ESCAPE, "link_from": ESCAPE}
+
 HOP = "$HOSTOUTSIDE"
 CHAIN_40 = [f"l{i} => l{i + 1}" for i in range(39)] + ["l39 => target"]
 CHAIN_41 = [f"l{i} => l{i + 1}" for i in range(40)] + ["l40 => target"]
@@ -124,13 +137,15 @@ CASES = [
     Case("3-link-to-file", ["target", "link => target"], "link",
          each(Lands("target"), LOOP, Lands("target")), final=every(Lands("link"))),
     Case("4-link-to-parent", ["link => ../"], "link",
-         each(ESCAPE, LOOP, Lands(".")), final=every(Lands("link"))),
+         each(ESCAPE, LOOP, Lands(".")), final=every(Lands("link")),
+         per_op=PLANTS_ESCAPE),
     Case("5-link-to-dir", ["dir/target", "link => dir/"], "link/target",
          each(Lands("dir/target"), LOOP, Lands("dir/target"))),
     Case("6-link-reenters-slash", ["target", "link => ../ROOT/target"], "link/",
          each(ESCAPE, LOOP, ENOENT), per_op=LINK_WITH_SLASH),
     Case("7-nested-link-up-two", ["dir/link => ../../"], "dir/link",
-         each(ESCAPE, LOOP, Lands(".")), final=every(Lands("dir/link"))),
+         each(ESCAPE, LOOP, Lands(".")), final=every(Lands("dir/link")),
+         per_op=PLANTS_ESCAPE),
     Case("8-link-chain-inside",
          ["link => a/b/c/target", "a/b => e", "a/e => ../f", "f => g/h/i", "g/h/i => ..",
           "g/c/target"], "link",
@@ -156,12 +171,15 @@ CASES = [
     Case("21-reenter-after-dir", ["a/", "target", "ROOT/target"], "a/../../ROOT/target",
          each(ESCAPE, ESCAPE, Lands("ROOT/target"))),
     Case("22-absolute-link-inside", ["target", "$HOSTROOT/target", "link => $ROOT/target"], "link",
-         each(ESCAPE, LOOP, Lands("$HOSTROOT/target")), final=every(Lands("link"))),
+         each(ESCAPE, LOOP, Lands("$HOSTROOT/target")), final=every(Lands("link")),
+         per_op=PLANTS_ESCAPE),
     Case("23-link-reenters", ["target", "ROOT/target", "link => ../ROOT/target"], "link",
-         each(ESCAPE, LOOP, Lands("ROOT/target")), final=every(Lands("link"))),
+         each(ESCAPE, LOOP, Lands("ROOT/target")), final=every(Lands("link")),
+         per_op=PLANTS_ESCAPE),
     Case("24-chain-escapes",
          ["link => a/b/c/target", "a/b => e", "a/e => ../../ROOT", "c/target", "ROOT/c/target"],
-         "link", each(ESCAPE, LOOP, Lands("ROOT/c/target")), final=every(Lands("link"))),
+         "link", each(ESCAPE, LOOP, Lands("ROOT/c/target")), final=every(Lands("link")),
+         per_op=PLANTS_ESCAPE),
     Case("25-file-slash", ["file"], "file/", every(ENOTDIR), per_op=FILE_WITH_SLASH),
     Case("25-file-dot", ["file"], "file/.", every(ENOTDIR)),
     Case("25-file-dotdot", ["file"], "file/..", every(ENOTDIR)),
@@ -172,7 +190,8 @@ CASES = [
     Case("27-abs-link-dir-file", ["link => $OUTSIDE/dir", f"{HOP}/dir/target"], "link/target",
          each(ESCAPE, LOOP, Lands(f"{HOP}/dir/target"))),
     Case("28-dangling-out", ["outside/", "link => ../outside/new"], "link",
-         each(ESCAPE, LOOP, Lands("outside/new")), final=every(Lands("link"))),
+         each(ESCAPE, LOOP, Lands("outside/new")), final=every(Lands("link")),
+         per_op=PLANTS_ESCAPE),
     # -- ATTACKS.md "From the EscapeRoute advisories" -----------------------------------------
     Case("sibling-prefix-abs", ["target"], "$ROOT-other/secret", every(ESCAPE)),
     Case("sibling-prefix-rel", ["ROOT-other/secret"], "../ROOT-other/secret",
@@ -184,9 +203,11 @@ CASES = [
     Case("abs-dotdot-inside", ["a/", "b"], "$ROOT/a/../b", every(Lands("b"))),
     Case("dotdot-sibling", ["a/", "b"], "a/../b", every(Lands("b"))),
     Case("last-link-out-abs", ["link => $OUTSIDE/target", f"{HOP}/target"], "link",
-         each(ESCAPE, LOOP, Lands(f"{HOP}/target")), final=every(Lands("link"))),
+         each(ESCAPE, LOOP, Lands(f"{HOP}/target")), final=every(Lands("link")),
+         per_op=PLANTS_ESCAPE),
     Case("last-link-out-rel", ["link => ../outside/target", "outside/target"], "link",
-         each(ESCAPE, LOOP, Lands("outside/target")), final=every(Lands("link"))),
+         each(ESCAPE, LOOP, Lands("outside/target")), final=every(Lands("link")),
+         per_op=PLANTS_ESCAPE),
     Case("dir-link-out-rel", ["evil => ../outside/dir", "outside/dir/target"], "evil/target",
          each(ESCAPE, LOOP, Lands("outside/dir/target"))),
     Case("dir-link-out-new", ["evil => ../outside/dir", "outside/dir/"], "evil/new",
@@ -194,10 +215,12 @@ CASES = [
     Case("dir-link-out-abs", ["evil => $OUTSIDE/dir", f"{HOP}/dir/"], "evil/new",
          each(ESCAPE, LOOP, Lands(f"{HOP}/dir/new"))),
     Case("dangling-out-abs", ["dang => $OUTSIDE/new", f"{HOP}/"], "dang",
-         each(ESCAPE, LOOP, Lands(f"{HOP}/new")), final=every(Lands("dang"))),
+         each(ESCAPE, LOOP, Lands(f"{HOP}/new")), final=every(Lands("dang")),
+         per_op=PLANTS_ESCAPE),
     Case("chain-in-in-out",
          ["l1 => l2", "l2 => d/l3", "d/l3 => ../../outside/target", "outside/target"], "l1",
-         each(ESCAPE, LOOP, Lands("outside/target")), final=every(Lands("l1"))),
+         each(ESCAPE, LOOP, Lands("outside/target")), final=every(Lands("l1")),
+         per_op=PLANTS_ESCAPE),
     Case("loop-pair", ["a => b", "b => a"], "a", every(LOOP), final=every(Lands("a"))),
     Case("loop-pair-inner", ["a => b", "b => a"], "a/x", every(LOOP)),
     Case("tilde-dir", ["~/x"], "~/x", every(Lands("~/x"))),
@@ -215,7 +238,8 @@ CASES = [
     Case("chain-of-41", [*CHAIN_41, "target"], "l0", every(LOOP), final=every(Lands("l0"))),
     # -- legitimate paths through links --------------------------------------------------------
     Case("link-up-inside", ["target", "dir/link => ../target"], "dir/link",
-         each(Lands("target"), LOOP, Lands("target")), final=every(Lands("dir/link"))),
+         each(Lands("target"), LOOP, Lands("target")), final=every(Lands("dir/link")),
+         per_op=PLANTS_ESCAPE),
     Case("dangling-inside", ["link => missing"], "link",
          each(Lands("missing"), LOOP, Lands("missing")), final=every(Lands("link"))),
     Case("dir", ["d/x", "d/e/"], "d", every(Lands("d"))),
@@ -229,26 +253,11 @@ CASES = [
 
 
 def snapshot(top: Path, skip: Path | None = None) -> dict[str, Any]:
-    """Every entry under ``top``: kind, content or link target, mode and inode."""
-    out: dict[str, Any] = {".": stat.S_IMODE(top.stat().st_mode)}
-    for dirpath, dirnames, filenames in os.walk(top):
-        if skip is not None:
-            dirnames[:] = [d for d in dirnames if Path(dirpath, d) != skip]
-        for name in dirnames + filenames:
-            p = Path(dirpath, name)
-            st = p.lstat()
-            rel = str(p.relative_to(top))
-            if stat.S_ISLNK(st.st_mode):
-                out[rel] = ("link", os.readlink(p), st.st_ino)
-            elif stat.S_ISDIR(st.st_mode):
-                out[rel] = ("dir", stat.S_IMODE(st.st_mode), st.st_ino)
-            else:
-                out[rel] = ("file", p.read_bytes(), stat.S_IMODE(st.st_mode), st.st_ino)
-    return out
+    return tree_snapshot(top, skip=skip, inodes=True)
 
 
 def without_inodes(snap: dict[str, Any]) -> dict[str, Any]:
-    return {k: v[:-1] if isinstance(v, tuple) else v for k, v in snap.items()}
+    return {k: v[:-1] for k, v in snap.items()}
 
 
 @dataclass
@@ -257,7 +266,12 @@ class Trial:
     path: str
     host: Path  # the root's directory, inspected with plain os to check what happened
     ws: Workspace
+    op: Operation
     after: dict[str, Any] | None = None  # the tree as last seen after the operation
+
+    def do(self) -> Any:
+        """The operation under test, on the case's path, as the registry calls it."""
+        return self.op.call(self.root, self.path)
 
     def at(self, rel: str) -> Path:
         return self.host / rel
@@ -270,13 +284,6 @@ class Trial:
         if stat.S_ISLNK(mode):
             return "link"
         return "dir" if stat.S_ISDIR(mode) else "file"
-
-
-NEW_DATA = b"new bytes from the test\n"
-SRC = "zz_src"  # a file made in every tree, for rename/link *to* the case path
-MOVED = "zz_moved"
-TARGET_OF_NEW_LINK = "zz_tgt"
-NEW_MODE = 0o751
 
 
 def expect_error(exc: type[BaseException], code: int | None, fn: Callable[[], object]) -> None:
@@ -294,102 +301,73 @@ def changed_only(t: Trial, before: dict[str, Any], *rels: str) -> None:
         k: v for k, v in before.items() if k not in keep}
 
 
-# -- the operations ------------------------------------------------------------------------------
-# Each checks its effect on the landing entry ``rel`` (of kind file, dir, link or missing).
+# -- what each operation must do to the entry it lands on -----------------------------------------
+# Each checks the effect of ``t.do()`` on the landing entry ``rel`` (file, dir, link or missing).
+
+Check = Callable[[Trial, str, str, dict[str, Any]], None]
 
 
-@dataclass(frozen=True)
-class Op:
-    name: str
-    follows: bool
-    check: Callable[[Trial, str, str, dict[str, Any]], None]
-    call: Callable[[Trial], object]
-
-    def __str__(self) -> str:
-        return self.name
-
-
-def _read_check(read: Callable[[Trial], bytes]) -> Callable[[Trial, str, str, dict[str, Any]], None]:
-    def check(t: Trial, rel: str, kind: str, before: dict[str, Any]) -> None:
-        if kind == "file":
-            assert read(t) == t.at(rel).read_bytes()
-        elif kind == "dir":
-            expect_error(IsADirectoryError, None, lambda: read(t))
-        else:
-            expect_error(FileNotFoundError, None, lambda: read(t))
-        changed_only(t, before)
-    return check
-
-
-def _open_read(t: Trial) -> bytes:
-    with t.root.open(t.path, "rb") as f:
-        data: bytes = f.read()
-    return data
-
-
-def _open_x(t: Trial) -> None:
-    with t.root.open(t.path, "x") as f:
-        f.write("made exclusively\n")
+def check_read(t: Trial, rel: str, kind: str, before: dict[str, Any]) -> None:
+    if kind == "file":
+        got = t.do()
+        assert (got if isinstance(got, bytes) else got.encode()) == t.at(rel).read_bytes()
+    elif kind == "dir":
+        expect_error(IsADirectoryError, None, t.do)
+    else:
+        expect_error(FileNotFoundError, None, t.do)
+    changed_only(t, before)
 
 
 def check_open_x(t: Trial, rel: str, kind: str, before: dict[str, Any]) -> None:
     if kind == "missing":
-        _open_x(t)
-        assert t.at(rel).read_text() == "made exclusively\n"
+        t.do()
+        assert t.at(rel).read_text() == TEXT
         changed_only(t, before, rel)
     else:
-        expect_error(FileExistsError, None, lambda: _open_x(t))
+        expect_error(FileExistsError, None, t.do)
         changed_only(t, before)
 
 
-def _stat_check(follow: bool) -> Callable[[Trial, str, str, dict[str, Any]], None]:
-    def check(t: Trial, rel: str, kind: str, before: dict[str, Any]) -> None:
-        call: Callable[[], os.stat_result] = (
-            (lambda: t.root.stat(t.path)) if follow else (lambda: t.root.lstat(t.path)))
-        if kind == "missing":
-            expect_error(FileNotFoundError, None, call)
-        else:
-            got = call()
-            want = os.lstat(t.at(rel))
-            assert (got.st_ino, got.st_mode) == (want.st_ino, want.st_mode)
-    return check
+def check_stat(t: Trial, rel: str, kind: str, before: dict[str, Any]) -> None:
+    if kind == "missing":
+        expect_error(FileNotFoundError, None, t.do)
+    else:
+        want = os.lstat(t.at(rel))
+        assert t.do() == (stat.S_IFMT(want.st_mode),
+                          want.st_size if stat.S_ISREG(want.st_mode) else None)
 
 
 def check_exists(t: Trial, rel: str, kind: str, before: dict[str, Any]) -> None:
-    assert t.root.exists(t.path) is (kind != "missing")
+    want = {"exists": kind != "missing", "is_file": kind == "file", "is_dir": kind == "dir"}
+    assert t.do() is want[t.op.name]
 
 
 def check_write(t: Trial, rel: str, kind: str, before: dict[str, Any]) -> None:
     if kind == "dir":
-        expect_error(IsADirectoryError, None, lambda: t.root.write_bytes(t.path, NEW_DATA))
+        expect_error(IsADirectoryError, None, t.do)
         changed_only(t, before)
         return
-    assert t.root.write_bytes(t.path, NEW_DATA) == len(NEW_DATA)
-    assert t.at(rel).read_bytes() == NEW_DATA and not t.at(rel).is_symlink()
+    t.do()
+    assert t.at(rel).read_bytes() == DATA and not t.at(rel).is_symlink()
     changed_only(t, before, rel)
-
-
-def _open_w(t: Trial) -> None:
-    with t.root.open(t.path, "w") as f:
-        f.write("opened for writing\n")
 
 
 def check_open_w(t: Trial, rel: str, kind: str, before: dict[str, Any]) -> None:
     if kind == "dir":
-        expect_error(IsADirectoryError, None, lambda: _open_w(t))
+        expect_error(IsADirectoryError, None, t.do)
         changed_only(t, before)
         return
-    _open_w(t)
-    assert t.at(rel).read_text() == "opened for writing\n" and not t.at(rel).is_symlink()
+    t.do()
+    assert t.at(rel).read_text() == TEXT and not t.at(rel).is_symlink()
     changed_only(t, before, rel)
 
 
 def check_touch(t: Trial, rel: str, kind: str, before: dict[str, Any]) -> None:
     if kind == "dir":
-        expect_error(IsADirectoryError, None, lambda: t.root.touch(t.path))
+        expect_error(IsADirectoryError, None, t.do)
         changed_only(t, before)
         return
-    t.root.touch(t.path)
+    t.do()
     assert t.at(rel).is_file()
     if kind == "file":
         changed_only(t, before)
@@ -400,94 +378,92 @@ def check_touch(t: Trial, rel: str, kind: str, before: dict[str, Any]) -> None:
 
 def check_mkdir(t: Trial, rel: str, kind: str, before: dict[str, Any]) -> None:
     if kind == "missing":
-        t.root.mkdir(t.path)
+        t.do()
         assert t.kind(rel) == "dir"
         changed_only(t, before, rel)
     else:
-        expect_error(FileExistsError, None, lambda: t.root.mkdir(t.path))
+        expect_error(FileExistsError, None, t.do)
         changed_only(t, before)
 
 
-def _listing_check(names: Callable[[Trial], list[Any]], detailed: bool = True
-                   ) -> Callable[[Trial, str, str, dict[str, Any]], None]:
-    def check(t: Trial, rel: str, kind: str, before: dict[str, Any]) -> None:
-        if kind == "dir":
-            want = [(e.name, e.is_dir(follow_symlinks=False), e.is_symlink()) if detailed
-                    else e.name for e in os.scandir(t.at(rel))]
-            assert sorted(names(t)) == sorted(want)
-        elif kind == "file":
-            expect_error(NotADirectoryError, None, lambda: names(t))
+def _plain_entries(p: Path) -> list[tuple[str, bool, bool, bool]]:
+    with os.scandir(p) as it:
+        return sorted((e.name, e.is_dir(follow_symlinks=False), e.is_file(follow_symlinks=False),
+                       e.is_symlink()) for e in it)
+
+
+def check_listing(t: Trial, rel: str, kind: str, before: dict[str, Any]) -> None:
+    if kind == "dir":
+        got = t.do()
+        if t.op.name == "walk":
+            _top, dirs, files = got[0]
+            assert sorted(dirs + files) == sorted(os.listdir(t.at(rel)))
+            assert dirs == sorted(e.name for e in os.scandir(t.at(rel))
+                                  if e.is_dir(follow_symlinks=False))
+        elif got and isinstance(got[0], tuple):
+            assert got == _plain_entries(t.at(rel))
         else:
-            expect_error(FileNotFoundError, None, lambda: names(t))
-        changed_only(t, before)
-    return check
-
-
-def _scan(t: Trial) -> list[Any]:
-    return [(e.name, e.is_dir(follow_symlinks=False), e.is_symlink())
-            for e in t.root.scandir(t.path)]
-
-
-def _opendir_names(t: Trial) -> list[Any]:
-    with t.root.opendir(t.path) as sub:
-        return [(e.name, e.is_dir(follow_symlinks=False), e.is_symlink()) for e in sub.scandir()]
+            assert got == sorted(os.listdir(t.at(rel)))
+    elif kind == "file":
+        expect_error(NotADirectoryError, None, t.do)
+    else:
+        expect_error(FileNotFoundError, None, t.do)
+    changed_only(t, before)
 
 
 def check_remove(t: Trial, rel: str, kind: str, before: dict[str, Any]) -> None:
     if rel == ".":
-        expect_error(OSError, None, lambda: t.root.remove(t.path))
+        expect_error(OSError, None, t.do)
     elif kind in ("file", "link"):
-        t.root.remove(t.path)
+        t.do()
         assert t.kind(rel) == "missing"
         changed_only(t, before, rel)
         return
     elif kind == "dir":
-        expect_error(IsADirectoryError, None, lambda: t.root.remove(t.path))
+        expect_error(IsADirectoryError, None, t.do)
     else:
-        expect_error(FileNotFoundError, None, lambda: t.root.remove(t.path))
+        expect_error(FileNotFoundError, None, t.do)
     changed_only(t, before)
 
 
 def check_rmdir(t: Trial, rel: str, kind: str, before: dict[str, Any]) -> None:
     if rel == ".":
-        expect_error(OSError, None, lambda: t.root.rmdir(t.path))
+        expect_error(OSError, None, t.do)
     elif kind == "dir" and not os.listdir(t.at(rel)):
-        t.root.rmdir(t.path)
+        t.do()
         assert t.kind(rel) == "missing"
         changed_only(t, before, rel)
         return
     elif kind == "dir":
-        expect_error(OSError, errno.ENOTEMPTY, lambda: t.root.rmdir(t.path))
+        expect_error(OSError, errno.ENOTEMPTY, t.do)
     elif kind in ("file", "link"):
-        expect_error(NotADirectoryError, None, lambda: t.root.rmdir(t.path))
+        expect_error(NotADirectoryError, None, t.do)
     else:
-        expect_error(FileNotFoundError, None, lambda: t.root.rmdir(t.path))
+        expect_error(FileNotFoundError, None, t.do)
     changed_only(t, before)
 
 
 def check_rename_from(t: Trial, rel: str, kind: str, before: dict[str, Any]) -> None:
-    call: Callable[[], object] = lambda: t.root.rename(t.path, MOVED)  # noqa: E731
     if rel == ".":
-        expect_error(OSError, None, call)
+        expect_error(OSError, None, t.do)
     elif kind == "missing":
-        expect_error(FileNotFoundError, None, call)
+        expect_error(FileNotFoundError, None, t.do)
     else:
         ino = os.lstat(t.at(rel)).st_ino
-        call()
+        t.do()
         assert t.kind(rel) == "missing" and os.lstat(t.at(MOVED)).st_ino == ino
         return
     changed_only(t, before)
 
 
 def check_rename_to(t: Trial, rel: str, kind: str, before: dict[str, Any]) -> None:
-    call: Callable[[], object] = lambda: t.root.rename(SRC, t.path)  # noqa: E731
     if rel == ".":
-        expect_error(OSError, None, call)
+        expect_error(OSError, None, t.do)
     elif kind == "dir":
-        expect_error(IsADirectoryError, None, call)
+        expect_error(IsADirectoryError, None, t.do)
     else:
         ino = os.lstat(t.at(SRC)).st_ino
-        call()
+        t.do()
         assert t.kind(SRC) == "missing" and os.lstat(t.at(rel)).st_ino == ino
         changed_only(t, before, rel, SRC)
         return
@@ -495,64 +471,45 @@ def check_rename_to(t: Trial, rel: str, kind: str, before: dict[str, Any]) -> No
 
 
 def check_rename_noreplace_to(t: Trial, rel: str, kind: str, before: dict[str, Any]) -> None:
-    call: Callable[[], object] = lambda: t.root.rename(SRC, t.path, replace=False)  # noqa: E731
     if rel == ".":
-        expect_error(OSError, None, call)
+        expect_error(OSError, None, t.do)
     elif kind == "missing":
         ino = os.lstat(t.at(SRC)).st_ino
-        call()
+        t.do()
         assert t.kind(SRC) == "missing" and os.lstat(t.at(rel)).st_ino == ino
         changed_only(t, before, rel, SRC)
         return
     else:
-        expect_error(FileExistsError, None, call)
+        expect_error(FileExistsError, None, t.do)
     changed_only(t, before)
 
 
 def check_rmtree(t: Trial, rel: str, kind: str, before: dict[str, Any]) -> None:
-    call: Callable[[], object] = lambda: t.root.rmtree(t.path)  # noqa: E731
     if rel == ".":
-        expect_error(OSError, None, call)
+        expect_error(OSError, None, t.do)
     elif kind == "dir":
-        call()
+        t.do()
         assert t.kind(rel) == "missing"
         changed_only(t, before, *[k for k in before if k == rel or k.startswith(rel + "/")])
         return
     elif kind == "missing":
-        expect_error(FileNotFoundError, None, call)
+        expect_error(FileNotFoundError, None, t.do)
     else:  # a file, or a symlink: never followed
-        expect_error(NotADirectoryError, None, call)
+        expect_error(NotADirectoryError, None, t.do)
     changed_only(t, before)
 
 
 def check_is_symlink(t: Trial, rel: str, kind: str, before: dict[str, Any]) -> None:
-    assert t.root.is_symlink(t.path) is (kind == "link")
-
-
-def _walk_top(t: Trial) -> list[Any]:
-    _top, dirs, files = next(iter(t.root.walk(t.path)))
-    return [(n, True) for n in dirs] + [(n, False) for n in files]
-
-
-def check_walk(t: Trial, rel: str, kind: str, before: dict[str, Any]) -> None:
-    if kind == "dir":
-        assert sorted(_walk_top(t)) == sorted(
-            (e.name, e.is_dir(follow_symlinks=False)) for e in os.scandir(t.at(rel)))
-    elif kind == "file":
-        expect_error(NotADirectoryError, None, lambda: _walk_top(t))
-    else:
-        expect_error(FileNotFoundError, None, lambda: _walk_top(t))
-    changed_only(t, before)
+    assert t.do() is (kind == "link")
 
 
 def check_link_from(t: Trial, rel: str, kind: str, before: dict[str, Any]) -> None:
-    call: Callable[[], object] = lambda: t.root.link(t.path, MOVED)  # noqa: E731
     if rel == "." or kind == "dir":
-        expect_error(OSError, None, call)
+        expect_error(OSError, None, t.do)
     elif kind == "missing":
-        expect_error(FileNotFoundError, None, call)
+        expect_error(FileNotFoundError, None, t.do)
     else:
-        call()
+        t.do()
         assert os.lstat(t.at(MOVED)).st_ino == os.lstat(t.at(rel)).st_ino
         changed_only(t, before, MOVED, rel)  # rel's link count went up
         return
@@ -560,85 +517,70 @@ def check_link_from(t: Trial, rel: str, kind: str, before: dict[str, Any]) -> No
 
 
 def check_link_to(t: Trial, rel: str, kind: str, before: dict[str, Any]) -> None:
-    call: Callable[[], object] = lambda: t.root.link(SRC, t.path)  # noqa: E731
     if rel == ".":
-        expect_error(OSError, None, call)
+        expect_error(OSError, None, t.do)
     elif kind == "missing":
-        call()
+        t.do()
         assert os.lstat(t.at(rel)).st_ino == os.lstat(t.at(SRC)).st_ino
         changed_only(t, before, rel, SRC)
         return
     else:
-        expect_error(FileExistsError, None, call)
+        expect_error(FileExistsError, None, t.do)
     changed_only(t, before)
 
 
 def check_readlink(t: Trial, rel: str, kind: str, before: dict[str, Any]) -> None:
     if kind == "link":
-        assert t.root.readlink(t.path) == os.readlink(t.at(rel))
+        assert t.do() == os.readlink(t.at(rel))
     elif kind == "missing":
-        expect_error(FileNotFoundError, None, lambda: t.root.readlink(t.path))
+        expect_error(FileNotFoundError, None, t.do)
     else:
-        expect_error(OSError, errno.EINVAL, lambda: t.root.readlink(t.path))
+        expect_error(OSError, errno.EINVAL, t.do)
 
 
 def check_symlink(t: Trial, rel: str, kind: str, before: dict[str, Any]) -> None:
-    call: Callable[[], object] = lambda: t.root.symlink(TARGET_OF_NEW_LINK, t.path)  # noqa: E731
     if kind == "missing":
-        call()
-        assert os.readlink(t.at(rel)) == TARGET_OF_NEW_LINK
+        t.do()
+        assert os.readlink(t.at(rel)) == LINK_TARGET
         changed_only(t, before, rel)
     else:
-        expect_error(FileExistsError, None, call)
+        expect_error(FileExistsError, None, t.do)
         changed_only(t, before)
 
 
 def check_chmod(t: Trial, rel: str, kind: str, before: dict[str, Any]) -> None:
     if kind == "missing":
-        expect_error(FileNotFoundError, None, lambda: t.root.chmod(t.path, NEW_MODE))
+        expect_error(FileNotFoundError, None, t.do)
         changed_only(t, before)
         return
-    t.root.chmod(t.path, NEW_MODE)
+    t.do()
     assert stat.S_IMODE(os.lstat(t.at(rel)).st_mode) == NEW_MODE
     changed_only(t, before, rel)
 
 
 def check_resolve(t: Trial, rel: str, kind: str, before: dict[str, Any]) -> None:
-    assert t.root.resolve(t.path) == os.path.normpath(rel)
+    assert t.do() == os.path.normpath(rel)
 
 
-OPS = [
-    Op("read_bytes", True, _read_check(lambda t: t.root.read_bytes(t.path)),
-       lambda t: t.root.read_bytes(t.path)),
-    Op("open", True, _read_check(_open_read), _open_read),
-    Op("open_x", False, check_open_x, _open_x),
-    Op("stat", True, _stat_check(True), lambda t: t.root.stat(t.path)),
-    Op("lstat", False, _stat_check(False), lambda t: t.root.lstat(t.path)),
-    Op("exists", True, check_exists, lambda t: t.root.exists(t.path)),
-    Op("write_bytes", True, check_write, lambda t: t.root.write_bytes(t.path, NEW_DATA)),
-    Op("open_w", True, check_open_w, _open_w),
-    Op("touch", True, check_touch, lambda t: t.root.touch(t.path)),
-    Op("mkdir", False, check_mkdir, lambda t: t.root.mkdir(t.path)),
-    Op("listdir", True, _listing_check(lambda t: t.root.listdir(t.path), detailed=False),
-       lambda t: t.root.listdir(t.path)),
-    Op("scandir", True, _listing_check(_scan), _scan),
-    Op("opendir", True, _listing_check(_opendir_names), _opendir_names),
-    Op("remove", False, check_remove, lambda t: t.root.remove(t.path)),
-    Op("rmdir", False, check_rmdir, lambda t: t.root.rmdir(t.path)),
-    Op("rename_from", False, check_rename_from, lambda t: t.root.rename(t.path, MOVED)),
-    Op("rename_to", False, check_rename_to, lambda t: t.root.rename(SRC, t.path)),
-    Op("rename_noreplace_to", False, check_rename_noreplace_to,
-       lambda t: t.root.rename(SRC, t.path, replace=False)),
-    Op("rmtree", False, check_rmtree, lambda t: t.root.rmtree(t.path)),
-    Op("is_symlink", False, check_is_symlink, lambda t: t.root.is_symlink(t.path)),
-    Op("walk", True, check_walk, _walk_top),
-    Op("link_from", False, check_link_from, lambda t: t.root.link(t.path, MOVED)),
-    Op("link_to", False, check_link_to, lambda t: t.root.link(SRC, t.path)),
-    Op("readlink", False, check_readlink, lambda t: t.root.readlink(t.path)),
-    Op("symlink", False, check_symlink, lambda t: t.root.symlink(TARGET_OF_NEW_LINK, t.path)),
-    Op("chmod", True, check_chmod, lambda t: t.root.chmod(t.path, NEW_MODE)),
-    Op("resolve", True, check_resolve, lambda t: t.root.resolve(t.path)),
-]
+CHECKS: dict[str, Check] = {
+    "read_bytes": check_read, "read_text": check_read, "open": check_read,
+    "stat": check_stat, "lstat": check_stat,
+    "exists": check_exists, "is_file": check_exists, "is_dir": check_exists,
+    "is_symlink": check_is_symlink,
+    "listdir": check_listing, "iterdir": check_listing, "scandir": check_listing,
+    "opendir": check_listing, "walk": check_listing,
+    "resolve": check_resolve, "readlink": check_readlink,
+    "write_bytes": check_write, "write_text": check_write, "open_w": check_open_w,
+    "open_x": check_open_x, "touch": check_touch, "chmod": check_chmod,
+    "mkdir": check_mkdir, "rmdir": check_rmdir, "rmtree": check_rmtree,
+    "remove": check_remove, "unlink": check_remove,
+    "rename_from": check_rename_from, "rename_to": check_rename_to,
+    "replace_to": check_rename_to, "rename_noreplace_to": check_rename_noreplace_to,
+    "link_from": check_link_from, "link_to": check_link_to, "symlink": check_symlink,
+}
+OPS = [op for op in OPERATIONS if op.scenario]
+# Answered False (never raised) for anything but an escape.
+PREDICATES = {"exists", "is_file", "is_dir", "is_symlink"}
 
 
 def expand(text: str, ws: Workspace) -> str:
@@ -653,21 +595,20 @@ def outside_everything(ws: Workspace) -> dict[str, Any]:
     return snapshot(ws.base, skip=ws.root_path)
 
 
-def run_one(case: Case, op: Op, mode: str, ws: Workspace, before: dict[str, Any],
-            outside_before: dict[str, Any], open_root: Callable[[], safefs.Root]
-            ) -> dict[str, Any] | None:
+def run_one(case: Case, op: Operation, mode: str, ws: Workspace, before: dict[str, Any],
+            outside_before: dict[str, Any], open_root: Callable[[], safefs.Root]) -> None:
     root = open_root()
-    t = Trial(root, expand(case.path, ws), ws.root_path, ws)
+    t = Trial(root, expand(case.path, ws), ws.root_path, ws, op)
     try:
         outcome = case.expected(op, mode)
         if isinstance(outcome, Lands):
             rel = expand(outcome.rel, ws)
-            op.check(t, rel, t.kind(rel), before)
-        elif op.name in ("exists", "is_symlink") and outcome != ESCAPE:
-            assert getattr(root, op.name)(t.path) is False
+            CHECKS[op.name](t, rel, t.kind(rel), before)
+        elif op.name in PREDICATES and outcome != ESCAPE:
+            assert t.do() is False
         else:
             with pytest.raises(outcome.exc) as info:
-                op.call(t)
+                t.do()
             err = info.value
             assert isinstance(err, OSError)
             if outcome.errno is not None:
@@ -675,16 +616,15 @@ def run_one(case: Case, op: Op, mode: str, ws: Workspace, before: dict[str, Any]
             assert t.path in (err.filename, err.filename2), (err.filename, err.filename2)
             if str(ws.root_path) not in t.path:
                 assert str(ws.root_path) not in str(err)
-            t.after = snapshot(ws.root_path)
-            assert t.after == before
+            assert snapshot(ws.root_path) == before
         assert outside_everything(ws) == outside_before, "something outside the root changed"
     finally:
         root.close()
-    return t.after
 
 
 def test_the_table_is_complete() -> None:
     assert len({c.id for c in CASES}) == len(CASES)
+    assert set(CHECKS) == {op.name for op in OPS}
     for case in CASES:
         for table in (case.follow, case.final or case.follow):
             assert set(table) == {"beneath", "none", "in_root"}, case.id
@@ -695,42 +635,65 @@ def test_the_table_is_complete() -> None:
 # bait directory is inside the parent root, so only the sub-root's own fd keeps it out.
 THROUGH_OPENDIR = {"read_bytes", "open_x", "stat", "lstat", "write_bytes", "mkdir", "listdir",
                    "remove", "rename_to", "symlink", "resolve"}
+RUNS = [(op, "Root") for op in OPS] + [(op, "opendir") for op in OPS if op.name in THROUGH_OPENDIR]
 
 
-@pytest.mark.parametrize("via", ["Root", "opendir"])
-@pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
-def test_scenario(case: Case, via: str, flavour: Flavour, workspace: Workspace,
-                  open_root: Callable[..., safefs.Root]) -> None:
-    """Every operation on one case, each starting from the tree as built."""
+@dataclass
+class Arena:
+    """One case's tree, built once per session beside its own bait; put back after a change."""
 
-    def sub_root() -> safefs.Root:
-        with flavour.open(workspace.base) as parent:
-            return parent.opendir("ROOT")
+    ws: Workspace
+    spec: list[str]
+    as_built: dict[str, Any]
+    pristine: dict[str, Any] = field(default_factory=dict)
+    outside: dict[str, Any] = field(default_factory=dict)
 
-    opener: Callable[[], safefs.Root] = open_root if via == "Root" else sub_root
-    ops = OPS if via == "Root" else [op for op in OPS if op.name in THROUGH_OPENDIR]
-    sibling = workspace.base / "ROOT-other"
-    sibling.mkdir()
-    (sibling / "secret").write_text("sibling secret\n")
+    def ready(self) -> None:
+        now = snapshot(self.ws.root_path)
+        if now != self.pristine:  # an operation changed the tree: put back what differs
+            restore_tree(self.ws.root_path, self.spec,
+                         lambda rel: now.get(rel) != self.pristine.get(rel))
+            self.pristine = snapshot(self.ws.root_path)
+            assert without_inodes(self.pristine) == self.as_built
+
+
+@pytest.fixture(scope="session")
+def arenas(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Arena]:
+    out = {}
+    for case in CASES:
+        base = tmp_path_factory.mktemp(case.id)
+        ws = make_workspace(base)
+        sibling = base / "ROOT-other"
+        sibling.mkdir()
+        (sibling / "secret").write_text("sibling secret\n")
+        spec = [expand(item, ws) for item in [*case.tree, SRC]]
+        build_tree(ws.root_path, spec)
+        pristine = snapshot(ws.root_path)
+        out[case.id] = Arena(ws, spec, without_inodes(pristine), pristine,
+                             outside_everything(ws))
+    return out
+
+
+@pytest.mark.parametrize(("op", "via"), RUNS, ids=[f"{op.name}-{via}" for op, via in RUNS])
+def test_scenario(op: Operation, via: str, flavour: Flavour, arenas: dict[str, Arena]) -> None:
+    """One operation on every case, each from the tree as built; failures name their case."""
     failures = []
-    spec = [expand(item, workspace) for item in [*case.tree, SRC]]
-    build_tree(workspace.root_path, spec)
-    pristine = snapshot(workspace.root_path)
-    as_built = without_inodes(pristine)
-    outside = outside_everything(workspace)
-    last: dict[str, Any] | None = None
-    for op in ops:
-        now = snapshot(workspace.root_path) if last is None else last
-        if now != pristine:  # the last operation changed the tree: put it back
-            restore_tree(workspace.root_path, spec,
-                         lambda rel: now.get(rel) != pristine.get(rel))  # noqa: B023
-            pristine = snapshot(workspace.root_path)
-            assert without_inodes(pristine) == as_built
+    for case in CASES:
+        arena = arenas[case.id]
+        arena.ready()
+        ws = arena.ws
+
+        def opener(ws: Workspace = ws) -> safefs.Root:
+            if via == "Root":
+                return flavour.open(ws.root_path)
+            with flavour.open(ws.base) as parent:
+                return parent.opendir("ROOT")
+
         try:
-            last = run_one(case, op, flavour.symlinks, workspace, pristine, outside, opener)
+            run_one(case, op, flavour.symlinks, ws, arena.pristine, arena.outside, opener)
         except (AssertionError, OSError, ValueError, pytest.fail.Exception) as exc:
             want = case.expected(op, flavour.symlinks)
-            failures.append(f"{op.name} (expected {want}): {type(exc).__name__}: {exc}")
-            outside = outside_everything(workspace)  # report each change once
-            last = None
+            failures.append(f"{case.id} (expected {want}): {type(exc).__name__}: {exc}")
+            if outside_everything(ws) != arena.outside:
+                arena.outside = outside_everything(ws)  # report each change once
     assert not failures, "\n".join(failures)

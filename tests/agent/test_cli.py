@@ -34,6 +34,7 @@ from tests.agent.messages_api_server import (
     text_reply,
     tool_reply,
 )
+from tests.agent.processes import running_with, survivors
 
 REPO = Path(__file__).resolve().parents[2]
 STREAM_MODES = pytest.mark.parametrize("mode", [[], ["--no-stream"]], ids=["streaming", "whole"])
@@ -211,14 +212,6 @@ def test_pause_turn_continues_with_the_conversation_as_it_is(
 # --- signals and cancel ------------------------------------------------------------------
 
 
-def _alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except FileNotFoundError:
-        return False
-
-
 @pytest.fixture
 def started() -> Iterator[list[subprocess.Popen[str]]]:
     procs: list[subprocess.Popen[str]] = []
@@ -250,16 +243,17 @@ def test_a_signal_kills_the_running_command_and_answers_every_call(
         signum: int, status: int, ws: AgentWorkspace, messages_api: LoopbackMessagesAPI,
         tmp_path: Path, started: list[subprocess.Popen[str]]) -> None:
     pidfile = ws.path / "pids"
+    marker = f"sleep {3100 + signum}"  # found by command line: the sandbox has its own pids
     messages_api.queue(tool_reply(
-        "", ("t1", "bash", {"command": "sleep 300 & echo $! $$ > pids; wait"}),
+        "", ("t1", "bash", {"command": f"{marker} & echo started > pids; wait"}),
         ("t2", "read", {"path": "hello.txt"})))
     session = tmp_path / "s.jsonl"
     proc = _start(messages_api, "--workspace", str(ws.path), "--allow-bash", "--session",
                   str(session), "sleep")
     started.append(proc)
-    _wait_for(lambda: len(pidfile.read_text().split()) == 2 if pidfile.exists() else False,
-              proc, "started the command")
-    pids = [int(p) for p in pidfile.read_text().split()]
+    _wait_for(lambda: pidfile.exists() and pidfile.read_text() == "started\n", proc,
+              "started the command")
+    assert running_with(marker) != []  # the marker does find the command's process
     proc.send_signal(signum)  # to the agent only: the command has its own session
     _out, err = proc.communicate(timeout=30)
     assert proc.returncode == status
@@ -267,12 +261,10 @@ def test_a_signal_kills_the_running_command_and_answers_every_call(
     assert "cancelled" in line and signal.Signals(signum).name in line
     stored = read_messages(session)
     assert isinstance(stored[-2], ToolResult) and stored[-2].tool_call_id == "t1"
-    assert stored[-2].is_error and "cancelled" in stored[-2].content
+    assert stored[-2].is_error and stored[-2].content.startswith("command cancelled")
+    assert marker in stored[-2].content  # named among the processes killed
     assert stored[-1] == ToolResult("t2", CANCELLED, is_error=True)
-    deadline = time.monotonic() + 10
-    while any(_alive(pid) for pid in pids) and time.monotonic() < deadline:
-        time.sleep(0.02)
-    assert [pid for pid in pids if _alive(pid)] == []
+    assert survivors(marker) == []
 
 
 @pytest.mark.parametrize("how", ["mid-stream", "before-the-reply"])

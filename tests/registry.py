@@ -1,0 +1,231 @@
+"""The one registry of operations every table of safefs tests draws from.
+
+Each entry is one way of calling the public ``Root`` API on a path: its name (the parametrize
+id), the public methods it exercises, whether it follows a final symlink, the confined call and,
+where ``os`` has one, the same call through plain ``os`` (for the compare-os table). The scenario
+table, the compare-os table, the differential test and the race tables take their operations
+from here by name; a test checks that every public method of ``Root`` appears.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat as S
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import safefs
+
+DATA = b"new bytes from the test\n"  # what every write writes
+TEXT = "more\n"  # what every open() for writing writes
+SRC = "zz_src"  # the other path of a two-path operation *to* the case path
+MOVED = "zz_moved"  # ... and *from* it
+LINK_TARGET = "zz_tgt"  # the target of every new symlink
+NEW_MODE = 0o751
+
+
+@dataclass(frozen=True)
+class Operation:
+    name: str
+    methods: tuple[str, ...]  # the public Root methods it calls
+    follows: bool  # follows a final symlink (False: acts on the final name itself)
+    run: Callable[[safefs.Root, str, str], Any]  # (root, path, the other path)
+    plain: Callable[[str, str], Any] | None = None  # the same through os, if os has it
+    changes_tree: bool = False
+    other: str = ""  # the other path, for a two-path operation
+    scenario: bool = True  # in the scenario table (False: its methods are covered there already)
+    like: str = ""  # in the scenario table, expected to behave as this operation
+
+    def call(self, root: safefs.Root, path: str) -> Any:
+        return self.run(root, path, self.other)
+
+    def call_plain(self, path: str) -> Any:
+        assert self.plain is not None
+        return self.plain(path, self.other)
+
+    def __str__(self) -> str:
+        return self.name
+
+
+def _read_file(p: str, mode: str = "rb") -> Any:
+    with open(p, mode) as f:  # not pathlib: it would drop a trailing slash
+        return f.read()
+
+
+def _open_read(root: safefs.Root, p: str, mode: str) -> Any:
+    with root.open(p, mode) as f:
+        return f.read()
+
+
+def _open_write(opener: Callable[[str, str], Any], p: str, mode: str) -> Any:
+    with opener(p, mode) as f:
+        f.write(TEXT if "b" not in mode else TEXT.encode())
+        f.seek(0)
+        return f.read() if "+" in mode else ""
+
+
+def _rewrite(opener: Callable[[str, str], Any], p: str) -> Any:
+    """Read the file and write the same bytes back in place (through the followed name)."""
+    with opener(p, "r+b") as f:
+        old = f.read()
+        f.seek(0)
+        f.write(old)
+        return old
+
+
+def _write_plain(p: str, data: bytes) -> int:
+    with open(p, "wb") as f:
+        return f.write(data)
+
+
+def _touch_plain(p: str) -> None:
+    with open(p, "ab"):
+        pass
+
+
+def _entries(entries: Any) -> list[tuple[str, bool, bool, bool]]:
+    # (Following links from an entry is left out: os raises ELOOP where safefs says False.)
+    return sorted((e.name, e.is_dir(follow_symlinks=False), e.is_file(follow_symlinks=False),
+                   e.is_symlink()) for e in entries)
+
+
+def _scandir_plain(p: str) -> list[tuple[str, bool, bool, bool]]:
+    with os.scandir(p) as it:
+        return _entries(it)
+
+
+def _opendir(root: safefs.Root, p: str) -> list[tuple[str, bool, bool, bool]]:
+    with root.opendir(p) as sub:
+        return _entries(sub.scandir())
+
+
+def _walk(root: safefs.Root, p: str) -> list[tuple[str, list[str], list[str]]]:
+    return [(top, sorted(dirs), sorted(files)) for top, dirs, files in root.walk(p)]
+
+
+def _walk_plain(p: str) -> list[tuple[str, list[str], list[str]]]:
+    """os.walk(followlinks=False), with links to directories counted as files, as safefs
+    documents; an error opening the top is raised (os.walk would swallow it)."""
+    os.scandir(p).close()
+    out = []
+    for top, dirs, files in os.walk(p):
+        links = [d for d in dirs if os.path.islink(os.path.join(top, d))]
+        out.append((top, sorted(set(dirs) - set(links)), sorted(files + links)))
+    return out
+
+
+def _mode(p: str, follow: bool = True) -> int | None:
+    """pathlib's exists()/is_*() rule (False for ENOENT, ENOTDIR, EBADF, ELOOP, any other error
+    raised), on the path exactly as given: pathlib itself would drop a trailing slash."""
+    try:
+        return (os.stat(p) if follow else os.lstat(p)).st_mode
+    except OSError as exc:
+        if exc.errno in (errno.ENOENT, errno.ENOTDIR, errno.EBADF, errno.ELOOP):
+            return None
+        raise
+
+
+def _kind(st: os.stat_result) -> tuple[int, int | None]:
+    return S.S_IFMT(st.st_mode), st.st_size if S.S_ISREG(st.st_mode) else None
+
+
+def _is(kind: Callable[[int], bool], mode: int | None) -> bool:
+    return mode is not None and kind(mode)
+
+
+OPERATIONS: list[Operation] = [
+    # -- reading
+    Operation("read_bytes", ("read_bytes",), True, lambda r, p, o: r.read_bytes(p),
+              lambda p, o: _read_file(p)),
+    Operation("read_text", ("read_text",), True, lambda r, p, o: r.read_text(p),
+              lambda p, o: _read_file(p, "r"), like="read_bytes"),
+    Operation("open", ("open",), True, lambda r, p, o: _open_read(r, p, "rb"),
+              lambda p, o: _read_file(p)),
+    Operation("open_text", ("open",), True, lambda r, p, o: _open_read(r, p, "r"),
+              lambda p, o: _read_file(p, "r"), scenario=False),
+    Operation("stat", ("stat",), True, lambda r, p, o: _kind(r.stat(p)),
+              lambda p, o: _kind(os.stat(p))),
+    Operation("lstat", ("lstat",), False, lambda r, p, o: _kind(r.lstat(p)),
+              lambda p, o: _kind(os.lstat(p))),
+    Operation("exists", ("exists",), True, lambda r, p, o: r.exists(p),
+              lambda p, o: _mode(p) is not None),
+    Operation("is_file", ("is_file",), True, lambda r, p, o: r.is_file(p),
+              lambda p, o: _is(S.S_ISREG, _mode(p)), like="exists"),
+    Operation("is_dir", ("is_dir",), True, lambda r, p, o: r.is_dir(p),
+              lambda p, o: _is(S.S_ISDIR, _mode(p)), like="exists"),
+    Operation("is_symlink", ("is_symlink",), False, lambda r, p, o: r.is_symlink(p),
+              lambda p, o: _is(S.S_ISLNK, _mode(p, follow=False))),
+    Operation("listdir", ("listdir",), True, lambda r, p, o: sorted(r.listdir(p)),
+              lambda p, o: sorted(os.listdir(p))),
+    Operation("iterdir", ("iterdir",), True,
+              lambda r, p, o: sorted(os.path.basename(os.fspath(q)) for q in r.iterdir(p)),
+              lambda p, o: sorted(os.listdir(p)), like="listdir"),
+    Operation("scandir", ("scandir",), True, lambda r, p, o: _entries(r.scandir(p)),
+              lambda p, o: _scandir_plain(p)),
+    Operation("opendir", ("opendir",), True, lambda r, p, o: _opendir(r, p),
+              lambda p, o: _scandir_plain(p)),
+    Operation("walk", ("walk",), True, lambda r, p, o: _walk(r, p), lambda p, o: _walk_plain(p)),
+    Operation("resolve", ("resolve",), True, lambda r, p, o: r.resolve(p)),
+    Operation("readlink", ("readlink",), False, lambda r, p, o: r.readlink(p),
+              lambda p, o: os.readlink(p)),
+    # -- writing
+    Operation("write_bytes", ("write_bytes",), True, lambda r, p, o: r.write_bytes(p, DATA),
+              lambda p, o: _write_plain(p, DATA), True),
+    Operation("write_text", ("write_text",), True,
+              lambda r, p, o: r.write_text(p, DATA.decode()),
+              lambda p, o: _write_plain(p, DATA), True, like="write_bytes"),
+    Operation("open_w", ("open",), True, lambda r, p, o: _open_write(r.open, p, "w"),
+              lambda p, o: _open_write(open, p, "w"), True),
+    Operation("open_a+", ("open",), True, lambda r, p, o: _open_write(r.open, p, "a+"),
+              lambda p, o: _open_write(open, p, "a+"), True, scenario=False),
+    Operation("open_r+", ("open",), True, lambda r, p, o: _open_write(r.open, p, "r+"),
+              lambda p, o: _open_write(open, p, "r+"), True, scenario=False),
+    Operation("open_rewrite", ("open",), True, lambda r, p, o: _rewrite(r.open, p),
+              lambda p, o: _rewrite(open, p), True, scenario=False),
+    Operation("open_x", ("open",), False, lambda r, p, o: _open_write(r.open, p, "x"),
+              lambda p, o: _open_write(open, p, "x"), True),
+    Operation("touch", ("touch",), True, lambda r, p, o: r.touch(p),
+              lambda p, o: _touch_plain(p), True),
+    Operation("chmod", ("chmod",), True, lambda r, p, o: r.chmod(p, NEW_MODE),
+              lambda p, o: os.chmod(p, NEW_MODE), True),
+    # -- directories
+    Operation("mkdir", ("mkdir",), False, lambda r, p, o: r.mkdir(p), lambda p, o: os.mkdir(p),
+              True),
+    Operation("makedirs", ("mkdir",), False, lambda r, p, o: r.mkdir(p, parents=True),
+              lambda p, o: os.makedirs(p), True, scenario=False),
+    Operation("makedirs_exist_ok", ("mkdir",), True,
+              lambda r, p, o: r.mkdir(p, parents=True, exist_ok=True),
+              lambda p, o: os.makedirs(p, exist_ok=True), True, scenario=False),
+    Operation("rmdir", ("rmdir",), False, lambda r, p, o: r.rmdir(p), lambda p, o: os.rmdir(p),
+              True),
+    Operation("rmtree", ("rmtree",), False, lambda r, p, o: r.rmtree(p), changes_tree=True),
+    # -- names
+    Operation("remove", ("remove",), False, lambda r, p, o: r.remove(p),
+              lambda p, o: os.unlink(p), True),
+    Operation("unlink", ("unlink",), False, lambda r, p, o: r.unlink(p),
+              lambda p, o: os.unlink(p), True, like="remove"),
+    Operation("rename_from", ("rename",), False, lambda r, p, o: r.rename(p, o),
+              lambda p, o: os.rename(p, o), True, MOVED),
+    Operation("rename_to", ("rename",), False, lambda r, p, o: r.rename(o, p),
+              lambda p, o: os.rename(o, p), True, SRC),
+    Operation("replace_to", ("replace",), False, lambda r, p, o: r.replace(o, p),
+              lambda p, o: os.replace(o, p), True, SRC, like="rename_to"),
+    Operation("rename_noreplace_to", ("rename",), False,
+              lambda r, p, o: r.rename(o, p, replace=False), None, True, SRC),
+    Operation("link_from", ("link",), False, lambda r, p, o: r.link(p, o),
+              lambda p, o: os.link(p, o, follow_symlinks=False), True, MOVED),
+    Operation("link_to", ("link",), False, lambda r, p, o: r.link(o, p),
+              lambda p, o: os.link(o, p), True, SRC),
+    Operation("symlink", ("symlink",), False, lambda r, p, o: r.symlink(LINK_TARGET, p),
+              lambda p, o: os.symlink(LINK_TARGET, p), True),
+]
+BY_NAME = {op.name: op for op in OPERATIONS}
+# Methods that take no path inside the root: the Root's own lifecycle.
+LIFECYCLE = {"close", "fileno"}
+
+
+def public_methods() -> set[str]:
+    return {name for name in dir(safefs.Root)
+            if not name.startswith("_") and callable(getattr(safefs.Root, name))}

@@ -1,0 +1,19 @@
+"""The registry of operations covers the whole public API."""
+
+from __future__ import annotations
+
+from tests.registry import BY_NAME, LIFECYCLE, OPERATIONS, public_methods
+
+
+def test_every_public_root_method_is_in_the_registry() -> None:
+    covered = {m for op in OPERATIONS for m in op.methods}
+    missing = public_methods() - covered - LIFECYCLE
+    assert not missing, f"public Root methods no operation exercises: {sorted(missing)}"
+    assert covered <= public_methods(), covered - public_methods()
+    assert "read_bytes" in public_methods() and "close" in LIFECYCLE  # the check can see both
+
+
+def test_names_are_unique_and_aliases_exist() -> None:
+    assert len(BY_NAME) == len(OPERATIONS)
+    for op in OPERATIONS:
+        assert not op.like or op.like in BY_NAME, op.name
