@@ -139,6 +139,17 @@ def conversation_problem(messages: Any) -> str | None:
     return None
 
 
+def cache_problem(body: dict[str, Any]) -> str | None:
+    """The real API takes at most four ``cache_control`` breakpoints per request."""
+    system = body.get("system")
+    blocks = [*(system if isinstance(system, list) else []), *(body.get("tools") or [])]
+    blocks += [b for m in body.get("messages") or [] if isinstance(m.get("content"), list)
+               for b in m["content"]]
+    marked = sum(isinstance(b, dict) and "cache_control" in b for b in blocks)
+    return f"a maximum of 4 blocks with cache_control may be provided, found {marked}" \
+        if marked > 4 else None
+
+
 @dataclass
 class LoopbackMessagesAPI:
     api_key: str
@@ -170,7 +181,7 @@ class LoopbackMessagesAPI:
         presented = self.presented_key(headers)
         if presented != self.api_key:
             return Reply(error_body("authentication_error", f"invalid x-api-key: {presented}"), 401)
-        problem = conversation_problem(body.get("messages"))
+        problem = conversation_problem(body.get("messages")) or cache_problem(body)
         if problem is not None:
             return Reply(error_body("invalid_request_error", problem), 400)
         if not self.replies:
