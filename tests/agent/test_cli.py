@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import pty
 import signal
 import subprocess
 import sys
@@ -643,3 +644,30 @@ def test_session_resumes_and_a_torn_line_is_reported(
     assert [m["content"][0]["text"] for m in sent] == ["one", "first answer", "two"]
     assert [type(m).__name__ for m in read_messages(session)] == [
         "UserMessage", "AssistantMessage", "UserMessage", "AssistantMessage"]
+
+
+def test_on_a_terminal_the_answer_streams_to_stdout_once(
+        ws: AgentWorkspace, messages_api: LoopbackMessagesAPI) -> None:
+    messages_api.queue(text_reply("Streamed straight to the terminal."))
+    controller, terminal = pty.openpty()
+    try:
+        proc = subprocess.Popen([sys.executable, "-m", "agent", "run", "--workspace",
+                                 str(ws.path), "hi"], cwd=REPO, env=cli_env(messages_api),
+                                stdin=subprocess.DEVNULL, stdout=terminal,
+                                stderr=subprocess.PIPE, text=True)
+        os.close(terminal)
+        _out, err = proc.communicate(timeout=60)
+        shown = b""
+        while True:
+            try:
+                chunk = os.read(controller, 4096)
+            except OSError:  # EIO: the terminal's other side is closed
+                break
+            if not chunk:
+                break
+            shown += chunk
+    finally:
+        os.close(controller)
+    assert proc.returncode == 0, err
+    assert shown.decode().replace("\r\n", "\n") == "Streamed straight to the terminal.\n"
+    assert "Streamed" not in err and "[turn 1/25]" in err
