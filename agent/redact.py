@@ -13,7 +13,8 @@ model sees it as it is. Two different places need two different means:
   hidden too, so a key cut in two by a truncation leaves neither half readable.
 
 What cannot be hidden this way: a key that is also a piece of the JSON around the strings
-(punctuation, digits, ``true``, ``false``, ``null``) or of every escape (``u``).
+(punctuation, digits, ``true``, ``false``, ``null``) or of every escape (``u``, and a key using
+hex letters in both cases).
 """
 
 from __future__ import annotations
@@ -74,6 +75,10 @@ class JsonHider:
         # A lookahead finds every start, overlapping ones too.
         self._pattern = (re.compile("(?=(" + "|".join(map(re.escape, sorted(grams))) + "))")
                          if grams else None)
+        # Escapes spell hex digits; spell their letters in the case the secret does not use,
+        # or "\u00e9" would show a key holding "e".
+        letters = "".join(grams)
+        self._hex_case = str.upper if re.search("[a-f]", letters) else str.lower
 
     def dumps(self, value: Any) -> str:
         """``json.dumps(value, ensure_ascii=True)`` in compact form, with secrets hidden."""
@@ -90,7 +95,8 @@ class JsonHider:
         literal = json.dumps(text, ensure_ascii=True)
         if self._pattern is None or not self._pattern.search(literal):
             return literal
-        units = _UNIT.findall(literal[1:-1])
+        units = [f"\\u{self._hex_case(u[2:])}" if u.startswith("\\u") else u
+                 for u in _UNIT.findall(literal[1:-1])]
         while self._escape_pass(units):
             pass
         return '"' + "".join(units) + '"'
@@ -116,7 +122,7 @@ class JsonHider:
             for index in range(last, first - 1, -1):  # rightmost first: it breaks later windows too
                 if len(units[index]) <= 2:  # a raw character or a short escape such as \\n
                     char = json.loads('"' + units[index] + '"')
-                    units[index] = f"\\u{ord(char):04x}"
+                    units[index] = f"\\u{self._hex_case(format(ord(char), '04x'))}"
                     last_escaped = starts[index]
                     changed = True
                     break

@@ -113,7 +113,7 @@ def test_the_api_key_is_never_written_and_nothing_stored_changes(tmp_path: Path)
 
 @settings(max_examples=300, deadline=None)
 @given(text=st.text(alphabet=st.sampled_from("ae\"\\\n u0{}:,rolsk-\u00e9\ud83d"), max_size=40),
-       key=st.text(alphabet=st.sampled_from("aelrosk-\"\\"), min_size=1, max_size=12))
+       key=st.text(alphabet=st.sampled_from("aeElrosk-\"\\"), min_size=1, max_size=12))
 def test_hiding_a_key_never_changes_what_json_reads_back(text: str, key: str) -> None:
     # Keys are printable ASCII (the CLI refuses others); the text may hold anything.
     value = {"role": "tool_result", "content": text, "list": [text, key], key: key}
@@ -122,7 +122,9 @@ def test_hiding_a_key_never_changes_what_json_reads_back(text: str, key: str) ->
     assert "\n" not in line
     spelled = json.dumps(key)[1:-1]
     run = spelled[:FRAGMENT]
-    if not set(key) & set('u0"\\{}:,[]'):  # hideable: not a piece of the JSON around strings
+    both_cases = bool(set(key) & set("abcdef")) and bool(set(key) & set("ABCDEF"))
+    # Hideable: not a piece of the JSON around strings or of every escape.
+    if not set(key) & set('u0"\\{}:,[]') and not both_cases:
         assert run not in line.replace("true", "").replace("false", "").replace("null", "")
 
 
