@@ -18,7 +18,6 @@ import signal
 import sys
 import threading
 from collections.abc import Iterator, Sequence
-from importlib import metadata
 from types import FrameType
 from typing import NoReturn
 
@@ -46,13 +45,6 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         # argparse would print the usage block and exit 2; we keep the one-line, exit-1 rule.
         raise UsageError(f"{message} (see {PROG} --help)")
-
-
-def _version() -> str:
-    try:
-        return metadata.version("safefs")
-    except metadata.PackageNotFoundError:
-        return "unknown"
 
 
 def _positive_int(text: str) -> int:
@@ -99,7 +91,7 @@ def add_run_options(run: argparse.ArgumentParser) -> None:
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog=PROG, description="A coding agent whose file tools cannot leave the "
                      "workspace.")
-    parser.add_argument("--version", action="version", version=f"{PROG} {_version()}")
+    parser.add_argument("--version", action="version", version=f"{PROG} {safefs.__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     run = commands.add_parser("run", help="run the agent on a workspace (needs ANTHROPIC_API_KEY)")

@@ -21,6 +21,7 @@ from typing import Any
 
 import pytest
 
+import safefs
 from agent.cli import main
 from agent.loop import BUDGET_SPENT, CANCELLED, CUT_OFF, LONE_SURROGATE
 from agent.messages import AssistantMessage, ToolResult, UserMessage
@@ -541,7 +542,7 @@ def test_version() -> None:
     proc = subprocess.run([sys.executable, "-m", "agent", "--version"], cwd=REPO,
                           capture_output=True, text=True, timeout=60)
     assert (proc.returncode, proc.stderr) == (0, "")
-    assert proc.stdout.startswith("safefs-agent 0.")
+    assert proc.stdout == f"safefs-agent {safefs.__version__}\n"
 
 
 def test_the_prompt_from_stdin_and_a_reader_that_goes_away(
