@@ -24,7 +24,6 @@ from dataclasses import asdict
 from typing import Any
 
 import anthropic
-import jiter
 
 from agent.messages import AssistantMessage, Message, ToolCall, Usage, UserMessage, printable
 from agent.models.base import ModelError, RequestCancelled, TextSink
@@ -146,8 +145,10 @@ def _tool_input(raw: str) -> Any:
     except json.JSONDecodeError:
         pass
     try:
+        import jiter  # the SDK's own partial-JSON parser (an SDK dependency)
+
         return jiter.from_json(raw.encode(), partial_mode="trailing-strings")
-    except ValueError:
+    except (ImportError, ValueError):
         return {}
 
 

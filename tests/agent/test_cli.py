@@ -173,6 +173,8 @@ def test_a_tool_call_cut_off_by_max_tokens_is_never_executed(
     assert proc.returncode == 0, proc.stderr
     assert not (ws.path / "main.py").exists()
     assert results(session) == [ToolResult("w1", CUT_OFF, is_error=True)]
+    asked = next(m for m in read_messages(session) if isinstance(m, AssistantMessage))
+    assert asked.tool_calls[0].input == truncated  # stored as far as it was sent
     assert messages_api.requests[0]["max_tokens"] == 64
     told = messages_api.requests[1]["messages"][-1]["content"][0]
     assert (told["tool_use_id"], told["content"], told["is_error"]) == ("w1", CUT_OFF, True)
