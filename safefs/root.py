@@ -405,10 +405,14 @@ class Root:
         """The whole content of a regular file (``pathlib.Path.read_bytes``)."""
         rel = self._rel(path)
         try:
-            fd, st = self._open_regular(rel, os.O_RDONLY)
+            fd = self._resolver.open_read(self._fd, rel)
         except OSError as exc:
             raise with_filename(exc, path) from None
         try:
+            st = os.fstat(fd)
+            if not stat_mod.S_ISREG(st.st_mode):
+                raise with_filename(error(errno.EISDIR) if stat_mod.S_ISDIR(st.st_mode)
+                                    else NotRegularFileError(), path)
             size = st.st_size
             data = os.read(fd, size + 1)  # one byte more notices a file that grew meanwhile
             if len(data) == size:
