@@ -1,8 +1,14 @@
-"""Builds ``safefs._native``: a cffi (out-of-line, API mode) shim over openat2(2) and renameat2(2).
+"""Builds the two cffi (out-of-line, API mode) extensions.
 
-Both are called through syscall(2) so the shim does not depend on the C library having wrappers.
+``safefs._native``: a shim over openat2(2) and renameat2(2).
+``agent.sandbox._native``: Landlock's three system calls and the sandbox launcher, which does
+everything between fork and exec in C (the agent has threads, so no Python may run there).
+
+Every call goes through syscall(2) so the shims do not depend on the C library having wrappers.
 Each function returns the result, or ``-errno`` on failure, so Python never reads a stale errno.
 """
+
+from pathlib import Path
 
 from cffi import FFI
 
@@ -57,5 +63,48 @@ ffibuilder.set_source(
     """,
 )
 
+sandbox_ffibuilder = FFI()
+_LAUNCHER = Path(__file__).resolve().parent / "agent" / "sandbox" / "launcher.c"
+sandbox_ffibuilder.cdef(
+    """
+    struct sbx_spec {
+        const char *exe;
+        char **argv;
+        char **envp;
+        const char *workspace;
+        int workspace_fd;
+        int out_fd;
+        int status_fd;
+        int ruleset_fd;
+        uint64_t proc_access;
+        int clone_flags;
+        int map_uid;
+        int map_gid;
+        int drop_uid;
+        int drop_gid;
+        int idmap_userns_fd;
+        int mount_proc;
+        int protect_git;
+        uint64_t rlim_cpu;
+        uint64_t rlim_as;
+        uint64_t rlim_fsize;
+        uint64_t rlim_nofile;
+        uint64_t rlim_nproc;
+        char *init_stack;
+        size_t init_stack_size;
+        int sync_fd;
+    };
+    long sbx_spawn(struct sbx_spec *spec);
+    long sbx_make_idmap_userns(int ondisk_uid, int ondisk_gid, int shown_uid, int shown_gid);
+    long sbx_landlock_abi(void);
+    long sbx_landlock_create_ruleset(uint64_t fs, uint64_t net, uint64_t scoped, int abi);
+    long sbx_landlock_add_path(int ruleset_fd, int parent_fd, uint64_t access);
+    long sbx_landlock_restrict_self(int ruleset_fd);
+    long sbx_set_dumpable(int dumpable);
+    """
+)
+sandbox_ffibuilder.set_source("agent.sandbox._native", _LAUNCHER.read_text())
+
 if __name__ == "__main__":
     ffibuilder.compile(verbose=True)
+    sandbox_ffibuilder.compile(verbose=True)

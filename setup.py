@@ -1,4 +1,8 @@
-"""Builds the optional openat2/renameat2 extension; installing never fails without it."""
+"""Builds the optional native extensions; installing never fails without them.
+
+Without ``safefs._native`` safefs runs on the portable walk; without ``agent.sandbox._native``
+the agent refuses sandboxed ``bash`` (it fails closed) and runs it only with ``--sandbox=off``.
+"""
 
 import sys
 import warnings
@@ -14,13 +18,13 @@ class OptionalBuildExt(build_ext):
         try:
             super().run()
         except Exception as exc:  # any build failure means "no extension"
-            warnings.warn(f"safefs: native extension not built ({exc}); using the walk", stacklevel=1)
+            warnings.warn(f"safefs: native extensions not built ({exc})", stacklevel=1)
 
     def build_extension(self, ext) -> None:  # type: ignore[no-untyped-def]
         try:
             super().build_extension(ext)
         except Exception as exc:
-            warnings.warn(f"safefs: native extension not built ({exc}); using the walk", stacklevel=1)
+            warnings.warn(f"safefs: native extension {ext.name} not built ({exc})", stacklevel=1)
 
 
 def native_extensions() -> list:  # type: ignore[type-arg]
@@ -28,9 +32,9 @@ def native_extensions() -> list:  # type: ignore[type-arg]
         return []
     try:
         sys.path.insert(0, ".")
-        from build_ext import ffibuilder
+        from build_ext import ffibuilder, sandbox_ffibuilder
 
-        return [ffibuilder.distutils_extension()]
+        return [ffibuilder.distutils_extension(), sandbox_ffibuilder.distutils_extension()]
     except Exception as exc:
         warnings.warn(f"safefs: cannot prepare the native extension ({exc})", stacklevel=1)
         return []

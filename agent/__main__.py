@@ -1,5 +1,5 @@
 """``python -m agent``: the same as the ``safefs-agent`` command."""
 
-from agent.cli import main
+from agent.extras import agent_main
 
-raise SystemExit(main())
+raise SystemExit(agent_main())

@@ -21,6 +21,8 @@ from agent.approval import deny_bash_by_default
 from agent.console import Printer, one_line
 from agent.loop import DEFAULT_MAX_TURNS, run_agent
 from agent.redact import Redactor
+from agent.sandbox import MODES as SANDBOX_MODES
+from agent.sandbox import harden_agent_process
 from agent.session import Session
 from agent.tools import default_tools
 
@@ -51,10 +53,15 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--max-turns", type=int, default=DEFAULT_MAX_TURNS,
                      help=f"model turns before giving up (default {DEFAULT_MAX_TURNS})")
     run.add_argument("--allow-bash", action="store_true",
-                     help="let the model run shell commands (not confined to the workspace)")
+                     help="let the model run shell commands (in the sandbox, see --sandbox)")
+    run.add_argument("--sandbox", choices=SANDBOX_MODES, default="auto",
+                     help="auto (default): each bash command runs in a kernel sandbox, and is "
+                     "refused where none can be set up; off: unconfined, with your rights")
+    run.add_argument("--allow-network", action="store_true",
+                     help="let sandboxed bash commands use the network")
     run.add_argument("--env-allow", action="append", default=[], metavar="NAME",
-                     help="pass this credential-looking variable to bash anyway (repeatable; "
-                     "never ANTHROPIC_API_KEY)")
+                     help="pass this environment variable to bash too (repeatable; never "
+                     "ANTHROPIC_API_KEY)")
     run.add_argument("prompt", metavar="PROMPT", help="what to ask the agent")
 
     demo = commands.add_parser("demo", help="offline walkthrough of a prompt-injection attack")
@@ -106,6 +113,7 @@ def command_run(args: argparse.Namespace, redact_holder: list[Redactor]) -> int:
     base_url = os.environ.get("ANTHROPIC_BASE_URL") or None
     client = AnthropicModelClient(api_key=api_key, model=model, base_url=base_url)
     cancel = threading.Event()
+    harden_agent_process()  # /proc/<agent>/environ holds the key: not readable by our commands
     with _open_workspace(args.workspace) as root:
         session = Session.open(args.session, secrets=[api_key]) if args.session else None
         try:
@@ -114,7 +122,8 @@ def command_run(args: argparse.Namespace, redact_holder: list[Redactor]) -> int:
             with _cancel_on_interrupt(cancel):
                 run_agent(
                     client,
-                    default_tools(root, secret_values=[api_key], env_allow=args.env_allow),
+                    default_tools(root, secret_values=[api_key], env_allow=args.env_allow,
+                                  sandbox=args.sandbox, allow_network=args.allow_network),
                     session.messages if session is not None else (),
                     prompt=args.prompt,
                     before_tool_call=None if args.allow_bash else deny_bash_by_default,

@@ -32,7 +32,8 @@ SKIPPED = "Skipped"
 
 # Rows whose defence must hold: the demo fails (exit 1) if any of them is not Blocked.
 MUST_BLOCK = ("bash exfiltration", "absolute path", "dot-dot path", "symlink read",
-              "symlink write", "host path in errors", "race", "bash environment")
+              "symlink write", "host path in errors", "race", "bash environment",
+              "bash outside workspace")
 
 
 @dataclass(frozen=True)
@@ -137,10 +138,17 @@ def run_approved_bash(tree: sc.DemoTree, session: Session, out: TextIO) -> list[
         Row("bash environment", "bash tool (scrubbed env)", "env | grep -i key/token/...",
             "ANTHROPIC_API_KEY and *TOKEN* variables were not in the child's environment",
             _verdict(sc.FAKE_API_KEY not in env_out and sc.FAKE_DEPLOY_TOKEN not in env_out)),
-        Row("bash outside workspace", "none (bash is not confined)", "bash: cat ../outside/id_rsa",
-            "printed the private key: an approved shell runs with your rights",
+        Row("bash outside workspace", "kernel sandbox", "bash: cat ../outside/id_rsa",
+            ("printed the private key" if sc.PRIVATE_KEY_MARK in cat_out else
+             f"{shorten(_kernel_answer(cat_out), 50)} ({bash.sandbox_layers})"),
             _verdict(sc.PRIVATE_KEY_MARK not in cat_out)),
     ]
+
+
+def _kernel_answer(result: str) -> str:
+    """The command's own error line (after the status, sandbox and killed lines)."""
+    lines = result.split("\n", 3)
+    return lines[3].strip() if len(lines) == 4 and lines[3].strip() else lines[0]
 
 
 def run_race(seconds: float) -> tuple[list[RaceLine], Row]:
@@ -196,8 +204,8 @@ NOT_BLOCKED_NOTES = (
     "sent to the model provider.",
     "Instructions planted in files reach the model; the defence is that the tools cannot leave "
     "the workspace, not that the model will not obey.",
-    "bash, once a policy approves it, is not confined by safefs: it runs with your rights. Only "
-    "its environment is scrubbed.",
+    "bash, once a policy approves it, runs in the kernel sandbox: it can still read the system "
+    "directories and change anything inside the workspace.",
     "safefs's own limits: a hard link or bind mount placed inside the workspace by someone who "
     "can write outside it.",
 )

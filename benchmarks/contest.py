@@ -16,7 +16,6 @@ import shutil
 import statistics
 import sys
 import tempfile
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TextIO
@@ -24,10 +23,10 @@ from typing import Any, TextIO
 from benchmarks.machine import machine_facts
 from benchmarks.race import OPS, SWAPS, RaceCounts, race_strategy
 from benchmarks.strategies import (
+    CONTEST_STRATEGIES,
     DESCRIPTIONS,
     PATHRS,
     SAFEFS_STRATEGIES,
-    STRATEGY_NAMES,
     UNCONFINED,
     Strategy,
     availability,
@@ -61,7 +60,7 @@ class Results:
 
     @property
     def available(self) -> list[str]:
-        return [s for s in STRATEGY_NAMES if self.notes.get(s) is None]
+        return [s for s in CONTEST_STRATEGIES if self.notes.get(s) is None]
 
     def race(self, strategy: str, op: str, swap: str) -> RaceCounts | None:
         for r in self.races:
@@ -77,7 +76,7 @@ class Results:
             "machine": self.machine,
             "attack_seconds_per_run": self.seconds,
             "strategies": {s: {"available": self.notes.get(s) is None, "note": self.notes.get(s),
-                               "description": DESCRIPTIONS[s]} for s in STRATEGY_NAMES},
+                               "description": DESCRIPTIONS[s]} for s in CONTEST_STRATEGIES},
             "cost": {s: {"read_us": c.read_us, "read_ratio_to_unconfined": c.read_ratio,
                          "write_4KiB_us": c.write_us, "write_kind": c.write_kind}
                      for s, c in self.cost.items()},
@@ -116,41 +115,38 @@ class Progress:
 # -- cost ------------------------------------------------------------------------------------------
 
 
-def _loops_for(fn: Callable[[], Any]) -> int:
+Timer = Callable[[int], float]  # n -> seconds that n calls took
+
+
+def _loops_for(timer: Timer) -> int:
     """How many calls fill about SAMPLE_SECONDS."""
     n = 1
     while True:
-        t0 = time.perf_counter()
-        for _ in range(n):
-            fn()
-        elapsed = time.perf_counter() - t0
+        elapsed = timer(n)
         if elapsed >= SAMPLE_SECONDS / 4:
             return max(1, int(n * SAMPLE_SECONDS / elapsed))
         n *= 2
 
 
-def median_us_side_by_side(calls: dict[str, Callable[[], Any]]) -> dict[str, float]:
-    """Median µs per call of each callable, their repeats interleaved so drift hits all alike."""
-    for fn in calls.values():  # warm caches (and the CPU clock) before anything counts
-        _loops_for(fn)
-    loops = {name: _loops_for(fn) for name, fn in calls.items()}
-    samples: dict[str, list[float]] = {name: [] for name in calls}
+def median_us_side_by_side(timers: dict[str, Timer]) -> dict[str, float]:
+    """Median µs per call of each timer, their repeats interleaved so drift hits all alike."""
+    for timer in timers.values():  # warm caches (and the CPU clock) before anything counts
+        _loops_for(timer)
+    loops = {name: _loops_for(timer) for name, timer in timers.items()}
+    samples: dict[str, list[float]] = {name: [] for name in timers}
     for _ in range(REPEATS):
-        for name, fn in calls.items():
+        for name, timer in timers.items():
             n = loops[name]
-            t0 = time.perf_counter()
-            for _ in range(n):
-                fn()
-            samples[name].append((time.perf_counter() - t0) / n)
+            samples[name].append(timer(n) / n)
     return {name: statistics.median(s) * 1e6 for name, s in samples.items()}
 
 
-def _reader(s: Strategy, rel: str) -> Callable[[], Any]:
-    return lambda: s.read(rel)
+def _reader(s: Strategy, rel: str) -> Timer:
+    return lambda n: s.timed("read", n, rel)
 
 
-def _writer(s: Strategy, rel: str) -> Callable[[], Any]:
-    return lambda: s.write(rel, WRITE_DATA)
+def _writer(s: Strategy, rel: str) -> Timer:
+    return lambda n: s.timed("write", n, rel, WRITE_DATA)
 
 
 def _write_name(strategy: str) -> str:
@@ -246,8 +242,10 @@ def format_table(results: Results) -> str:
              "atomic for safefs, plain open(..., 'wb') for the baselines.",
              "esc. = escapes / attempts while another process swaps d/ with a symlink to the "
              "outside (dir) or the file with a symlink to an outside file (final).",
-             "unconfined and realpath are racy baselines, not defences."]
-    for name in STRATEGY_NAMES:
+             "unconfined and realpath are racy baselines, not defences.",
+             "landlock: plain open() in a worker process Landlock confines to the workspace; "
+             "the worker times its own calls, so the cost excludes the round trip to it."]
+    for name in CONTEST_STRATEGIES:
         why = results.notes.get(name)
         if why is not None:
             notes.append(f"{name}: not run: {why}")

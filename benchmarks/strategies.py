@@ -12,12 +12,20 @@ are *baselines that are racy by design* and exist only to be measured against:
 The others resolve beneath a directory fd they hold: ``safefs-walk`` and ``safefs-openat2``
 (``safefs.Root`` with each backend) and ``pathrs`` (libpathrs' Python bindings, when they import).
 The baselines live here and never in ``safefs``.
+
+``landlock`` is kernel confinement instead of user-space resolution: plain ``open()`` of the
+joined path string, as ``unconfined`` does, but in a worker process that Landlock restricts to
+the workspace. The kernel judges the inode each open actually reaches, so a swapped-in symlink
+leads nowhere. Each operation is one round trip to the worker; for the cost table the worker
+times its own loop (:meth:`Strategy.timed`), so the round trip is not counted.
 """
 
 from __future__ import annotations
 
 import errno
+import multiprocessing as mp
 import os
+import time
 from abc import ABC, abstractmethod
 from types import TracebackType
 from typing import Any
@@ -30,8 +38,12 @@ REALPATH = "realpath"
 SAFEFS_WALK = "safefs-walk"
 SAFEFS_OPENAT2 = "safefs-openat2"
 PATHRS = "pathrs"
+LANDLOCK = "landlock"
 
+# In-process strategies (what the pytest-benchmark suite times call by call).
 STRATEGY_NAMES: tuple[str, ...] = (UNCONFINED, REALPATH, SAFEFS_WALK, SAFEFS_OPENAT2, PATHRS)
+# Everything the contest runs: the in-process ones and kernel confinement in a worker.
+CONTEST_STRATEGIES: tuple[str, ...] = (*STRATEGY_NAMES, LANDLOCK)
 SAFEFS_STRATEGIES: tuple[str, ...] = (SAFEFS_WALK, SAFEFS_OPENAT2)
 BASELINES: tuple[str, ...] = (UNCONFINED, REALPATH)
 
@@ -41,6 +53,7 @@ DESCRIPTIONS: dict[str, str] = {
     SAFEFS_WALK: "safefs.Root(resolver='walk'): openat(O_NOFOLLOW) per component",
     SAFEFS_OPENAT2: "safefs.Root(resolver='openat2'): one openat2(RESOLVE_BENEATH)",
     PATHRS: "libpathrs Python bindings (pathrs.Root)",
+    LANDLOCK: "open() of the joined path in a worker process Landlock restricts to the workspace",
 }
 
 
@@ -82,6 +95,14 @@ class Strategy(ABC):
 
     def close(self) -> None:  # noqa: B027 - the baselines hold nothing to release
         """Release whatever the strategy holds (a root fd, for most)."""
+
+    def timed(self, op: str, n: int, *args: Any) -> float:
+        """Seconds that ``n`` calls of operation ``op`` (``"read"``, ``"write"``...) take."""
+        fn = getattr(self, op)
+        t0 = time.perf_counter()
+        for _ in range(n):
+            fn(*args)
+        return time.perf_counter() - t0
 
     def __enter__(self) -> Strategy:
         return self
@@ -281,6 +302,87 @@ class Pathrs(Strategy):
         self.root.close()
 
 
+def _serve_confined(root: str, conn: Any) -> None:
+    """The Landlock worker: confine this process to ``root``, then do what ``conn`` asks."""
+    from agent.sandbox import landlock
+
+    try:
+        abi = landlock.restrict_self([root])
+    except OSError as exc:
+        conn.send(("unavailable", str(exc)))
+        return
+    conn.send(("ready", abi))
+    plain = Unconfined(root)
+    while True:
+        try:
+            op, args = conn.recv()
+        except EOFError:
+            return
+        try:
+            result = plain.timed(args[0], *args[1:]) if op == "timed" else getattr(plain, op)(*args)
+        except OSError as exc:
+            conn.send(("error", (exc.errno, exc.strerror, exc.filename)))
+        else:
+            conn.send(("ok", result))
+
+
+class LandlockConfined(Strategy):
+    """Paths as plain strings, in a worker process Landlock confines to the workspace."""
+
+    name = LANDLOCK
+
+    def __init__(self, root: str) -> None:
+        ctx = mp.get_context("spawn")
+        self._conn, child = ctx.Pipe()
+        self._proc = ctx.Process(target=_serve_confined, args=(os.path.abspath(root), child),
+                                 daemon=True)
+        self._proc.start()
+        child.close()
+        kind, detail = self._conn.recv()
+        if kind != "ready":
+            self.close()
+            raise StrategyUnavailable(f"Landlock is not available here: {detail}")
+        self.abi: int = detail
+
+    def _ask(self, op: str, *args: Any) -> Any:
+        self._conn.send((op, args))
+        kind, result = self._conn.recv()
+        if kind == "error":
+            code, message, filename = result
+            raise OSError(code, message, filename)
+        return result
+
+    def read(self, rel: str) -> bytes:
+        data: bytes = self._ask("read", rel)
+        return data
+
+    def write(self, rel: str, data: bytes) -> None:
+        self._ask("write", rel, data)
+
+    def stat(self, rel: str) -> os.stat_result:
+        st: os.stat_result = self._ask("stat", rel)
+        return st
+
+    def listdir(self, rel: str) -> list[str]:
+        names: list[str] = self._ask("listdir", rel)
+        return names
+
+    def makedirs(self, rel: str) -> None:
+        self._ask("makedirs", rel)
+
+    def timed(self, op: str, n: int, *args: Any) -> float:
+        """Timed inside the worker: the round trip to it is not part of the cost."""
+        seconds: float = self._ask("timed", op, n, *args)
+        return seconds
+
+    def close(self) -> None:
+        self._conn.close()
+        self._proc.join(10)
+        if self._proc.is_alive():
+            self._proc.kill()
+            self._proc.join()
+
+
 def open_strategy(name: str, root: str) -> Strategy:
     """Open strategy ``name`` on the workspace ``root``; :class:`StrategyUnavailable` if it
     cannot run here."""
@@ -296,7 +398,9 @@ def open_strategy(name: str, root: str) -> Strategy:
         return SafefsRoot(root, "openat2")
     if name == PATHRS:
         return Pathrs(root)
-    raise ValueError(f"unknown strategy {name!r}; choose from {', '.join(STRATEGY_NAMES)}")
+    if name == LANDLOCK:
+        return LandlockConfined(root)
+    raise ValueError(f"unknown strategy {name!r}; choose from {', '.join(CONTEST_STRATEGIES)}")
 
 
 def availability(probe_dir: str | None = None) -> dict[str, str | None]:
@@ -305,7 +409,7 @@ def availability(probe_dir: str | None = None) -> dict[str, str | None]:
 
     out: dict[str, str | None] = {}
     with tempfile.TemporaryDirectory(prefix="safefs-probe-", dir=probe_dir) as tmp:
-        for name in STRATEGY_NAMES:
+        for name in CONTEST_STRATEGIES:
             try:
                 open_strategy(name, tmp).close()
                 out[name] = None

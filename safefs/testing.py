@@ -260,8 +260,7 @@ def race(open_victim: Callable[[str], Victim], op: str, seconds: float, swap: st
     counts = RaceCounts(strategy=name, op=op, swap=swap)
     fds: list[int] = []
     try:
-        victim = open_victim(arena.ws)
-        with victim:
+        with open_victim(arena.ws) as victim:
             # Descriptors for where things really are, whatever names the attacker has swapped.
             outside_fd = os.open(arena.outside, os.O_RDONLY | os.O_DIRECTORY)
             fds.append(outside_fd)

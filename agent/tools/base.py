@@ -11,7 +11,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from safefs import ESCAPE_MESSAGE, NotRegularFileError, PathEscapeError
+from agent.workspace.errors import check_path, describe_os_error
 
 
 @dataclass(frozen=True)
@@ -52,36 +52,40 @@ def validate_input(schema: dict[str, Any], args: Any) -> str | None:
     return None
 
 
-def check_path(path: str) -> str | None:
-    """A problem with a path string that safefs would raise ValueError/FileNotFoundError for."""
-    if not path:
-        return "path must not be empty"
-    if "\0" in path:
-        return "path must not contain a NUL character"
-    return None
-
-
 def path_error(exc: OSError, path: str) -> ToolOutput:
     """An OSError from safefs as the model sees it: stable text and the model's own path.
 
     Built from the error kind and ``path`` alone, never from ``str(exc)``, so no name the
     library might have carried (such as the host workspace path) can reach the model.
     """
-    if isinstance(exc, PathEscapeError):
-        return ToolOutput(f"{ESCAPE_MESSAGE}: {path!r}", is_error=True)
-    if isinstance(exc, NotRegularFileError):
-        return ToolOutput(f"not a regular file: {path!r}", is_error=True)
-    reason = exc.strerror or type(exc).__name__
-    return ToolOutput(f"{reason}: {path!r}", is_error=True)
+    return ToolOutput(describe_os_error(exc, path), is_error=True)
 
 
 class Tool(ABC):
     """One tool the model may call. Subclasses declare ``name``, ``description``, ``input_schema``
-    and implement :meth:`run`, which receives input already validated against the schema."""
+    and implement :meth:`run`, which receives input already validated against the schema.
+
+    ``path_fields`` names the input fields that hold workspace paths, each with the value used
+    when the field is left out (None: no default). :meth:`target_paths` turns a call's input into
+    the paths it touches, for a policy to judge before the call runs.
+    """
 
     name: ClassVar[str]
     description: ClassVar[str]
     input_schema: ClassVar[dict[str, Any]]
+    path_fields: ClassVar[dict[str, str | None]] = {}
+
+    def target_paths(self, args: Any) -> list[str]:
+        """The workspace paths (as the model gave them) that a call with ``args`` reads or
+        changes. A tool that walks a tree names the directory it starts from."""
+        if not isinstance(args, dict):
+            return []
+        paths = []
+        for field, default in self.path_fields.items():
+            value = args.get(field, default)
+            if isinstance(value, str):
+                paths.append(value)
+        return paths
 
     def spec(self) -> dict[str, Any]:
         """The tool's definition in the Anthropic Messages API ``tools`` format."""
@@ -100,9 +104,19 @@ class Tool(ABC):
 
 def string_schema(**fields: str) -> dict[str, Any]:
     """An object schema whose fields (name -> description) are all required strings."""
-    return {
-        "type": "object",
-        "properties": {name: {"type": "string", "description": text} for name, text in fields.items()},
-        "required": list(fields),
-        "additionalProperties": False,
-    }
+    return object_schema({name: {"type": "string", "description": text}
+                          for name, text in fields.items()}, required=list(fields))
+
+
+def object_schema(properties: dict[str, dict[str, Any]], *, required: list[str]) -> dict[str, Any]:
+    return {"type": "object", "properties": properties, "required": required,
+            "additionalProperties": False}
+
+
+def error_output(exc: Exception) -> ToolOutput:
+    """A :class:`agent.workspace.WorkspaceError` (whose text is safe to show) as a result."""
+    return ToolOutput(str(exc), is_error=True)
+
+
+__all__ = ["Tool", "ToolOutput", "check_path", "error_output", "object_schema", "path_error",
+           "string_schema", "validate_input"]

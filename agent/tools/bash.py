@@ -1,13 +1,15 @@
-"""``bash {command}``: a shell command run in the workspace directory.
+"""``bash {command}``: a shell command run in the workspace directory, inside a kernel sandbox.
 
-This tool is *not* confined by safefs: the command runs with the user's rights and can read
-anything the user can. That is why the agent denies it unless an approval policy allows it
-(see ``agent.approval``). What the tool itself guarantees: a timeout and an output cap (both
-error results), the process group killed as a whole, and an environment without credentials.
+safefs does not confine a shell; the sandbox does (see ``agent.sandbox``): on Linux, Landlock
+limits the command to the workspace, a private temporary directory and the read-only system, a
+network namespace takes the network away, rlimits bound it and, when the agent is root, it runs
+as an unprivileged uid. Where a required layer is missing the command is refused, never run
+unconfined; only ``sandbox="off"`` (``--sandbox=off``) runs it with the agent's rights. The agent
+still denies ``bash`` unless an approval policy allows it (see ``agent.approval``).
 
-Known gap: ``sh -l`` reads /etc/profile and ~/.profile, so a credential those files export is
-set again after the scrub and reaches the command. Keep secrets out of login profiles, or run
-the agent as a user whose profile holds none.
+What the tool guarantees besides: a timeout and a kill cap on the output (both error results),
+every process the command started killed when it returns (listed in the result), an environment
+built from an allowlist, and at most ``MODEL_OUTPUT_CHARS`` characters of output to the model.
 """
 
 from __future__ import annotations
@@ -19,23 +21,36 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 import safefs
+from agent.sandbox import AUTO, Refused, Sandbox, make_sandbox
+from agent.sandbox.process import CommandOutcome
 from agent.tools.base import Tool, ToolOutput, string_schema
 from agent.tools.environment import scrub_environment
-from agent.tools.process import run_command
 
 DEFAULT_TIMEOUT = 30.0
-DEFAULT_OUTPUT_CAP = 1 << 20
-DEFAULT_SHELL = "/bin/sh"
+DEFAULT_OUTPUT_CAP = 1 << 20  # bytes; the command is killed beyond it
+MODEL_OUTPUT_CHARS = 30_000  # what the model sees: head and tail, the middle cut
+KILLED_SHOWN = 10  # processes named in the "killed" line; the rest are counted
 
 
-def _workspace_cwd(root: safefs.Root) -> str:
-    """The directory the root's fd holds, even if its name was moved since the root was opened.
+def find_shell() -> str:
+    """bash where there is one (the tool is named for it), else the POSIX shell."""
+    for candidate in ("/bin/bash", "/usr/bin/bash", "/usr/local/bin/bash"):
+        if os.access(candidate, os.X_OK):
+            return candidate
+    return "/bin/sh"
 
-    The child inherits the fd until exec and chdirs through /proc/self/fd before that; where
-    there is no /proc we fall back to the path the root was opened with.
-    """
-    magic = f"/proc/self/fd/{root.fileno()}"
-    return magic if os.path.isdir("/proc/self/fd") else root.path
+
+DEFAULT_SHELL = find_shell()
+
+
+def truncate_middle(text: str, limit: int = MODEL_OUTPUT_CHARS) -> str:
+    """``text`` if it fits in ``limit`` characters, else its head and tail around a
+    ``[truncated N characters]`` line."""
+    if len(text) <= limit:
+        return text
+    half = limit // 2
+    cut = len(text) - 2 * half
+    return f"{text[:half]}\n[truncated {cut} characters]\n{text[-half:]}"
 
 
 def _status_line(returncode: int) -> str:
@@ -48,18 +63,33 @@ def _status_line(returncode: int) -> str:
     return f"exit status {returncode}"
 
 
+def _killed_line(killed: tuple[str, ...] | None) -> str:
+    if killed is None:
+        return "killed: the command's process group (a job in a session of its own is not tracked)"
+    if not killed:
+        return "killed: none (nothing else was running)"
+    shown = "; ".join(killed[:KILLED_SHOWN])
+    more = f"; and {len(killed) - KILLED_SHOWN} more" if len(killed) > KILLED_SHOWN else ""
+    return f"killed {len(killed)} process{'es' if len(killed) > 1 else ''}: {shown}{more}"
+
+
 class BashTool(Tool):
     name = "bash"
     description = (
-        "Run a shell command in the workspace directory. Output (stdout and stderr combined) is "
-        "returned with the exit status. Commands are killed after a timeout."
+        f"Run a command with {os.path.basename(DEFAULT_SHELL)} ({DEFAULT_SHELL} -c) in the "
+        "workspace directory, inside a sandbox: only the workspace and $TMPDIR are writable, the "
+        "rest of the filesystem outside the system directories is unreachable and there is no "
+        "network. Output (stdout and stderr combined) is returned with the exit status; long "
+        "output is cut in the middle. Commands are killed after a timeout, and background jobs "
+        "are killed when the command returns."
     )
     input_schema = string_schema(command="The shell command to run.")
 
     def __init__(self, root: safefs.Root, *, timeout: float = DEFAULT_TIMEOUT,
                  output_cap: int = DEFAULT_OUTPUT_CAP, shell: str = DEFAULT_SHELL,
                  env_allow: Iterable[str] = (), secret_values: Iterable[str] = (),
-                 base_env: Mapping[str, str] | None = None) -> None:
+                 base_env: Mapping[str, str] | None = None, sandbox: str | Sandbox = AUTO,
+                 allow_network: bool = False) -> None:
         if timeout <= 0:
             raise ValueError("timeout must be positive")
         if output_cap <= 0:
@@ -71,6 +101,13 @@ class BashTool(Tool):
         self.env_allow = frozenset(env_allow)
         self.secret_values = tuple(secret_values)
         self.base_env = base_env
+        self.sandbox: Sandbox = (make_sandbox(root, sandbox, allow_network=allow_network)
+                                 if isinstance(sandbox, str) else sandbox)
+        #: The layers every command gets, as each result states them (for the audit log).
+        self.sandbox_layers = self.sandbox.describe()
+
+    def close(self) -> None:
+        self.sandbox.close()
 
     def child_environment(self) -> dict[str, str]:
         base = os.environ if self.base_env is None else self.base_env
@@ -80,18 +117,28 @@ class BashTool(Tool):
         command: str = args["command"]
         if "\0" in command:
             return ToolOutput("command must not contain a NUL character", is_error=True)
-        outcome = run_command([self.shell, "-lc", command], cwd=_workspace_cwd(self.root),
-                              env=self.child_environment(), timeout=self.timeout,
-                              output_cap=self.output_cap, cancel=cancel)
-        text = outcome.output.decode("utf-8", "replace")
+        if isinstance(self.sandbox, Refused):
+            return ToolOutput(f"bash refused: {self.sandbox.refusal}", is_error=True)
+        outcome = self.sandbox.run([self.shell, "-c", command], self.child_environment(),
+                                   timeout=self.timeout, output_cap=self.output_cap,
+                                   cancel=cancel)
+        return self._result(outcome)
+
+    def _result(self, outcome: CommandOutcome) -> ToolOutput:
+        if outcome.setup_error is not None:
+            return ToolOutput(f"bash refused: the sandbox could not be set up "
+                              f"({outcome.setup_error}); nothing ran\n{self.sandbox_layers}",
+                              is_error=True)
         if outcome.timed_out:
-            return ToolOutput(f"command timed out after {self.timeout:g} s; its process group was "
-                              f"killed\n{text}", is_error=True)
-        if outcome.over_cap:
-            return ToolOutput(f"command output exceeded {self.output_cap} bytes; its process group "
-                              f"was killed\n{text}", is_error=True)
-        if outcome.cancelled:
-            return ToolOutput(f"command cancelled; its process group was killed\n{text}", is_error=True)
-        assert outcome.returncode is not None
-        return ToolOutput(f"{_status_line(outcome.returncode)}\n{text}",
-                          is_error=outcome.returncode != 0)
+            status = f"command timed out after {self.timeout:g} s"
+        elif outcome.over_cap:
+            status = f"command output exceeded {self.output_cap} bytes and it was killed"
+        elif outcome.cancelled:
+            status = "command cancelled"
+        else:
+            assert outcome.returncode is not None
+            status = _status_line(outcome.returncode)
+        failed = outcome.returncode != 0
+        text = truncate_middle(outcome.output.decode("utf-8", "replace"))
+        return ToolOutput(f"{status}\n{self.sandbox_layers}\n{_killed_line(outcome.killed)}\n"
+                          f"{text}", is_error=failed)

@@ -1,30 +1,35 @@
-"""The environment a ``bash`` child gets: the parent's, minus the model API key and credentials.
+"""The environment a ``bash`` child gets: an allowlist of harmless names, never a denylist.
 
 A prompt-injected model that is allowed to run commands will try ``env``; whatever is not in the
-child's environment it cannot print. Names that look like credentials are dropped unless the
-operator lists them explicitly; the model API key is dropped even then, by name and by value.
+child's environment it cannot print. A denylist of credential-looking names always misses some
+(``MYSQL_PWD``, ``PGPASS``, ``GH_PAT``, ``CI_JOB_JWT``, a password inside ``DATABASE_URL``), so
+only the names below pass, plus those the operator lists. The model API key is dropped even
+then, by name and by value.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping
 
 MODEL_KEY_VARIABLE = "ANTHROPIC_API_KEY"
-CREDENTIAL_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD", re.IGNORECASE)
+ALLOWED_NAMES = frozenset({
+    "PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LANGUAGE", "TERM", "COLORTERM", "TZ",
+    "NO_COLOR", "PAGER", "EDITOR", "TMPDIR",
+})
+ALLOWED_PREFIXES = ("LC_",)
 
 
-def looks_like_credential(name: str) -> bool:
-    return CREDENTIAL_NAME.search(name) is not None
+def is_allowed(name: str) -> bool:
+    return name in ALLOWED_NAMES or name.startswith(ALLOWED_PREFIXES)
 
 
 def scrub_environment(environ: Mapping[str, str], *, allow: Iterable[str] = (),
                       secret_values: Iterable[str] = ()) -> dict[str, str]:
-    """A copy of ``environ`` without credentials.
+    """The part of ``environ`` a command may see.
 
-    ``allow``: names to keep although they look like credentials (exact, case-sensitive).
-    ``secret_values``: values (such as the model API key) no variable may carry, whatever its
-    name and whatever ``allow`` says; empty strings are ignored.
+    ``allow``: further names to pass (exact, case-sensitive). ``secret_values``: values (such as
+    the model API key) no variable may carry, whatever its name and whatever ``allow`` says;
+    empty strings are ignored.
     """
     allowed = set(allow)
     secrets = [value for value in secret_values if value]
@@ -32,7 +37,7 @@ def scrub_environment(environ: Mapping[str, str], *, allow: Iterable[str] = (),
     for name, value in environ.items():
         if name.upper() == MODEL_KEY_VARIABLE:
             continue
-        if looks_like_credential(name) and name not in allowed:
+        if not (is_allowed(name) or name in allowed):
             continue
         if any(secret in value for secret in secrets):
             continue

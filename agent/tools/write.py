@@ -10,7 +10,9 @@ import threading
 from typing import Any
 
 import safefs
-from agent.tools.base import Tool, ToolOutput, check_path, path_error, string_schema
+from agent.tools.base import Tool, ToolOutput, error_output, string_schema
+from agent.workspace.errors import WorkspaceError
+from agent.workspace.files import write_text
 
 
 class WriteTool(Tool):
@@ -23,23 +25,15 @@ class WriteTool(Tool):
         path="File path, relative to the workspace root.",
         content="The complete new content of the file.",
     )
+    path_fields = {"path": None}
 
     def __init__(self, root: safefs.Root) -> None:
         self.root = root
 
     def run(self, args: dict[str, Any], cancel: threading.Event | None) -> ToolOutput:
         path: str = args["path"]
-        content: str = args["content"]
-        problem = check_path(path)
-        if problem is not None:
-            return ToolOutput(f"invalid path: {problem}", is_error=True)
         try:
-            data = content.encode("utf-8", "strict")
-        except UnicodeEncodeError:
-            # A lone surrogate can arrive through JSON escapes; it has no UTF-8 form.
-            return ToolOutput("content is not encodable as UTF-8", is_error=True)
-        try:
-            self.root.write_bytes(path, data, parents=True)
-        except OSError as exc:
-            return path_error(exc, path)
-        return ToolOutput(f"wrote {len(data)} bytes to {path}")
+            written = write_text(self.root, path, args["content"])
+        except WorkspaceError as exc:
+            return error_output(exc)
+        return ToolOutput(f"wrote {written} bytes to {path}")

@@ -41,7 +41,8 @@ def test_tool_use_then_tool_result_then_final_text(ws: AgentWorkspace,
 
     first, second, third = messages_api.requests
     assert first["model"] == "loopback-model"
-    assert [t["name"] for t in first["tools"]] == ["read", "write", "bash"]
+    assert [t["name"] for t in first["tools"]] == [
+        "read", "write", "edit", "list", "glob", "grep", "bash"]
     assert first["tools"][0]["input_schema"]["required"] == ["path"]
     assert first["messages"] == [{"role": "user", "content": [
         {"type": "text", "text": "what's inside?"}]}]

@@ -18,6 +18,16 @@ def read(ws: AgentWorkspace, path: object) -> ToolOutput:
     return ReadTool(ws.root).execute({"path": path})
 
 
+def cut(text: str) -> str:
+    """The 16,000-character rule, computed the slow, obvious way."""
+    first = text[:8000].count("\n") + 1
+    last = text[:-8000].count("\n") + 1
+    lines = text.count("\n") + (0 if text.endswith("\n") else 1)
+    marker = (f"[truncated {len(text) - 16000} characters, within lines {first}-{last} of {lines}; "
+              "read with offset and limit to see them]")
+    return f"{text[:8000]}\n{marker}\n{text[-8000:]}"
+
+
 def test_reads_a_file(ws: AgentWorkspace) -> None:
     assert read(ws, "hello.txt") == ToolOutput("hello from inside\n")
     (ws.path / "d").mkdir()
@@ -37,8 +47,7 @@ def test_truncation_format_is_exact(ws: AgentWorkspace, total: int, unit: str) -
     # Position-dependent characters, so a head or tail taken from the wrong place shows.
     text = "".join(unit if i % 97 else str(i % 10) for i in range(total))
     (ws.path / "big.txt").write_text(text, encoding="utf-8")
-    expected = f"{text[:8000]}\n[truncated {total - 16000} characters]\n{text[-8000:]}"
-    assert read(ws, "big.txt") == ToolOutput(expected)
+    assert read(ws, "big.txt") == ToolOutput(cut(text))
 
 
 def test_multibyte_character_split_across_chunks_is_decoded(ws: AgentWorkspace) -> None:
@@ -48,8 +57,7 @@ def test_multibyte_character_split_across_chunks_is_decoded(ws: AgentWorkspace) 
     text = "a" * (CHUNK_BYTES - 2) + "😀" + "b" * 100
     (ws.path / "s.txt").write_text(text, encoding="utf-8")
     out = read(ws, "s.txt")
-    omitted = len(text) - 16000
-    assert out == ToolOutput(f"{text[:8000]}\n[truncated {omitted} characters]\n{text[-8000:]}")
+    assert out == ToolOutput(cut(text))
 
 
 @pytest.mark.parametrize("data, offset", [(b"ok\xff", 2), (b"a" * 70000 + b"\xc3(", 70000),
@@ -74,7 +82,9 @@ def test_a_1_gib_file_is_not_loaded_whole(ws: AgentWorkspace) -> None:
         tracemalloc.stop()
     print(f"peak traced memory reading 1 GiB: {peak} bytes")
     assert not out.is_error
-    assert out.content == "\0" * 8000 + f"\n[truncated {(1 << 30) - 16000} characters]\n" + "\0" * 8000
+    marker = (f"[truncated {(1 << 30) - 16000} characters, within lines 1-1 of 1; read with offset "
+              "and limit to see them]")
+    assert out.content == "\0" * 8000 + f"\n{marker}\n" + "\0" * 8000
     assert peak < 16 << 20  # a few chunks, not the file
 
 
@@ -151,7 +161,7 @@ def test_file_growing_past_the_small_read_is_streamed(ws: AgentWorkspace, tmp_pa
         f.write(text)
     with open(tmp_path / "g.txt", "rb") as stream:
         rendered = read_bounded(stream, size_hint=10)  # stale size from before it grew
-    assert rendered == f"{text[:8000]}\n[truncated 4000 characters]\n{text[-8000:]}"
+    assert rendered == cut(text)
 
 
 def test_a_long_read_stops_when_cancelled(ws: AgentWorkspace) -> None:
@@ -164,3 +174,62 @@ def test_a_long_read_stops_when_cancelled(ws: AgentWorkspace) -> None:
     # A small file is read whole in one go; there is nothing to interrupt.
     assert ReadTool(ws.root).execute({"path": "hello.txt"}, cancel) == \
         ToolOutput("hello from inside\n")
+
+
+NUMBERED = "".join(f"line {i}\n" for i in range(1, 101))
+
+
+@pytest.mark.parametrize("args, expected", [
+    ({"offset": 1, "limit": 2}, "[lines 1-2 of 100; read with offset=3 to continue]\nline 1\nline 2\n"),
+    ({"offset": 99}, "[lines 99-100 of 100]\nline 99\nline 100\n"),
+    ({"limit": 1}, "[lines 1-1 of 100; read with offset=2 to continue]\nline 1\n"),
+    ({"offset": 100, "limit": 5}, "[lines 100-100 of 100]\nline 100\n"),
+    ({"offset": 101}, "[offset 101 is past the end: the file has 100 lines]\n"),
+])
+def test_line_ranges(ws: AgentWorkspace, args: dict[str, int], expected: str) -> None:
+    (ws.path / "n.txt").write_text(NUMBERED)
+    assert ReadTool(ws.root).execute({"path": "n.txt", **args}) == ToolOutput(expected)
+
+
+def test_every_part_of_a_big_file_is_reachable_through_ranges(ws: AgentWorkspace) -> None:
+    text = "".join(f"{i:07d} " + "x" * (i % 50) + "\n" for i in range(20000))
+    (ws.path / "big.txt").write_text(text)
+    whole = read(ws, "big.txt").content
+    assert "[truncated" in whole and "read with offset and limit" in whole
+    pieces, offset = [], 1
+    while True:
+        out = ReadTool(ws.root).execute({"path": "big.txt", "offset": offset, "limit": 5000})
+        header, body = out.content.split("\n", 1)
+        assert len(out.content) <= 30_000 + 200
+        pieces.append(body)
+        if "to continue" not in header:
+            break
+        offset = int(header.rsplit("offset=", 1)[1].split()[0])
+    assert "".join(pieces) == text  # nothing lost, nothing repeated
+
+
+def test_an_over_long_line_is_cut_and_says_so(ws: AgentWorkspace) -> None:
+    (ws.path / "one.txt").write_text("y" * 100_000 + "\nnext\n")
+    out = ReadTool(ws.root).execute({"path": "one.txt", "offset": 1, "limit": 1})
+    header, body = out.content.split("\n", 1)
+    assert header == ("[lines 1-1 of 2; line 1 is longer than 30000 characters and was cut; "
+                      "read with offset=2 to continue]")
+    assert body == "y" * 30_000
+
+
+@pytest.mark.parametrize("args, message", [
+    ({"offset": 0}, "offset must be 1 or more (lines are numbered from 1), got 0"),
+    ({"limit": 0}, "limit must be 1 or more, got 0"),
+    ({"offset": "3"}, "field 'offset' must be of type integer"),
+])
+def test_bad_ranges_are_error_results(ws: AgentWorkspace, args: dict[str, object],
+                                      message: str) -> None:
+    out = ReadTool(ws.root).execute({"path": "hello.txt", **args})
+    assert out.is_error and message in out.content
+
+
+def test_a_range_of_invalid_utf8_names_the_offset(ws: AgentWorkspace) -> None:
+    (ws.path / "bad.txt").write_bytes(b"fine\nbad \xff here\n")
+    out = ReadTool(ws.root).execute({"path": "bad.txt", "offset": 1})
+    assert out == ToolOutput("not valid UTF-8: 'bad.txt' (invalid UTF-8 at byte offset 9)",
+                             is_error=True)

@@ -15,7 +15,7 @@ import pytest
 
 from benchmarks import contest
 from benchmarks.race import OPS, SWAPS
-from benchmarks.strategies import REALPATH, SAFEFS_STRATEGIES, UNCONFINED
+from benchmarks.strategies import LANDLOCK, REALPATH, SAFEFS_STRATEGIES, UNCONFINED
 from benchmarks.trees import DEPTHS
 from safefs import _sys
 
@@ -130,3 +130,19 @@ def test_bad_arguments_are_a_clear_error(argv: list[str], message: str) -> None:
     assert message in proc.stderr
     assert "Traceback" not in proc.stderr
     assert proc.stdout == ""
+
+
+@needs_renameat2
+def test_landlock_row_never_escapes_or_says_why_not(contest_run: Any) -> None:
+    proc, data = contest_run
+    info = data["strategies"][LANDLOCK]
+    if not info["available"]:
+        assert f"{LANDLOCK}: not run: " in proc.stdout
+        return
+    assert any(line.split()[0] == LANDLOCK for line in proc.stdout.splitlines()[2:])
+    runs = runs_of(data, LANDLOCK)
+    assert {(r["op"], r["swap"]) for r in runs} == {(o, s) for o in OPS for s in SWAPS}
+    for r in runs:
+        assert r["escapes"] == 0 and r["attempts"] == r["inside"] + r["refused"], r
+        assert r["refused"] > 0 and r["swaps"] > 0, r  # the kernel did refuse swapped paths
+    assert all(v > 0 for v in data["cost"][LANDLOCK]["read_us"].values())

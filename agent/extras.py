@@ -1,0 +1,39 @@
+"""Console-script entry points that check their optional dependencies before importing them.
+
+``pip install safefs`` brings the confinement library alone. The agent and the MCP server need
+extras; started without them, a command says in one line which extra to install, rather than
+failing with a traceback from deep inside an import.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+
+# extra name -> the top-level modules it installs that the command imports
+EXTRAS: dict[str, tuple[str, ...]] = {
+    "agent": ("anthropic", "pathspec"),
+    "mcp": ("mcp", "mcp_types", "pathspec"),
+}
+
+
+def missing_modules(extra: str) -> list[str]:
+    """The modules of ``extra`` that cannot be imported here."""
+    return [name for name in EXTRAS[extra] if importlib.util.find_spec(name) is None]
+
+
+def require(extra: str, prog: str) -> None:
+    """Exit with status 1 and one line on stderr when ``extra`` is not installed."""
+    missing = missing_modules(extra)
+    if missing:
+        sys.stderr.write(f"{prog}: error: this command needs the '{extra}' extra "
+                         f"({', '.join(missing)} not installed): pip install 'safefs[{extra}]'\n")
+        raise SystemExit(1)
+
+
+def agent_main() -> int:
+    """``safefs-agent``."""
+    require("agent", "safefs-agent")
+    from agent.cli import main
+
+    return main()

@@ -1,0 +1,560 @@
+/* The sandbox launcher: everything between fork and exec, in C.
+ *
+ * The agent is multithreaded, so nothing may run in a forked child that could take a lock another
+ * thread held at fork time: no malloc, no stdio, no Python. The children below make system calls
+ * and touch only memory prepared by the parent.
+ *
+ * sbx_spawn() starts an "init" process in new namespaces (pid 1 of a new PID namespace). It
+ * shares the caller's memory (CLONE_VM, as posix_spawn does) instead of copying it: a copy of a
+ * large Python process costs milliseconds. So init touches only its own stack and the spec, runs
+ * with every signal blocked (no handler of the caller's may run in it), makes credential changes
+ * with raw system calls (the C library's would signal the caller's threads) and, once set up,
+ * makes no call that can fail. init
+ * writes the user namespace maps, makes its mounts (a fresh /proc, the workspace idmapped for a
+ * dropped uid, .git/hooks and .git/config read-only), then starts the command (vfork-style, on a
+ * stack of its own) which sets rlimits, drops to the unprivileged uid, sets no-new-privs, enters
+ * the Landlock domain and execs. init reports the command's wait status on the status pipe and
+ * waits to be killed: killing pid 1 of a PID namespace kills every process in it, so nothing the
+ * command started (setsid, set -m, double forks) survives.
+ *
+ * Status records (8 bytes): kind ('E' setup failed, 'X' the command exited), stage, 2 unused,
+ * int32 value (errno for 'E', the wait status for 'X').
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <grp.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#ifndef SYS_landlock_create_ruleset
+#define SYS_landlock_create_ruleset 444
+#define SYS_landlock_add_rule 445
+#define SYS_landlock_restrict_self 446
+#endif
+#ifndef SYS_open_tree
+#define SYS_open_tree 428
+#define SYS_move_mount 429
+#endif
+#ifndef SYS_mount_setattr
+#define SYS_mount_setattr 442
+#endif
+#ifndef SYS_close_range
+#define SYS_close_range 436
+#endif
+
+#define SBX_LANDLOCK_CREATE_RULESET_VERSION (1U << 0)
+#define SBX_LANDLOCK_RULE_PATH_BENEATH 1
+#define SBX_OPEN_TREE_CLONE 1
+#define SBX_AT_RECURSIVE 0x8000
+#define SBX_MOVE_MOUNT_F_EMPTY_PATH 0x00000004
+#define SBX_MOVE_MOUNT_T_EMPTY_PATH 0x00000040
+#define SBX_MOUNT_ATTR_RDONLY 0x00000001
+#define SBX_MOUNT_ATTR_IDMAP 0x00100000
+#define SBX_CLOSE_RANGE_CLOEXEC (1U << 2)
+
+struct sbx_spec {
+    const char *exe;
+    char **argv;
+    char **envp;
+    const char *workspace;   /* its path now (NULL: no mount namespace work on it) */
+    int workspace_fd;        /* what that path must still be (same device and inode) */
+    int out_fd;              /* the command's stdout and stderr */
+    int status_fd;           /* where init and the command write status records */
+    int ruleset_fd;          /* Landlock ruleset, or -1 */
+    uint64_t proc_access;    /* Landlock rights on the fresh /proc (0: none) */
+    int clone_flags;         /* CLONE_NEW* */
+    int map_uid, map_gid;    /* with CLONE_NEWUSER: the caller's ids, mapped to themselves */
+    int drop_uid, drop_gid;  /* -1: keep */
+    int idmap_userns_fd;     /* -1: the workspace is not idmapped */
+    int mount_proc;
+    int protect_git;
+    uint64_t rlim_cpu, rlim_as, rlim_fsize, rlim_nofile, rlim_nproc; /* 0: leave as is */
+    char *init_stack;        /* owned by the caller, valid until init is reaped */
+    size_t init_stack_size;
+    int sync_fd;             /* set by sbx_spawn: init waits on it for its id maps */
+};
+
+struct sbx_ruleset_attr {
+    uint64_t handled_access_fs;
+    uint64_t handled_access_net;
+    uint64_t scoped;
+};
+
+struct sbx_path_beneath_attr {
+    uint64_t allowed_access;
+    int32_t parent_fd;
+} __attribute__((packed));
+
+struct sbx_mount_attr {
+    uint64_t attr_set;
+    uint64_t attr_clr;
+    uint64_t propagation;
+    uint64_t userns_fd;
+};
+
+enum {
+    ST_USERNS_MAP = 1, ST_MOUNT_PRIVATE, ST_MOUNT_PROC, ST_OPEN_WORKSPACE, ST_WORKSPACE_MOVED,
+    ST_IDMAP_WORKSPACE, ST_PROTECT_GIT, ST_LANDLOCK_PROC, ST_START_COMMAND, ST_RLIMIT,
+    ST_DROP_GROUPS, ST_DROP_GID, ST_DROP_UID, ST_NO_NEW_PRIVS, ST_LANDLOCK, ST_STDIO, ST_CHDIR,
+    ST_EXEC, ST_PDEATHSIG,
+};
+
+#define COMMAND_STACK_SIZE (256 * 1024)
+
+static long neg_errno(long r) { return r < 0 ? -errno : r; }
+
+long sbx_landlock_abi(void)
+{
+    return neg_errno(syscall(SYS_landlock_create_ruleset, NULL, 0,
+                             SBX_LANDLOCK_CREATE_RULESET_VERSION));
+}
+
+long sbx_landlock_create_ruleset(uint64_t fs, uint64_t net, uint64_t scoped, int abi)
+{
+    struct sbx_ruleset_attr attr = { fs, net, scoped };
+    /* Older kernels know only a prefix of the struct: pass the size their ABI defines. */
+    size_t size = abi >= 6 ? sizeof attr : abi >= 4 ? 2 * sizeof(uint64_t) : sizeof(uint64_t);
+    return neg_errno(syscall(SYS_landlock_create_ruleset, &attr, size, 0));
+}
+
+long sbx_landlock_add_path(int ruleset_fd, int parent_fd, uint64_t access)
+{
+    struct sbx_path_beneath_attr rule = { access, parent_fd };
+    return neg_errno(syscall(SYS_landlock_add_rule, ruleset_fd, SBX_LANDLOCK_RULE_PATH_BENEATH,
+                             &rule, 0));
+}
+
+long sbx_landlock_restrict_self(int ruleset_fd)
+{
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+        return -errno;
+    return neg_errno(syscall(SYS_landlock_restrict_self, ruleset_fd, 0));
+}
+
+long sbx_set_dumpable(int dumpable)
+{
+    return neg_errno(prctl(PR_SET_DUMPABLE, dumpable, 0, 0, 0));
+}
+
+/* -- helpers for the children: system calls only -------------------------------------------- */
+
+static void report(int fd, int kind, int stage, int value)
+{
+    unsigned char rec[8] = { (unsigned char)kind, (unsigned char)stage, 0, 0 };
+    int32_t v = value;
+    memcpy(rec + 4, &v, sizeof v);
+    ssize_t ignored = write(fd, rec, sizeof rec);
+    (void)ignored;
+}
+
+static void fail(int status_fd, int stage)
+{
+    report(status_fd, 'E', stage, errno);
+    _exit(127);
+}
+
+static size_t put_uint(char *out, unsigned long v)
+{
+    char tmp[24];
+    size_t n = 0, i;
+    do {
+        tmp[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    for (i = 0; i < n; i++)
+        out[i] = tmp[n - 1 - i];
+    return n;
+}
+
+/* "inside outside 1\n" */
+static size_t id_map_line(char *out, unsigned long inside, unsigned long outside)
+{
+    size_t n = put_uint(out, inside);
+    out[n++] = ' ';
+    n += put_uint(out + n, outside);
+    memcpy(out + n, " 1\n", 3);
+    return n + 3;
+}
+
+static int write_proc(const char *path, const char *data, size_t len)
+{
+    int fd = open(path, O_WRONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    ssize_t n = write(fd, data, len);
+    int saved = errno;
+    close(fd);
+    errno = saved;
+    return n == (ssize_t)len ? 0 : -1;
+}
+
+static int write_id_maps(const char *dir, long uid_in, long uid_out, long gid_in, long gid_out,
+                         int deny_setgroups)
+{
+    char path[64], line[64];
+    size_t n = strlen(dir);
+    if (n + 16 > sizeof path) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    memcpy(path, dir, n);
+    if (deny_setgroups) {
+        memcpy(path + n, "/setgroups", 11);
+        if (write_proc(path, "deny", 4) < 0)
+            return -1;
+    }
+    memcpy(path + n, "/uid_map", 9);
+    if (write_proc(path, line, id_map_line(line, uid_in, uid_out)) < 0)
+        return -1;
+    memcpy(path + n, "/gid_map", 9);
+    return write_proc(path, line, id_map_line(line, gid_in, gid_out));
+}
+
+/* Bind ``fd``'s file or directory onto itself with ``attr`` (0: just make it a mount point, so
+ * it can be neither renamed nor replaced by a rename). */
+static int bind_onto_itself(int fd, uint64_t attr)
+{
+    int tree = (int)syscall(SYS_open_tree, fd, "", SBX_OPEN_TREE_CLONE | AT_EMPTY_PATH | O_CLOEXEC);
+    if (tree < 0)
+        return -1;
+    if (attr) {
+        struct sbx_mount_attr ma = { attr, 0, 0, 0 };
+        if (syscall(SYS_mount_setattr, tree, "", AT_EMPTY_PATH, &ma, sizeof ma) < 0)
+            goto fail;
+    }
+    if (syscall(SYS_move_mount, tree, "", fd, "",
+                SBX_MOVE_MOUNT_F_EMPTY_PATH | SBX_MOVE_MOUNT_T_EMPTY_PATH) < 0)
+        goto fail;
+    close(tree);
+    return 0;
+fail: {
+        int saved = errno;
+        close(tree);
+        errno = saved;
+        return -1;
+    }
+}
+
+static int open_beneath(int dirfd, const char *name, int flags)
+{
+    return openat(dirfd, name, flags | O_PATH | O_NOFOLLOW | O_CLOEXEC);
+}
+
+/* .git stays where it is (a mount point cannot be renamed); hooks/ and config are read-only. A
+ * missing .git, or one that is a symlink or a file (a worktree's pointer), is left alone. */
+static int protect_git(int ws)
+{
+    int git = open_beneath(ws, ".git", O_DIRECTORY);
+    if (git < 0)
+        return (errno == ENOENT || errno == ENOTDIR || errno == ELOOP) ? 0 : -1;
+    int r = bind_onto_itself(git, 0);
+    close(git);
+    if (r < 0)
+        return -1;
+    git = open_beneath(ws, ".git", O_DIRECTORY); /* now the root of the new mount */
+    if (git < 0)
+        return -1;
+    static const char *const read_only[] = { "hooks", "config" };
+    for (size_t i = 0; i < sizeof read_only / sizeof *read_only; i++) {
+        struct stat st;
+        int fd = open_beneath(git, read_only[i], 0);
+        if (fd < 0) {
+            if (errno == ENOENT)
+                continue;
+            r = -1;
+            break;
+        }
+        if (fstat(fd, &st) == 0 && (S_ISDIR(st.st_mode) || S_ISREG(st.st_mode)))
+            r = bind_onto_itself(fd, SBX_MOUNT_ATTR_RDONLY);
+        close(fd);
+        if (r < 0)
+            break;
+    }
+    int saved = errno;
+    close(git);
+    errno = saved;
+    return r;
+}
+
+/* The workspace as this mount namespace sees it: its path must still name the directory the
+ * caller holds. With an idmap, a clone of it is mounted over it, mapping the owner's ids to the
+ * dropped ones, and the returned fd is the root of that mount. */
+static int open_workspace(const struct sbx_spec *s)
+{
+    struct stat want, got;
+    int fd = open(s->workspace, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        fail(s->status_fd, ST_OPEN_WORKSPACE);
+    if (fstat(s->workspace_fd, &want) < 0 || fstat(fd, &got) < 0)
+        fail(s->status_fd, ST_OPEN_WORKSPACE);
+    if (want.st_dev != got.st_dev || want.st_ino != got.st_ino) {
+        errno = ESTALE;
+        fail(s->status_fd, ST_WORKSPACE_MOVED);
+    }
+    if (s->idmap_userns_fd < 0)
+        return fd;
+    int tree = (int)syscall(SYS_open_tree, fd, "",
+                            SBX_OPEN_TREE_CLONE | AT_EMPTY_PATH | O_CLOEXEC);
+    if (tree < 0)
+        fail(s->status_fd, ST_IDMAP_WORKSPACE);
+    struct sbx_mount_attr ma = { SBX_MOUNT_ATTR_IDMAP, 0, 0, (uint64_t)s->idmap_userns_fd };
+    if (syscall(SYS_mount_setattr, tree, "", AT_EMPTY_PATH, &ma, sizeof ma) < 0)
+        fail(s->status_fd, ST_IDMAP_WORKSPACE);
+    if (syscall(SYS_move_mount, tree, "", fd, "",
+                SBX_MOVE_MOUNT_F_EMPTY_PATH | SBX_MOVE_MOUNT_T_EMPTY_PATH) < 0)
+        fail(s->status_fd, ST_IDMAP_WORKSPACE);
+    close(fd);
+    return tree;
+}
+
+struct command_args {
+    const struct sbx_spec *spec;
+    int ws_fd;
+};
+
+static void set_limit(int status_fd, int resource, uint64_t value)
+{
+    if (!value)
+        return;
+    struct rlimit rl = { value, value };
+    struct rlimit cur;
+    if (getrlimit(resource, &cur) == 0 && cur.rlim_max != RLIM_INFINITY && cur.rlim_max < value)
+        rl.rlim_cur = rl.rlim_max = cur.rlim_max; /* never raise a limit we were given */
+    if (setrlimit(resource, &rl) < 0)
+        fail(status_fd, ST_RLIMIT);
+}
+
+/* The command: runs on its own stack while init waits (CLONE_VFORK); ends in exec or _exit. */
+static int command_main(void *arg)
+{
+    const struct command_args *a = arg;
+    const struct sbx_spec *s = a->spec;
+    int st = s->status_fd;
+
+    if (setsid() < 0)
+        fail(st, ST_STDIO);
+    set_limit(st, RLIMIT_CPU, s->rlim_cpu);
+    set_limit(st, RLIMIT_AS, s->rlim_as);
+    set_limit(st, RLIMIT_FSIZE, s->rlim_fsize);
+    set_limit(st, RLIMIT_NOFILE, s->rlim_nofile);
+    set_limit(st, RLIMIT_NPROC, s->rlim_nproc);
+    /* Raw system calls: these change this task only. */
+    if (s->drop_gid >= 0) {
+        if (syscall(SYS_setgroups, 0, NULL) < 0)
+            fail(st, ST_DROP_GROUPS);
+        if (syscall(SYS_setresgid, s->drop_gid, s->drop_gid, s->drop_gid) < 0)
+            fail(st, ST_DROP_GID);
+    }
+    if (s->drop_uid >= 0 && syscall(SYS_setresuid, s->drop_uid, s->drop_uid, s->drop_uid) < 0)
+        fail(st, ST_DROP_UID);
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+        fail(st, ST_NO_NEW_PRIVS);
+    if (s->ruleset_fd >= 0 && syscall(SYS_landlock_restrict_self, s->ruleset_fd, 0) < 0)
+        fail(st, ST_LANDLOCK);
+    if (fchdir(a->ws_fd) < 0)
+        fail(st, ST_CHDIR);
+    int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (null < 0 || dup2(null, 0) < 0 || dup2(s->out_fd, 1) < 0 || dup2(s->out_fd, 2) < 0)
+        fail(st, ST_STDIO);
+    /* Whatever else this process holds (the agent's sockets, files) is closed by exec. */
+    syscall(SYS_close_range, 3, ~0U, SBX_CLOSE_RANGE_CLOEXEC);
+    /* Default dispositions first (the agent ignores SIGPIPE, and exec keeps "ignored"), and only
+     * then the signals init inherited blocked. */
+    for (int sig = 1; sig < NSIG; sig++)
+        signal(sig, SIG_DFL);
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+    execve(s->exe, s->argv, s->envp);
+    fail(st, ST_EXEC);
+    return 127;
+}
+
+static int init_main(void *arg)
+{
+    const struct sbx_spec *s = arg;
+    int st = s->status_fd;
+    int ws = s->workspace_fd;
+
+    /* init holds a copy of the agent's memory: nothing in the namespace may read it. */
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 || prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
+        fail(st, ST_PDEATHSIG);
+    if (s->clone_flags & CLONE_NEWUSER) {
+        /* The parent writes our id maps; EOF instead of the go byte means it could not. */
+        char go;
+        if (read(s->sync_fd, &go, 1) != 1)
+            _exit(127);
+        close(s->sync_fd);
+    }
+    if (s->clone_flags & CLONE_NEWNS) {
+        /* Nothing mounted here may propagate back to the host. */
+        if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+            fail(st, ST_MOUNT_PRIVATE);
+        if (s->mount_proc &&
+            mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
+            fail(st, ST_MOUNT_PROC);
+        if (s->workspace) {
+            ws = open_workspace(s);
+            if (s->protect_git && protect_git(ws) < 0)
+                fail(st, ST_PROTECT_GIT);
+        }
+    }
+    if (s->ruleset_fd >= 0 && s->proc_access && s->mount_proc) {
+        /* The fresh /proc is a new inode: only now can a rule name it. */
+        int proc = open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC);
+        if (proc < 0 || sbx_landlock_add_path(s->ruleset_fd, proc, s->proc_access) < 0)
+            fail(st, ST_LANDLOCK_PROC);
+        close(proc);
+    }
+
+    void *stack = mmap(NULL, COMMAND_STACK_SIZE, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+    if (stack == MAP_FAILED)
+        fail(st, ST_START_COMMAND);
+    struct command_args args = { s, ws };
+    pid_t cmd = clone(command_main, (char *)stack + COMMAND_STACK_SIZE,
+                      CLONE_VM | CLONE_VFORK | SIGCHLD, &args);
+    if (cmd < 0)
+        fail(st, ST_START_COMMAND);
+    munmap(stack, COMMAND_STACK_SIZE);
+
+    /* init keeps only the status pipe: a copy of the output pipe would hold it open. */
+    if (st > 0)
+        syscall(SYS_close_range, 0, (unsigned)st - 1, 0);
+    syscall(SYS_close_range, (unsigned)st + 1, ~0U, 0);
+
+    /* Reap orphans until the command itself ends (the command is alive until then, so waitpid
+     * cannot fail, and with every signal blocked it is never interrupted). */
+    int status;
+    while (waitpid(-1, &status, 0) != cmd)
+        ;
+    report(st, 'X', 0, status);
+    /* Wait for the parent to list what is left and kill us, and with us all of it. */
+    for (;;)
+        pause();
+    return 0;
+}
+
+static pthread_mutex_t dumpable_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* A new user namespace's maps are written from here, the parent namespace. /proc/<init>/uid_map
+ * belongs to root while init's memory (ours, CLONE_VM) is not dumpable, so for the few system
+ * calls this takes the process is made dumpable again, under a lock, and then restored. */
+static int write_maps_of(pid_t pid, const struct sbx_spec *spec)
+{
+    char dir[32] = "/proc/";
+    size_t n = 6 + put_uint(dir + 6, (unsigned long)pid);
+    dir[n] = 0;
+    pthread_mutex_lock(&dumpable_lock);
+    int was = prctl(PR_GET_DUMPABLE, 0, 0, 0, 0);
+    if (was == 0)
+        prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
+    int r = write_id_maps(dir, spec->map_uid, spec->map_uid, spec->map_gid, spec->map_gid, 1);
+    int saved = errno;
+    if (was == 0)
+        prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+    pthread_mutex_unlock(&dumpable_lock);
+    errno = saved;
+    return r;
+}
+
+long sbx_spawn(struct sbx_spec *spec)
+{
+    int sync[2] = { -1, -1 };
+    int userns = (spec->clone_flags & CLONE_NEWUSER) != 0;
+    if (userns && pipe2(sync, O_CLOEXEC) < 0)
+        return -errno;
+    spec->sync_fd = sync[0];
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    long pid = clone(init_main, spec->init_stack + spec->init_stack_size,
+                     spec->clone_flags | CLONE_VM | SIGCHLD, (void *)spec);
+    long r = pid < 0 ? -errno : pid;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (userns) {
+        if (pid >= 0) {
+            if (write_maps_of((pid_t)pid, spec) == 0) {
+                if (write(sync[1], "1", 1) != 1)
+                    r = -errno;
+            } else {
+                r = -errno;
+            }
+            if (r < 0) {
+                kill((pid_t)pid, SIGKILL);
+                while (waitpid((pid_t)pid, NULL, 0) < 0 && errno == EINTR)
+                    ;
+            }
+        }
+        close(sync[0]);
+        close(sync[1]);
+    }
+    return r;
+}
+
+/* A user namespace whose only mapping shows ondisk ids as the shown ones: what an idmapped mount
+ * needs. A child is created in it, the maps written from here, and its namespace kept by fd. */
+static int idle_child(void *arg)
+{
+    const int *pipefd = arg;
+    char c;
+    close(pipefd[1]); /* so that the parent's close is the end of the pipe */
+    ssize_t ignored = read(pipefd[0], &c, 1);
+    (void)ignored;
+    _exit(0);
+}
+
+long sbx_make_idmap_userns(int ondisk_uid, int ondisk_gid, int shown_uid, int shown_gid)
+{
+    int pipefd[2];
+    if (pipe2(pipefd, O_CLOEXEC) < 0)
+        return -errno;
+    size_t size = 16 * 1024;
+    char *stack = malloc(size);
+    long result;
+    if (!stack) {
+        result = -ENOMEM;
+        goto out;
+    }
+    pid_t pid = clone(idle_child, stack + size, CLONE_NEWUSER | SIGCHLD, pipefd);
+    if (pid < 0) {
+        result = -errno;
+        goto out;
+    }
+    char dir[32] = "/proc/";
+    size_t n = 6 + put_uint(dir + 6, (unsigned long)pid);
+    dir[n] = 0;
+    /* In an idmapped mount an on-disk id is the namespace's "inside" id. */
+    if (write_id_maps(dir, ondisk_uid, shown_uid, ondisk_gid, shown_gid, 0) < 0) {
+        result = -errno;
+    } else {
+        memcpy(dir + n, "/ns/user", 9);
+        int fd = open(dir, O_RDONLY | O_CLOEXEC);
+        result = fd < 0 ? -errno : fd;
+    }
+    close(pipefd[1]);
+    pipefd[1] = -1;
+    while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+        ;
+out:
+    free(stack);
+    close(pipefd[0]);
+    if (pipefd[1] >= 0)
+        close(pipefd[1]);
+    return result;
+}

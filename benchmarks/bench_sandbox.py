@@ -1,0 +1,116 @@
+"""What the sandbox costs: one ``bash -c true`` through the bash tool, sandboxed and not.
+
+Three ways side by side, 50 runs each:
+
+- ``popen``: ``subprocess`` starts bash in a new session (what the tool did before the sandbox);
+- ``off``: the bash tool with ``sandbox="off"``: the C launcher, a PID namespace only;
+- ``sandboxed``: the bash tool with the kernel sandbox (Landlock, mount, PID, network, IPC and
+  UTS namespaces, idmapped workspace or user namespace, rlimits).
+
+``pytest benchmarks/bench_sandbox.py --benchmark-only`` times each (p90 in ``extra_info``);
+``python -m benchmarks.bench_sandbox`` interleaves the runs, so drift on a shared machine hits all
+three alike, and prints median and p90 with the difference to ``popen``.
+"""
+
+from __future__ import annotations
+
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+
+import pytest
+from pytest_benchmark.fixture import BenchmarkFixture
+
+import safefs
+from agent.sandbox import Refused
+from agent.tools.bash import DEFAULT_SHELL, BashTool
+
+RUNS = 50
+ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin"}
+
+
+def popen_true() -> None:
+    subprocess.run([DEFAULT_SHELL, "-c", "true"], env=ENV, start_new_session=True, check=True)
+
+
+def tool_true(tool: BashTool) -> Callable[[], None]:
+    def run() -> None:
+        out = tool.execute({"command": "true"})
+        if not out.content.startswith("exit status 0\n"):
+            raise RuntimeError(out.content)
+    return run
+
+
+def p90(samples: list[float]) -> float:
+    return statistics.quantiles(samples, n=10)[-1]
+
+
+@pytest.fixture(scope="module")
+def root() -> Iterator[safefs.Root]:
+    path = tempfile.mkdtemp(prefix="safefs-bench-sandbox-")
+    with safefs.Root(path) as r:
+        yield r
+    shutil.rmtree(path, ignore_errors=True)
+
+
+def _bench(benchmark: BenchmarkFixture, fn: Callable[[], None]) -> None:
+    benchmark.group = "bash -c true"
+    benchmark.pedantic(fn, rounds=RUNS, iterations=1, warmup_rounds=3)  # type: ignore[no-untyped-call]
+    if benchmark.stats is not None:  # None under --benchmark-disable: fn ran once, untimed
+        data = list(benchmark.stats.stats.data)
+        benchmark.extra_info["p90_ms"] = round(p90(data) * 1e3, 3)
+
+
+def test_popen(benchmark: BenchmarkFixture) -> None:
+    _bench(benchmark, popen_true)
+
+
+@pytest.mark.parametrize("mode", ["off", "auto"])
+def test_bash_tool(benchmark: BenchmarkFixture, root: safefs.Root, mode: str) -> None:
+    tool = BashTool(root, sandbox=mode, base_env=ENV)
+    if isinstance(tool.sandbox, Refused):
+        pytest.skip(tool.sandbox.refusal)
+    try:
+        _bench(benchmark, tool_true(tool))
+    finally:
+        tool.close()
+
+
+def main() -> int:
+    path = tempfile.mkdtemp(prefix="safefs-bench-sandbox-")
+    try:
+        with safefs.Root(path) as r:
+            off, sandboxed = BashTool(r, sandbox="off", base_env=ENV), BashTool(r, base_env=ENV)
+            if isinstance(sandboxed.sandbox, Refused):
+                print(f"bench_sandbox: {sandboxed.sandbox.refusal}", file=sys.stderr)
+                return 1
+            ways = {"popen": popen_true, "off": tool_true(off), "sandboxed": tool_true(sandboxed)}
+            samples: dict[str, list[float]] = {name: [] for name in ways}
+            for fn in ways.values():  # warm up
+                fn()
+            for _ in range(RUNS):
+                for name, fn in ways.items():
+                    t0 = time.perf_counter()
+                    fn()
+                    samples[name].append(time.perf_counter() - t0)
+            off.close()
+            sandboxed.close()
+    finally:
+        shutil.rmtree(path, ignore_errors=True)
+    print(f"bash -c true, {RUNS} interleaved runs each ({sandboxed.sandbox_layers})")
+    base_median = statistics.median(samples["popen"])
+    base_p90 = p90(samples["popen"])
+    print(f"  {'way':<10} {'median ms':>10} {'p90 ms':>8} {'+median':>8} {'+p90':>8}")
+    for name, s in samples.items():
+        med, high = statistics.median(s), p90(s)
+        print(f"  {name:<10} {med * 1e3:>10.2f} {high * 1e3:>8.2f} "
+              f"{(med - base_median) * 1e3:>+8.2f} {(high - base_p90) * 1e3:>+8.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,169 @@
+"""safefs-mcp over streamable HTTP: loopback only unless asked, a bearer token on every request,
+an Origin check; a refused request touches nothing, a correct one works."""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import subprocess
+import threading
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import anyio
+import httpx2
+import pytest
+from mcp import ClientSession
+from mcp.client.streamable_http import streamable_http_client
+
+from benchmarks.mcp_client import safefs_server
+
+TOKEN = "test-token-5f0c2b9e"
+
+
+@dataclass
+class Served:
+    url: str
+    stderr: list[str]
+    ws: Path
+
+
+def _start(args: list[str], env: dict[str, str]) -> tuple[subprocess.Popen[str], queue.Queue[str]]:
+    command = safefs_server()
+    if command is None:
+        pytest.skip("the safefs-mcp console script is not installed")
+    proc = subprocess.Popen([*command, *args], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True, env=env)
+    lines: queue.Queue[str] = queue.Queue()
+
+    def pump() -> None:
+        assert proc.stderr is not None
+        for line in proc.stderr:
+            lines.put(line)
+        lines.put("")  # end of output
+
+    threading.Thread(target=pump, daemon=True).start()
+    return proc, lines
+
+
+def _wait_for_url(lines: queue.Queue[str], seen: list[str]) -> str:
+    while True:
+        line = lines.get(timeout=30)
+        seen.append(line)
+        if "listening on " in line:
+            return line.split("listening on ", 1)[1].strip()
+        if line == "":
+            pytest.fail(f"server exited: {''.join(seen)}")
+
+
+def _stop(proc: subprocess.Popen[str]) -> None:
+    proc.terminate()
+    try:
+        proc.wait(10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+    ws = tmp_path_factory.mktemp("http") / "ws"
+    ws.mkdir()
+    (ws / "hello.txt").write_text("hello over http\n")
+    env = {**os.environ, "SAFEFS_MCP_TOKEN": TOKEN}
+    proc, lines = _start(["--http", "127.0.0.1:0", str(ws)], env)
+    seen: list[str] = []
+    try:
+        yield Served(_wait_for_url(lines, seen), seen, ws)
+    finally:
+        _stop(proc)
+
+
+def _post(url: str, body: dict[str, Any], headers: dict[str, str]) -> tuple[int, str]:
+    request = urllib.request.Request(url, data=json.dumps(body).encode(), method="POST", headers={
+        "Content-Type": "application/json", "Accept": "application/json, text/event-stream",
+        **headers})
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return response.status, response.read().decode()
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read().decode()
+
+
+WRITE_CALL = {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+              "params": {"name": "write_file", "arguments": {"path": "pwned.txt", "content": "x"}}}
+INITIALIZE = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+    "protocolVersion": "2025-06-18", "capabilities": {},
+    "clientInfo": {"name": "test", "version": "0"}}}
+
+
+@pytest.mark.parametrize("authorization", [None, "Bearer wrong-token", f"Basic {TOKEN}", TOKEN])
+def test_without_the_token_401_and_nothing_touched(served: Served, authorization: str | None) -> None:
+    headers = {} if authorization is None else {"Authorization": authorization}
+    for body in (INITIALIZE, WRITE_CALL):
+        status, text = _post(served.url, body, headers)
+        assert status == 401, text
+    assert not (served.ws / "pwned.txt").exists()
+
+
+def test_a_foreign_origin_is_refused(served: Served) -> None:
+    for origin in ("http://evil.example", "http://127.0.0.1.evil.example:80", "null"):
+        status, _text = _post(served.url, WRITE_CALL, {"Authorization": f"Bearer {TOKEN}",
+                                                       "Origin": origin})
+        assert status == 403, origin
+    assert not (served.ws / "pwned.txt").exists()
+
+
+def test_a_correct_call_works(served: Served) -> None:
+    async def session() -> tuple[str, str]:
+        headers = {"Authorization": f"Bearer {TOKEN}"}
+        async with httpx2.AsyncClient(headers=headers, timeout=30) as http:
+            async with streamable_http_client(served.url, http_client=http) as (read, write):
+                async with ClientSession(read, write) as client:
+                    await client.initialize()
+                    first = await client.call_tool("read_text_file", {"path": "hello.txt"})
+                    await client.call_tool("write_file", {"path": "new.txt", "content": "made\n"})
+                    escape = await client.call_tool("read_text_file", {"path": "../x"})
+                    texts = [getattr(r.content[0], "text", "") for r in (first, escape)]
+                    return texts[0], texts[1]
+
+    read_back, refused = anyio.run(session)
+    assert read_back == "hello over http\n"
+    assert refused == "path escapes workspace: '../x'"
+    assert (served.ws / "new.txt").read_text() == "made\n"
+    # A browser page on the loopback origin itself is allowed.
+    status, _ = _post(served.url, INITIALIZE, {"Authorization": f"Bearer {TOKEN}",
+                                               "Origin": served.url.rsplit("/", 1)[0]})
+    assert status == 200
+
+
+def test_a_generated_token_is_printed_once_and_required(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "SAFEFS_MCP_TOKEN"}
+    proc, lines = _start(["--http", "127.0.0.1:0", str(tmp_path)], env)
+    seen: list[str] = []
+    try:
+        url = _wait_for_url(lines, seen)
+        printed = [line for line in seen if "bearer token" in line]
+        assert len(printed) == 1
+        token = printed[0].rsplit(": ", 1)[1].strip()
+        assert len(token) >= 32
+        assert _post(url, INITIALIZE, {})[0] == 401
+        assert _post(url, INITIALIZE, {"Authorization": f"Bearer {token}"})[0] == 200
+    finally:
+        _stop(proc)
+
+
+def test_a_remote_address_needs_allow_remote(tmp_path: Path) -> None:
+    command = safefs_server()
+    if command is None:
+        pytest.skip("the safefs-mcp console script is not installed")
+    done = subprocess.run([*command, "--http", "0.0.0.0:0", str(tmp_path)], capture_output=True,
+                          text=True, timeout=60, stdin=subprocess.DEVNULL)
+    assert done.returncode == 2
+    assert done.stderr == ("safefs-mcp: refusing to listen on '0.0.0.0', which is not a loopback "
+                           "address; pass --allow-remote to serve other machines\n")

@@ -1,0 +1,62 @@
+"""Client roots narrow the served directories and never widen them; the command line fails
+cleanly, naming the extra to install when the MCP SDK is missing."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.mcp.client import mcp_client
+from tests.mcp.conftest import SECRET, Arena
+
+
+def test_a_root_inside_narrows(arena: Arena) -> None:
+    with mcp_client(str(arena.ws), roots=[(arena.ws / "sub").as_uri()]) as client:
+        assert client.text("list_allowed_directories", {}) == (
+            False, f"Allowed directories:\n{arena.ws / 'sub'}")
+        assert client.text("read_text_file", {"path": "lines.txt", "head": 1}) == (False, "line 1")
+        error, text = client.text("read_text_file", {"path": str(arena.ws / "hello.txt")})
+        assert error and text == f"path escapes workspace: '{arena.ws / 'hello.txt'}'"
+        assert client.text("read_text_file", {"path": "../hello.txt"})[0]
+
+
+def test_roots_outside_never_widen(arena: Arena) -> None:
+    roots = [arena.outside.as_uri(), arena.sibling.as_uri(), (arena.ws / "link_out").as_uri(),
+             "file:///"]
+    with mcp_client(str(arena.ws), roots=roots) as client:
+        # "/" contains the served directory: the intersection is the directory itself.
+        assert client.text("list_allowed_directories", {}) == (
+            False, f"Allowed directories:\n{arena.ws}")
+        for path in [str(arena.outside / "secret.txt"), str(arena.sibling / "secret.txt"),
+                     "link_out/secret.txt"]:
+            error, text = client.text("read_text_file", {"path": path})
+            assert error and SECRET not in text
+    with mcp_client(str(arena.ws), roots=[arena.outside.as_uri()]) as client:
+        error, text = client.text("read_text_file", {"path": str(arena.outside / "secret.txt")})
+        assert error and text.startswith("no allowed directories")
+
+
+def test_a_symlinked_root_is_opened_through_safefs(arena: Arena) -> None:
+    # The root names a link inside the served directory that leads out: refused, not followed.
+    with mcp_client(str(arena.ws), roots=[(arena.ws / "link_out").as_uri()]) as client:
+        assert client.text("list_allowed_directories", {}) == (False, "Allowed directories:\n")
+        assert client.text("read_text_file", {"path": "secret.txt"})[0]
+
+
+def test_missing_directory_is_one_line(tmp_path: Path) -> None:
+    script = Path(sys.executable).with_name("safefs-mcp")
+    done = subprocess.run([str(script), str(tmp_path / "nope")], capture_output=True, text=True,
+                          stdin=subprocess.DEVNULL, timeout=60)
+    assert done.returncode == 2
+    assert done.stderr == f"safefs-mcp: cannot serve {tmp_path / 'nope'}: No such file or directory\n"
+
+
+def test_missing_mcp_extra_names_the_install_command(tmp_path: Path) -> None:
+    # The SDK made unimportable, as in an environment installed without the extra.
+    code = ("import sys; sys.modules['mcp'] = None; from agent.mcp.cli import main; "
+            f"sys.exit(main([{str(tmp_path)!r}]))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          stdin=subprocess.DEVNULL, timeout=60)
+    assert done.returncode == 2
+    assert done.stderr == "safefs-mcp: the MCP server needs its extra: pip install 'safefs[mcp]'\n"

@@ -1,0 +1,357 @@
+"""Escape attempts made for real from inside an approved command; each must fail with nothing
+changed outside, and legitimate work must still succeed.
+
+Every attempt runs twice: with the agent as root (the command then drops to uid 65534) and with
+the agent as an ordinary user (the test forks and drops the child to an unprivileged uid before
+it opens the workspace and runs the tool). The outside directory is world-writable and its
+secret world-readable, and the victim process has the command's own uid, so file modes and uid
+checks are not what stops an attempt: the sandbox is.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import safefs
+from agent.sandbox import Refused, make_sandbox
+from agent.sandbox.linux import DROPPED_UID, Limits, LinuxSandbox
+from agent.tools import BashTool
+from tests.agent.processes import survivors
+
+PATH = "/usr/local/bin:/usr/bin:/bin"
+SECRET = "outside-secret-7f3a"
+AGENT_MARKER = "agent-environment-marker-91c2"
+ORDINARY_UID = 54321
+FORK_LIMIT = 64
+
+
+def sandbox_refusal() -> str | None:
+    with tempfile.TemporaryDirectory() as d, safefs.Root(d) as root:
+        sandbox = make_sandbox(root)
+        sandbox.close()
+        return sandbox.refusal if isinstance(sandbox, Refused) else None
+
+
+pytestmark = [
+    pytest.mark.skipif(os.geteuid() != 0, reason="the test drops to each identity itself, as root"),
+    pytest.mark.skipif(sandbox_refusal() is not None, reason=str(sandbox_refusal())),
+]
+
+
+@dataclass
+class World:
+    """What lies outside the sandbox: a directory with a secret, listeners, a victim process."""
+
+    base: Path
+    workspace: Path
+    outside: Path
+    tcp: socket.socket
+    udp: socket.socket
+    victim: subprocess.Popen[bytes]
+
+    def format(self, command: str) -> str:
+        return command.format(outside=self.outside, tcp=self.tcp.getsockname()[1],
+                              udp=self.udp.getsockname()[1], victim=self.victim.pid,
+                              agent=os.getpid())
+
+    def outside_state(self) -> dict[str, bytes]:
+        return {p.name: p.read_bytes() for p in sorted(self.outside.iterdir())}
+
+    def git_state(self) -> dict[str, bytes]:
+        git = self.workspace / ".git"
+        hooks = sorted(p.name for p in (git / "hooks").iterdir())
+        return {"config": (git / "config").read_bytes(), "hooks": "\n".join(hooks).encode()}
+
+    def tcp_connections(self) -> int:
+        n = 0
+        self.tcp.settimeout(0.2)
+        try:
+            while True:
+                conn, _ = self.tcp.accept()
+                conn.close()
+                n += 1
+        except TimeoutError:
+            return n
+
+    def udp_datagrams(self) -> int:
+        n = 0
+        self.udp.settimeout(0.2)
+        try:
+            while True:
+                self.udp.recv(100)
+                n += 1
+        except TimeoutError:
+            return n
+
+
+def build_world(uid: int) -> World:
+    base = Path(tempfile.mkdtemp(prefix="safefs-escape-"))
+    base.chmod(0o755)
+    workspace, outside = base / "work", base / "outside"
+    workspace.mkdir()
+    outside.mkdir()
+    outside.chmod(0o777)
+    (outside / "secret.txt").write_text(SECRET + "\n")
+    (outside / "secret.txt").chmod(0o666)
+    (workspace / "hello.txt").write_text("hello from inside\n")
+    subprocess.run(["git", "init", "-q", str(workspace)], check=True)
+    for dirpath, _dirs, files in os.walk(workspace):
+        for name in [dirpath, *(os.path.join(dirpath, f) for f in files)]:
+            os.chown(name, uid, uid)
+    tcp = socket.socket()
+    tcp.bind(("127.0.0.1", 0))
+    tcp.listen(8)
+    udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    udp.bind(("127.0.0.1", 0))
+    # The victim has the command's own uid: only the sandbox stands between them.
+    victim_uid = DROPPED_UID if uid == 0 else uid
+    victim = subprocess.Popen(["sleep", "3300"], user=victim_uid, group=victim_uid)
+    return World(base, workspace, outside, tcp, udp, victim)
+
+
+@dataclass(frozen=True)
+class Attempt:
+    name: str
+    command: str
+    limits: Limits | None = None
+
+
+ATTEMPTS = [
+    Attempt("read_secret_outside",
+            "cat {outside}/secret.txt; cat ../outside/secret.txt; cp {outside}/secret.txt got; "
+            "ln {outside}/secret.txt hard; cat hard"),
+    Attempt("write_outside",
+            "echo pwned > {outside}/new; echo pwned >> {outside}/secret.txt; "
+            "rm -f {outside}/secret.txt; mv {outside}/secret.txt here; mkdir {outside}/d; "
+            "ln -s /etc/passwd {outside}/link; touch ../outside/new2"),
+    Attempt("tcp_connect",
+            "python3 -c 'import socket; socket.create_connection((\"127.0.0.1\", {tcp}), 2)'"),
+    Attempt("udp_send",
+            "python3 -c 'import socket; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); "
+            "s.sendto(b\"x\", (\"127.0.0.1\", {udp}))'"),
+    Attempt("read_agent_environ",
+            "cat /proc/$PPID/environ; cat /proc/1/environ; cat /proc/{agent}/environ; "
+            "tr '\\0' '\\n' < /proc/1/cmdline; ls /proc"),
+    Attempt("signal_outside", "kill -KILL {victim}; kill -KILL 1; kill -STOP -1; echo sent"),
+    Attempt("ptrace_outside",
+            "python3 -c 'import ctypes; libc = ctypes.CDLL(None); "
+            "print(\"attach\", libc.ptrace(16, {victim}, 0, 0), libc.ptrace(16, 1, 0, 0))'"),
+    Attempt("write_git_hooks",
+            "echo 'echo owned' > .git/hooks/pre-commit; chmod +x .git/hooks/pre-commit; "
+            "git config core.hooksPath /tmp; echo '[core]' >> .git/config; "
+            "mv .git/hooks .git/old-hooks; rm -rf .git/hooks; mv .git .git-old; "
+            "mv .git/config .git/config.old"),
+    Attempt("fork_bomb",
+            "python3 -c 'import os, time\n"
+            "n = 0\n"
+            "try:\n"
+            "    while n < 1000:\n"
+            "        if os.fork() == 0:\n"
+            "            time.sleep(3400)\n"
+            "            os._exit(0)\n"
+            "        n += 1\n"
+            "except OSError as e:\n"
+            "    print(\"stopped at\", n, e.errno)'",
+            limits=Limits(processes=FORK_LIMIT)),
+    Attempt("background_jobs_survive",
+            "set -m; sleep 3501 & setsid sleep 3502 & (setsid sh -c 'sleep 3503 &') ; "
+            "nohup sleep 3504 >/dev/null 2>&1 & disown; echo started"),
+    Attempt("legitimate_work",
+            "ls; cat hello.txt; python3 -c 'print(6 * 7)'; git status --short; "
+            "touch made && rm made && echo made-and-removed; echo kept > kept.txt; "
+            "touch \"$TMPDIR/t\" && ls \"$TMPDIR\" && rm \"$TMPDIR/t\" && echo tmp-ok"),
+]
+
+
+def run_attempts(world: World) -> dict[str, tuple[str, bool]]:
+    results: dict[str, tuple[str, bool]] = {}
+    with safefs.Root(world.workspace) as root:
+        for attempt in ATTEMPTS:
+            sandbox = LinuxSandbox(root, limits=attempt.limits or Limits())
+            tool = BashTool(root, sandbox=sandbox, timeout=20, base_env={"PATH": PATH})
+            out = tool.execute({"command": world.format(attempt.command)})
+            tool.close()
+            results[attempt.name] = (out.content, out.is_error)
+    return results
+
+
+def run_as_ordinary_user(world: World, uid: int) -> dict[str, tuple[str, bool]]:
+    """``run_attempts`` in a forked child that dropped to ``uid`` before touching anything."""
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child
+        status = 0
+        try:
+            os.close(read_end)
+            os.setgroups([])
+            os.setresgid(uid, uid, uid)
+            os.setresuid(uid, uid, uid)
+            payload: Any = run_attempts(world)
+        except BaseException as exc:
+            payload = {"error": repr(exc)}
+            status = 1
+        try:
+            data = json.dumps(payload).encode()
+            while data:
+                data = data[os.write(write_end, data):]
+        finally:
+            os._exit(status)
+    os.close(write_end)
+    chunks = []
+    while chunk := os.read(read_end, 65536):
+        chunks.append(chunk)
+    os.close(read_end)
+    os.waitpid(pid, 0)
+    got = json.loads(b"".join(chunks))
+    assert "error" not in got, got
+    return {name: (content, is_error) for name, (content, is_error) in got.items()}
+
+
+@dataclass
+class Run:
+    world: World
+    results: dict[str, tuple[str, bool]]
+    before_outside: dict[str, bytes]
+    after_outside: dict[str, bytes]
+    before_git: dict[str, bytes]
+    after_git: dict[str, bytes]
+    tcp_connections: int
+    udp_datagrams: int
+
+
+@pytest.fixture(scope="module", params=["root", "ordinary-user"])
+def run(request: pytest.FixtureRequest) -> Iterator[Run]:
+    uid = 0 if request.param == "root" else ORDINARY_UID
+    world = build_world(uid)
+    os.environ["SAFEFS_TEST_AGENT_MARKER"] = AGENT_MARKER
+    try:
+        before_outside, before_git = world.outside_state(), world.git_state()
+        results = run_attempts(world) if uid == 0 else run_as_ordinary_user(world, uid)
+        for name, (content, _) in results.items():
+            print(f"--- {request.param} {name}\n{content}")
+        yield Run(world, results, before_outside, world.outside_state(), before_git,
+                  world.git_state(), world.tcp_connections(), world.udp_datagrams())
+    finally:
+        del os.environ["SAFEFS_TEST_AGENT_MARKER"]
+        world.victim.kill()
+        world.victim.wait()
+        world.tcp.close()
+        world.udp.close()
+        shutil.rmtree(world.base, ignore_errors=True)
+
+
+def output(run: Run, name: str) -> str:
+    """The result of one attempt, which must have run (not been refused) in the sandbox."""
+    content, _ = run.results[name]
+    status, layers = content.split("\n", 2)[:2]
+    assert status.startswith(("exit status ", "killed by signal ")), content
+    assert layers.startswith("sandbox: landlock abi "), content
+    return content
+
+
+def test_read_secret_outside(run: Run) -> None:
+    text = output(run, "read_secret_outside")
+    assert SECRET not in text
+    assert "Permission denied" in text
+    assert not (run.world.workspace / "got").exists()
+
+
+def test_write_outside(run: Run) -> None:
+    output(run, "write_outside")
+    assert run.after_outside == run.before_outside
+
+
+def test_tcp_connect_to_a_listener_outside(run: Run) -> None:
+    text = output(run, "tcp_connect")
+    assert run.results["tcp_connect"][1], text  # the connect raised
+    assert run.tcp_connections == 0
+
+
+def test_udp_datagram_to_a_socket_outside(run: Run) -> None:
+    output(run, "udp_send")
+    assert run.udp_datagrams == 0
+
+
+def test_read_agent_environment(run: Run) -> None:
+    text = output(run, "read_agent_environ")
+    assert AGENT_MARKER not in text
+    assert "SAFEFS_TEST_AGENT_MARKER" not in text
+    listed = text.split("\n", 3)[3].split()
+    assert str(os.getpid()) not in listed  # the fresh /proc shows only the sandbox's processes
+
+
+def test_signal_a_process_outside(run: Run) -> None:
+    text = output(run, "signal_outside")
+    assert run.world.victim.poll() is None, text
+    assert Path(f"/proc/{run.world.victim.pid}/stat").read_text().split(")")[1].split()[0] != "T"
+
+
+def test_ptrace_a_process_outside(run: Run) -> None:
+    text = output(run, "ptrace_outside")
+    assert "attach -1 -1" in text
+    status = Path(f"/proc/{run.world.victim.pid}/status").read_text()
+    assert "TracerPid:\t0" in status
+
+
+def test_write_git_hooks(run: Run) -> None:
+    text = output(run, "write_git_hooks")
+    assert run.after_git == run.before_git, text
+    assert not (run.world.workspace / ".git" / "hooks" / "pre-commit").exists()
+    assert not (run.world.workspace / ".git-old").exists()
+
+
+def test_fork_bomb_is_bounded(run: Run) -> None:
+    text = output(run, "fork_bomb")
+    line = next(x for x in text.splitlines() if x.startswith("stopped at"))
+    started, err = map(int, line.split()[2:])
+    assert err == 11 and started < FORK_LIMIT, text  # EAGAIN from the process limit
+    assert survivors("sleep 3400", "time.sleep(3400)") == []
+
+
+def test_background_jobs_do_not_survive(run: Run) -> None:
+    text = output(run, "background_jobs_survive")
+    assert text.split("\n", 1)[0] == "exit status 0"
+    assert survivors("sleep 350") == []
+
+
+def test_legitimate_work_still_works(run: Run) -> None:
+    text = output(run, "legitimate_work")
+    status, _, _, body = text.split("\n", 3)
+    assert status == "exit status 0", text
+    for expected in ("hello.txt", "hello from inside", "42", "made-and-removed", "t\n", "tmp-ok"):
+        assert expected in body
+    kept = run.world.workspace / "kept.txt"
+    assert kept.read_text() == "kept\n"
+    assert kept.stat().st_uid == (run.world.workspace.stat().st_uid)  # owned by the owner
+
+
+def test_network_is_reachable_when_allowed() -> None:
+    """The control for the network attempts: the same connect works with the network allowed."""
+    world = build_world(0)
+    try:
+        with safefs.Root(world.workspace) as root:
+            tool = BashTool(root, allow_network=True, base_env={"PATH": PATH})
+            out = tool.execute({"command": world.format(ATTEMPTS[2].command)})
+            tool.close()
+        assert "network allowed" in out.content
+        assert not out.is_error, out.content
+        assert world.tcp_connections() == 1
+    finally:
+        world.victim.kill()
+        world.victim.wait()
+        world.tcp.close()
+        world.udp.close()
+        shutil.rmtree(world.base, ignore_errors=True)
+
+
