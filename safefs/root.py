@@ -354,6 +354,9 @@ class Root:
         judge = WalkResolver("beneath", use_o_path=self._resolver.use_o_path)
         where = join(directory, target)
         try:
+            _parent, name, trailing = split_parent(where)
+            if trailing or name in SPECIAL_NAMES:  # "x/" and "x/." follow x: judge all of it
+                raise DirectoryPath(where)
             judge.lookup(self._fd, where, follow=True).release()
         except DirectoryPath as whole:
             try:
