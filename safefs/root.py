@@ -443,8 +443,14 @@ class Root:
         The replaced file's mode bits are kept, except setuid and setgid, which are dropped.
         """
         rel = self._rel(path)
-        with reporting(path), self._lookup_file(rel, parents=parents) as found:
-            write_atomic(found.fd, found.name, data, _kept_mode(found.st), durable)
+        try:  # not ``with reporting(...)``: this is a hot path
+            found = self._lookup_file(rel, parents=parents)
+            try:
+                write_atomic(found.fd, found.name, data, _kept_mode(found.st), durable)
+            finally:
+                found.release()
+        except OSError as exc:
+            raise with_filename(exc, path) from None
         return memoryview(data).nbytes
 
     def write_text(self, path: PathArg, data: str, encoding: str = "utf-8",
