@@ -1,8 +1,8 @@
 """Console-script entry points that check their optional dependencies before importing them.
 
-``pip install safefs`` brings the confinement library alone. The agent and the MCP server need
-extras; started without them, a command says in one line which extra to install, rather than
-failing with a traceback from deep inside an import.
+``pip install safefs`` brings the confinement library alone. The agent needs its extra;
+started without it, ``safefs-agent`` says in one line which extra to install, rather than failing
+with a traceback from deep inside an import. (``safefs-mcp`` checks its own, in ``agent.mcp.cli``.)
 """
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ import sys
 # extra name -> the top-level modules it installs that the command imports
 EXTRAS: dict[str, tuple[str, ...]] = {
     "agent": ("anthropic", "pathspec"),
-    "mcp": ("mcp", "mcp_types", "pathspec"),
 }
 
 

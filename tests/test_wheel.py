@@ -25,6 +25,11 @@ SCRIPT_EXTRAS: dict[str, str | None] = {
     "safefs-mcp": "mcp",
     "safefs-bench": None,
 }
+# How each command that needs an extra is used for real (the workspace path is appended).
+SCRIPT_USE: dict[str, list[str]] = {
+    "safefs-agent": ["run", "--workspace"],
+    "safefs-mcp": [],
+}
 SKIP_COPY = shutil.ignore_patterns(".git", ".venv", "build", "dist", "*.egg-info", "__pycache__",
                                    ".*_cache", ".hypothesis", ".benchmarks", "bench-results",
                                    "node_modules", "*.so")
@@ -89,11 +94,14 @@ def test_bare_install_is_the_library_alone(wheel: Path, tmp_path: Path) -> None:
     assert done.stdout.split() == [expected, "x"]
     for script in console_scripts():
         extra = SCRIPT_EXTRAS[script]
-        started = run([str(env / "bin" / script), "--help"], tmp_path, timeout=120)
         if extra is None:
+            started = run([str(env / "bin" / script), "--help"], tmp_path, timeout=120)
             assert started.returncode == 0, (script, started.stderr)
             continue
-        assert started.returncode == 1, (script, started.stdout, started.stderr)
+        # A real use of the command, which needs the extra.
+        started = run([str(env / "bin" / script), *SCRIPT_USE[script], str(tmp_path)], tmp_path,
+                      timeout=120)
+        assert started.returncode != 0, (script, started.stdout, started.stderr)
         assert "Traceback" not in started.stderr
         assert started.stderr.count("\n") == 1, started.stderr
         assert f"pip install 'safefs[{extra}]'" in started.stderr

@@ -74,7 +74,4 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def entry_point() -> None:
-    from agent.extras import require
-
-    require("mcp", PROG)
     sys.exit(main())

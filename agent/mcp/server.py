@@ -7,6 +7,7 @@ an unexpected exception is reported by type, its traceback kept on the server's 
 
 from __future__ import annotations
 
+import functools
 import sys
 import traceback
 import weakref
@@ -18,14 +19,15 @@ import jsonschema  # type: ignore[import-untyped]
 import mcp_types as types
 from mcp.server.lowlevel import Server
 from mcp.server.session import ServerSession
-from mcp.server.stdio import stdio_server
 
 import safefs
 from agent.mcp.directories import Directories
+from agent.mcp.stdio_transport import pipe_stdio_server
 from agent.mcp.tools import McpTool, Media, Reply
 from agent.workspace.errors import WorkspaceError
 
 SERVER_NAME = "safefs-mcp"
+ROOTS_TIMEOUT = 10.0  # seconds a client gets to answer roots/list; then the DIRs are used as given
 
 
 def error_result(message: str) -> types.CallToolResult:
@@ -63,9 +65,14 @@ def _snake(hints: dict[str, bool]) -> dict[str, Any]:
     return {names[k]: v for k, v in hints.items()}
 
 
+@functools.cache
+def _validator(tool: McpTool) -> Any:
+    return jsonschema.Draft7Validator(tool.input_schema())
+
+
 def run_tool(tool: McpTool, directories: Directories, args: dict[str, Any]) -> types.CallToolResult:
     """Validate and run one call (blocking; called in a worker thread)."""
-    problem = next(iter(jsonschema.Draft7Validator(tool.input_schema()).iter_errors(args)), None)
+    problem = next(iter(_validator(tool).iter_errors(args)), None)
     if problem is not None:
         where = "/".join(str(p) for p in problem.absolute_path) or "arguments"
         return error_result(f"Input validation error: Invalid arguments for tool {tool.name}: "
@@ -114,8 +121,9 @@ class SafefsServer:
         capabilities = session.client_capabilities
         if capabilities is not None and capabilities.roots is not None:
             try:
-                result = await session.list_roots()
-            except Exception as exc:  # no back channel, or the client failed: keep the DIRs
+                with anyio.fail_after(ROOTS_TIMEOUT):
+                    result = await session.list_roots()
+            except Exception as exc:  # no back channel, no answer, or the client failed
                 print(f"{SERVER_NAME}: could not list the client's roots ({type(exc).__name__}); "
                       "using the directories given on the command line", file=sys.stderr)
             else:
@@ -130,9 +138,9 @@ class SafefsServer:
 
 
 async def serve_stdio(server: Server[Any]) -> None:
-    async with stdio_server() as (read_stream, write_stream):
+    async with pipe_stdio_server() as (read_stream, write_stream):
         await server.run(read_stream, write_stream, server.create_initialization_options())
 
 
 def run_stdio(server: Server[Any]) -> None:
-    anyio.run(serve_stdio, server)
+    anyio.run(serve_stdio, server, backend="asyncio")

@@ -43,7 +43,7 @@ class Media:
 Reply = str | Media
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # compared and hashed by identity: one object per tool
 class McpTool:
     name: str
     title: str
@@ -103,6 +103,11 @@ def _count(args: dict[str, Any], name: str) -> int | None:
 # -- reading ---------------------------------------------------------------------------------
 
 def _cut_note(r: text.LineRange) -> str:
+    if r.line_cut:
+        return (f"\n[cut at {MAX_RESULT_CHARS} characters: line {r.last} of {r.total} is longer "
+                "than that, and the rest of it is not shown"
+                + (f"; call read_text_file with offset={r.last + 1} to read on]"
+                   if r.last < r.total else "]"))
     return (f"\n[cut at {MAX_RESULT_CHARS} characters: lines {r.first}-{r.last} of {r.total} "
             f"shown; call read_text_file with offset={r.last + 1} to read on]")
 

@@ -15,6 +15,8 @@ import safefs
 from agent.workspace.errors import WorkspaceError, os_failure, require_path
 from agent.workspace.limits import MAX_RESULT_CHARS, cut_text
 
+MAX_EDIT_BYTES = 64 << 20  # an edit holds the file twice in memory; larger ones are refused
+
 
 @dataclass(frozen=True)
 class Edit:
@@ -73,9 +75,12 @@ def edit_file(root: safefs.Root, path: str, edits: Sequence[Edit], *,
     if not edits:
         raise WorkspaceError("no edits given")
     try:
-        data = root.read_bytes(path)
+        with root.open(path, "rb") as stream:  # a FIFO or device is refused, never opened
+            data = stream.read(MAX_EDIT_BYTES + 1)
     except OSError as exc:
         raise os_failure(exc, path) from None
+    if len(data) > MAX_EDIT_BYTES:
+        raise WorkspaceError(f"file too large to edit: {path!r} is over {MAX_EDIT_BYTES >> 20} MiB")
     try:
         text = data.decode("utf-8", "strict")
     except UnicodeDecodeError as exc:

@@ -25,15 +25,17 @@ class Listed:
 
 def describe_link(root: safefs.Root, path: str) -> str:
     """Where the symlink at ``path`` leads, without following it out of the workspace."""
+    # Each lookup resolves beneath the root; the link may be swapped between them, so every
+    # one of them may also find that it now leads out.
     try:
         target = root.resolve(path)
+        suffix = "" if root.exists(path) else " (missing)"
     except safefs.PathEscapeError:
         return "outside the workspace (not followed)"
     except OSError as exc:
         if exc.errno == errno.ELOOP:
             return "a symlink loop"
         return "nowhere reachable"
-    suffix = "" if root.exists(path) else " (missing)"
     return f"{target}{suffix}"
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import safefs
-from safefs import _sys
+from safefs import capabilities
 from tests.agent.messages_api_server import LoopbackMessagesAPI, serve
 
 API_KEY = "sk-ant-test-9f8e7d6c5b4a-loopback"
@@ -60,7 +60,7 @@ def messages_api() -> Iterator[LoopbackMessagesAPI]:
 def each_backend(request: pytest.FixtureRequest, ws: AgentWorkspace) -> Iterator[AgentWorkspace]:
     """``ws`` with its root reopened on each safefs backend: the tools must hold on all."""
     backend: str = request.param
-    if backend == "openat2" and not _sys.HAVE_NATIVE:
+    if backend == "openat2" and not capabilities().native_extension:
         pytest.skip("native extension not built")
     if backend == "walk-no-o-path":
         root = safefs.Root(ws.path, resolver="walk", _use_o_path=False)

@@ -89,3 +89,18 @@ def test_the_file_is_replaced_atomically_keeping_its_mode(code: AgentWorkspace) 
 
 def test_target_paths_for_a_policy(ws: AgentWorkspace) -> None:
     assert EditTool(ws.root).target_paths({"path": "a/b.py", "old_string": "x"}) == ["a/b.py"]
+
+
+def test_a_huge_file_is_refused_without_loading_it(ws: AgentWorkspace) -> None:
+    from agent.workspace.edits import MAX_EDIT_BYTES
+
+    with open(ws.path / "code.py", "wb") as f:
+        f.truncate(MAX_EDIT_BYTES + 1)  # sparse
+    out = edit(ws, old_string="a", new_string="b")
+    assert out == ToolOutput("file too large to edit: 'code.py' is over 64 MiB", is_error=True)
+
+
+def test_a_fifo_is_refused_at_once(ws: AgentWorkspace) -> None:
+    os.mkfifo(ws.path / "code.py")
+    assert edit(ws, old_string="a", new_string="b") == ToolOutput(
+        "not a regular file: 'code.py'", is_error=True)

@@ -4,6 +4,7 @@ the workspace with a symlink to the outside. Bounded in time; outcomes counted a
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -12,9 +13,9 @@ import pytest
 import safefs
 from agent.tools import ReadTool, WriteTool
 from benchmarks.attacker import Swapper, run_for
-from safefs import _sys
+from safefs import capabilities
 
-pytestmark = pytest.mark.skipif(not _sys.have_renameat2(), reason="the attacker needs renameat2")
+pytestmark = pytest.mark.skipif(not capabilities().renameat2, reason="the attacker needs renameat2")
 
 SECONDS = 1.0
 INSIDE = "inside content\n"
@@ -39,6 +40,15 @@ def arena(tmp_path: Path) -> tuple[Path, Path]:
     return work, outside
 
 
+def attack(work: Path, attempt: Callable[[], None], label: str, counts: Counts) -> None:
+    """Run ``attempt`` for SECONDS while ``d`` is swapped with ``evil``; print and check."""
+    with Swapper(str(work / "d"), str(work / "evil")) as swapper:
+        run_for(SECONDS, attempt)
+    print(f"{label}: {counts} swaps={swapper.swaps}")
+    assert counts.escapes == 0
+    assert counts.inside > 0
+
+
 def test_read_tool_never_returns_outside_content(tmp_path: Path) -> None:
     work, _outside = arena(tmp_path)
     counts = Counts()
@@ -59,11 +69,7 @@ def test_read_tool_never_returns_outside_content(tmp_path: Path) -> None:
                 assert out.content == INSIDE
                 counts.inside += 1
 
-        with Swapper(str(work / "d"), str(work / "evil")) as swapper:
-            run_for(SECONDS, attempt)
-    print(f"read tool [{root.resolver}]: {counts} swaps={swapper.swaps}")
-    assert counts.escapes == 0
-    assert counts.inside > 0
+        attack(work, attempt, f"read tool [{root.resolver}]", counts)
 
 
 def test_write_tool_never_creates_outside(tmp_path: Path) -> None:
@@ -84,10 +90,34 @@ def test_write_tool_never_creates_outside(tmp_path: Path) -> None:
             else:
                 counts.inside += 1
 
-        with Swapper(str(work / "d"), str(work / "evil")) as swapper:
-            run_for(SECONDS, attempt)
-    print(f"write tool [{root.resolver}]: {counts} swaps={swapper.swaps}")
-    assert counts.escapes == 0
-    assert counts.inside > 0
+        attack(work, attempt, f"write tool [{root.resolver}]", counts)
     assert sorted(os.listdir(outside)) == ["f"]
     assert (outside / "f").read_text() == OUTSIDE
+
+
+@pytest.mark.parametrize("tool, args", [
+    ("list", {"path": ".", "depth": 3}),
+    ("glob", {"pattern": "**"}),
+    ("grep", {"pattern": "secret|inside"}),
+])
+def test_walking_tools_never_list_or_read_outside(tmp_path: Path, tool: str,
+                                                  args: dict[str, object]) -> None:
+    from agent.tools import GlobTool, GrepTool, ListTool
+
+    work, outside = arena(tmp_path)
+    (outside / "only-outside.txt").write_text(OUTSIDE)
+    counts = Counts()
+    with safefs.Root(work) as root:
+        runner = {"list": ListTool, "glob": GlobTool, "grep": GrepTool}[tool](root)
+
+        def attempt() -> None:
+            counts.attempts += 1
+            out = runner.execute(args)
+            if "only-outside" in out.content or OUTSIDE in out.content:
+                counts.escapes += 1
+            elif out.is_error:
+                counts.refused += 1
+            else:
+                counts.inside += 1
+
+        attack(work, attempt, f"{tool} tool [{root.resolver}]", counts)

@@ -17,9 +17,9 @@ from benchmarks import contest
 from benchmarks.race import OPS, SWAPS
 from benchmarks.strategies import LANDLOCK, REALPATH, SAFEFS_STRATEGIES, UNCONFINED
 from benchmarks.trees import DEPTHS
-from safefs import _sys
+from safefs import capabilities
 
-needs_renameat2 = pytest.mark.skipif(not _sys.have_renameat2(),
+needs_renameat2 = pytest.mark.skipif(not capabilities().renameat2,
                                      reason="the attack phase needs renameat2")
 
 
@@ -103,7 +103,7 @@ def test_cost_table_and_machine_facts(contest_run: Any) -> None:
     assert machine["kernel"] == os.uname().release
     assert machine["cpu_count"] == os.cpu_count()
     assert machine["python"].endswith(".".join(map(str, sys.version_info[:3])))
-    assert machine["openat2_used"] is _sys.HAVE_NATIVE
+    assert machine["openat2_used"] is capabilities().native_extension
 
 
 def test_without_renameat2_the_attack_is_refused_and_the_cost_phase_runs(tmp_path: Path) -> None:

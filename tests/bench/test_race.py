@@ -12,9 +12,9 @@ import pytest
 
 from benchmarks.race import race_strategy
 from benchmarks.strategies import SAFEFS_OPENAT2, SAFEFS_WALK, UNCONFINED
-from safefs import _sys
+from safefs import capabilities
 
-pytestmark = pytest.mark.skipif(not _sys.have_renameat2(), reason="the attacker needs renameat2")
+pytestmark = pytest.mark.skipif(not capabilities().renameat2, reason="the attacker needs renameat2")
 
 
 @pytest.fixture
@@ -57,7 +57,7 @@ def test_no_descriptor_left_behind(own_tempdir: Path) -> None:
 @pytest.mark.parametrize("strategy", [SAFEFS_WALK, SAFEFS_OPENAT2])
 @pytest.mark.parametrize("op, swap", [("read", "dir"), ("write", "dir"), ("write", "final")])
 def test_safefs_holds(own_tempdir: Path, strategy: str, op: str, swap: str) -> None:
-    if strategy == SAFEFS_OPENAT2 and not _sys.HAVE_NATIVE:
+    if strategy == SAFEFS_OPENAT2 and not capabilities().native_extension:
         pytest.skip("native extension not built")
     counts = race_strategy(strategy, op, 0.5, swap)
     print(counts)

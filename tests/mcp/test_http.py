@@ -144,7 +144,8 @@ def test_a_correct_call_works(served: Served) -> None:
 
 def test_a_generated_token_is_printed_once_and_required(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if k != "SAFEFS_MCP_TOKEN"}
-    proc, lines = _start(["--http", "127.0.0.1:0", str(tmp_path)], env)
+    proc, lines = _start(["--http", "127.0.0.1:0", "--allow-origin", "https://app.example",
+                          str(tmp_path)], env)
     seen: list[str] = []
     try:
         url = _wait_for_url(lines, seen)
@@ -154,6 +155,9 @@ def test_a_generated_token_is_printed_once_and_required(tmp_path: Path) -> None:
         assert len(token) >= 32
         assert _post(url, INITIALIZE, {})[0] == 401
         assert _post(url, INITIALIZE, {"Authorization": f"Bearer {token}"})[0] == 200
+        allowed = {"Authorization": f"Bearer {token}", "Origin": "https://app.example"}
+        assert _post(url, INITIALIZE, allowed)[0] == 200  # --allow-origin
+        assert _post(url, INITIALIZE, {**allowed, "Origin": "https://app.example.evil"})[0] == 403
     finally:
         _stop(proc)
 

@@ -271,3 +271,22 @@ def test_unknown_tool_and_bad_arguments_are_error_results(served: tuple[Arena, C
     assert client.text("no_such_tool", {}) == (True, "Unknown tool: no_such_tool")
     error, text = client.text("move_file", {"source": "hello.txt"})
     assert error and "'destination' is a required property" in text
+
+
+def test_a_large_message_goes_through(served: tuple[Arena, Client]) -> None:
+    arena, client = served
+    content = "0123456789abcde\n" * (1 << 16)  # 1 MiB in one JSON-RPC line
+    assert ok(client, "write_file", {"path": "large.txt", "content": content})
+    assert (arena.ws / "large.txt").read_text() == content
+    assert ok(client, "read_text_file", {"path": "large.txt", "tail": 1}) == "0123456789abcde"
+
+
+def test_one_line_longer_than_the_cap_is_cut_and_says_so(served: tuple[Arena, Client]) -> None:
+    arena, client = served
+    (arena.ws / "wide.txt").write_text("w" * 50_000 + "\nsecond\n")
+    text = ok(client, "read_text_file", {"path": "wide.txt"})
+    body, note = text.rsplit("\n", 1)
+    assert body == "w" * len(body) and len(text) <= 30_000
+    assert note == ("[cut at 30000 characters: line 1 of 2 is longer than that, and the rest of it "
+                    "is not shown; call read_text_file with offset=2 to read on]")
+    assert ok(client, "read_text_file", {"path": "wide.txt", "offset": 2}).endswith("\nsecond\n")
