@@ -1,4 +1,5 @@
-"""Holes that a design seam let through, each pinned on every backend and mode it applies to."""
+"""Hardening rules, each pinned on every backend and mode it applies to (or, where a rule is a
+platform choice that cannot run here, the choice itself)."""
 
 from __future__ import annotations
 
