@@ -85,6 +85,7 @@ sandbox_ffibuilder.cdef(
         int idmap_userns_fd;
         int mount_proc;
         int protect_git;
+        int seccomp;
         uint64_t rlim_cpu;
         uint64_t rlim_as;
         uint64_t rlim_fsize;
@@ -103,7 +104,8 @@ sandbox_ffibuilder.cdef(
     long sbx_set_dumpable(int dumpable);
     """
 )
-sandbox_ffibuilder.set_source("agent.sandbox._native", _LAUNCHER.read_text())
+if _LAUNCHER.exists():  # else sandbox_ffibuilder has no source, and setup.py leaves it out
+    sandbox_ffibuilder.set_source("agent.sandbox._native", _LAUNCHER.read_text())
 
 if __name__ == "__main__":
     ffibuilder.compile(verbose=True)

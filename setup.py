@@ -34,10 +34,15 @@ def native_extensions() -> list:  # type: ignore[type-arg]
         sys.path.insert(0, ".")
         from build_ext import ffibuilder, sandbox_ffibuilder
 
-        return [ffibuilder.distutils_extension(), sandbox_ffibuilder.distutils_extension()]
+        extensions = [ffibuilder.distutils_extension()]
     except Exception as exc:
         warnings.warn(f"safefs: cannot prepare the native extension ({exc})", stacklevel=1)
         return []
+    try:
+        extensions.append(sandbox_ffibuilder.distutils_extension())
+    except Exception as exc:  # e.g. a source tree without the launcher: safefs's still builds
+        warnings.warn(f"safefs: cannot prepare the sandbox extension ({exc})", stacklevel=1)
+    return extensions
 
 
 setup(ext_modules=native_extensions(), cmdclass={"build_ext": OptionalBuildExt})

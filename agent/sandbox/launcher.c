@@ -32,7 +32,12 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -83,6 +88,7 @@ struct sbx_spec {
     int idmap_userns_fd;     /* -1: the workspace is not idmapped */
     int mount_proc;
     int protect_git;
+    int seccomp;             /* no unix or vsock sockets, no io_uring (see install_seccomp) */
     uint64_t rlim_cpu, rlim_as, rlim_fsize, rlim_nofile, rlim_nproc; /* 0: leave as is */
     char *init_stack;        /* owned by the caller, valid until init is reaped */
     size_t init_stack_size;
@@ -111,7 +117,7 @@ enum {
     ST_USERNS_MAP = 1, ST_MOUNT_PRIVATE, ST_MOUNT_PROC, ST_OPEN_WORKSPACE, ST_WORKSPACE_MOVED,
     ST_IDMAP_WORKSPACE, ST_PROTECT_GIT, ST_LANDLOCK_PROC, ST_START_COMMAND, ST_RLIMIT,
     ST_DROP_GROUPS, ST_DROP_GID, ST_DROP_UID, ST_NO_NEW_PRIVS, ST_LANDLOCK, ST_STDIO, ST_CHDIR,
-    ST_EXEC, ST_PDEATHSIG,
+    ST_EXEC, ST_PDEATHSIG, ST_SECCOMP,
 };
 
 #define COMMAND_STACK_SIZE (256 * 1024)
@@ -322,6 +328,57 @@ static int open_workspace(const struct sbx_spec *s)
     return tree;
 }
 
+#ifndef AF_VSOCK
+#define AF_VSOCK 40
+#endif
+#if defined(__x86_64__)
+#define SBX_AUDIT_ARCH AUDIT_ARCH_X86_64
+#elif defined(__aarch64__)
+#define SBX_AUDIT_ARCH AUDIT_ARCH_AARCH64
+#endif
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define SBX_ARG0_LOW offsetof(struct seccomp_data, args[0])
+#else
+#define SBX_ARG0_LOW (offsetof(struct seccomp_data, args[0]) + 4)
+#endif
+#define SBX_ERRNO(e) (SECCOMP_RET_ERRNO | (e))
+
+/* Landlock (up to ABI 7) does not mediate connect() to a Unix socket by its path, and a network
+ * namespace does not isolate those either: a world-writable socket anywhere (the D-Bus system
+ * bus, X11, a user's systemd or ssh-agent socket) would be a way out. So no AF_UNIX socket may be
+ * created (socketpair, which connects only to itself, still works), nor AF_VSOCK (the hypervisor),
+ * nor an io_uring (which could create sockets without socket(2)). Other ABIs are refused whole:
+ * i386's socketcall multiplexes socket(2) behind a pointer no filter can read. */
+static int install_seccomp(void)
+{
+#ifdef SBX_AUDIT_ARCH
+    struct sock_filter filter[] = {
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SBX_AUDIT_ARCH, 1, 0),
+        BPF_STMT(BPF_RET | BPF_K, SBX_ERRNO(ENOSYS)),
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+#ifdef __x86_64__
+        BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000, 0, 1), /* x32 */
+        BPF_STMT(BPF_RET | BPF_K, SBX_ERRNO(ENOSYS)),
+#endif
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_io_uring_setup, 0, 1),
+        BPF_STMT(BPF_RET | BPF_K, SBX_ERRNO(EPERM)),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_socket, 1, 0),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, SBX_ARG0_LOW),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_UNIX, 2, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_VSOCK, 1, 0),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+        BPF_STMT(BPF_RET | BPF_K, SBX_ERRNO(EACCES)),
+    };
+    struct sock_fprog prog = { sizeof filter / sizeof *filter, filter };
+    return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0);
+#else
+    errno = ENOSYS;
+    return -1;
+#endif
+}
+
 struct command_args {
     const struct sbx_spec *spec;
     int ws_fd;
@@ -366,6 +423,8 @@ static int command_main(void *arg)
         fail(st, ST_NO_NEW_PRIVS);
     if (s->ruleset_fd >= 0 && syscall(SYS_landlock_restrict_self, s->ruleset_fd, 0) < 0)
         fail(st, ST_LANDLOCK);
+    if (s->seccomp && install_seccomp() < 0)
+        fail(st, ST_SECCOMP);
     if (fchdir(a->ws_fd) < 0)
         fail(st, ST_CHDIR);
     int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
@@ -391,8 +450,8 @@ static int init_main(void *arg)
     int st = s->status_fd;
     int ws = s->workspace_fd;
 
-    /* init holds a copy of the agent's memory: nothing in the namespace may read it. */
-    if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 || prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
+    /* Dumpability is the agent's own (init shares its memory): the agent sets it, not init. */
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
         fail(st, ST_PDEATHSIG);
     if (s->clone_flags & CLONE_NEWUSER) {
         /* The parent writes our id maps; EOF instead of the go byte means it could not. */

@@ -10,7 +10,10 @@ loopback device that is down. The command:
   sockets cannot leave the domain;
 - finds ``.git/hooks`` and ``.git/config`` read-only and ``.git`` pinned in place (bind mounts:
   Landlock can only add rights beneath a directory, never take them away);
-- runs with rlimits on CPU time, address space, file size, open files and processes;
+- runs with rlimits on CPU time, address space, file size, open files and processes, and a
+  seccomp filter refusing AF_UNIX and AF_VSOCK sockets and io_uring: Landlock does not mediate
+  connecting to a Unix socket by path, and a world-writable one (D-Bus, X11, a user's systemd)
+  would lead out;
 - when the agent is root, runs as uid/gid 65534, which keeps no capability anywhere. The
   workspace is then seen through an idmapped mount that shows its owner's files as 65534's, so
   the command can write them and what it creates is owned, on disk, by the workspace's owner.
@@ -33,7 +36,7 @@ from typing import Any
 
 import safefs
 from agent.sandbox import landlock
-from agent.sandbox.process import CommandOutcome, spawn_and_supervise
+from agent.sandbox.process import CommandOutcome, run_in_process_group, spawn_and_supervise
 
 CLONE_NEWNS = 0x00020000
 CLONE_NEWUTS = 0x04000000
@@ -79,7 +82,8 @@ class LinuxSandbox:
     def describe(self) -> str:
         parts = [f"landlock abi {self.abi}",
                  "network allowed" if self.allow_network else "no network",
-                 f"uid {self.uid}", "pid ns", "rlimits", ".git/hooks read-only"]
+                 "no unix sockets", f"uid {self.uid}", "pid ns", "rlimits",
+                 ".git/hooks read-only"]
         return "sandbox: " + ", ".join(parts)
 
     def close(self) -> None:
@@ -155,28 +159,38 @@ class LinuxSandbox:
             flags |= CLONE_NEWNET
         if not self.as_root:
             flags |= CLONE_NEWUSER
-        spec = ffi.new("struct sbx_spec *")
-        spec.exe = _cstr(ffi, keep, argv[0])
-        spec.argv = _cstrs(ffi, keep, argv)
-        spec.envp = _cstrs(ffi, keep, [f"{k}={v}" for k, v in env.items()])
+        spec = _command_spec(keep, argv, env, fd)
         spec.workspace = _cstr(ffi, keep, workspace)
-        spec.workspace_fd = fd
         spec.ruleset_fd = ruleset
         spec.proc_access = landlock.READ_FILE | landlock.READ_DIR
         spec.clone_flags = flags
-        spec.map_uid, spec.map_gid = os.getuid(), os.getgid()
         spec.drop_uid = DROPPED_UID if self.as_root else -1
         spec.drop_gid = DROPPED_GID if self.as_root else -1
         spec.idmap_userns_fd = idmap
         spec.mount_proc = 1
         spec.protect_git = 1
+        spec.seccomp = 1
         spec.rlim_cpu = self.limits.cpu_seconds
         spec.rlim_as = self.limits.address_space
         spec.rlim_fsize = self.limits.file_size
         spec.rlim_nofile = self.limits.open_files
         spec.rlim_nproc = self.limits.processes
-        keep.append(spec)
         return spec
+
+
+def _command_spec(keep: list[Any], argv: Sequence[str], env: Mapping[str, str], fd: int) -> Any:
+    """A spec running ``argv`` with ``env`` in the directory open on ``fd``, and no layer yet."""
+    ffi = landlock.native.ffi
+    spec = ffi.new("struct sbx_spec *")
+    keep.append(spec)
+    spec.exe = _cstr(ffi, keep, argv[0])
+    spec.argv = _cstrs(ffi, keep, argv)
+    spec.envp = _cstrs(ffi, keep, [f"{k}={v}" for k, v in env.items()])
+    spec.workspace = ffi.NULL
+    spec.workspace_fd = fd
+    spec.ruleset_fd = spec.drop_uid = spec.drop_gid = spec.idmap_userns_fd = -1
+    spec.map_uid, spec.map_gid = os.getuid(), os.getgid()
+    return spec
 
 
 def _cstr(ffi: Any, keep: list[Any], text: str) -> Any:
@@ -213,18 +227,17 @@ def spawn_pid_namespace_only(argv: Sequence[str], env: Mapping[str, str], root: 
                              timeout: float, output_cap: int,
                              cancel: threading.Event | None) -> CommandOutcome:
     """``--sandbox=off`` on Linux: no confinement at all, but still a PID namespace of its own
-    so that every process the command started is killed at the end."""
-    ffi = landlock.native.ffi
+    so that every process the command started is killed at the end. Where no PID namespace can be
+    had (user namespaces disabled), the command's process group it is."""
     keep: list[Any] = []
-    spec = ffi.new("struct sbx_spec *")
-    spec.exe = _cstr(ffi, keep, argv[0])
-    spec.argv = _cstrs(ffi, keep, argv)
-    spec.envp = _cstrs(ffi, keep, [f"{k}={v}" for k, v in env.items()])
-    spec.workspace = ffi.NULL
-    spec.workspace_fd = root.fileno()
-    spec.ruleset_fd = -1
+    spec = _command_spec(keep, argv, env, root.fileno())
     spec.clone_flags = CLONE_NEWPID | (0 if os.geteuid() == 0 else CLONE_NEWUSER)
-    spec.map_uid, spec.map_gid = os.getuid(), os.getgid()
-    spec.drop_uid = spec.drop_gid = spec.idmap_userns_fd = -1
-    return spawn_and_supervise(lambda out_w, st_w: _spawn(spec, keep, out_w, st_w),
-                               timeout=timeout, output_cap=output_cap, cancel=cancel)
+    try:
+        outcome = spawn_and_supervise(lambda out_w, st_w: _spawn(spec, keep, out_w, st_w),
+                                      timeout=timeout, output_cap=output_cap, cancel=cancel)
+    except OSError:
+        outcome = None  # nothing started
+    if outcome is not None and outcome.setup_error is None:
+        return outcome
+    return run_in_process_group(argv, cwd=f"/proc/self/fd/{root.fileno()}", env=env,
+                                timeout=timeout, output_cap=output_cap, cancel=cancel)

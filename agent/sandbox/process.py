@@ -101,7 +101,8 @@ SETUP_STAGES = {
     12: "dropping to the unprivileged gid", 13: "dropping to the unprivileged uid",
     14: "setting no-new-privs", 15: "entering the Landlock domain", 16: "setting up stdin/stdout",
     17: "changing to the workspace", 18: "executing the shell",
-    19: "setting the parent-death signal and non-dumpable",
+    19: "setting the parent-death signal",
+    20: "installing the seccomp filter (no unix sockets)",
 }
 
 

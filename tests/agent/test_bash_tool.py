@@ -342,3 +342,21 @@ def test_macos_profile_is_deny_by_default() -> None:
     assert '(subpath "/Users/me/my \\"ws\\"")' in text
     assert "network" not in text
     assert "(allow network*)" in profile("/w", "/t", allow_network=True)
+
+
+def test_commands_from_several_threads_at_once(ws: AgentWorkspace, bash: BashTool) -> None:
+    """The agent has threads; the launcher shares the caller's memory and must not mind."""
+    results: dict[int, list[str]] = {}
+
+    def worker(n: int) -> None:
+        results[n] = [bash.execute({"command": f"echo {n}-{i} > t{n}-{i}; cat t{n}-{i}"}).content
+                      for i in range(3)]
+
+    threads = [threading.Thread(target=worker, args=(n,)) for n in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    for n in range(4):
+        assert [split(c)[::3] for c in results[n]] == [
+            ("exit status 0", f"{n}-{i}\n") for i in range(3)]

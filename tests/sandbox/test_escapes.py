@@ -58,12 +58,20 @@ class World:
     outside: Path
     tcp: socket.socket
     udp: socket.socket
+    unix: socket.socket  # world-writable, as the D-Bus system bus or an X11 socket is
     victim: subprocess.Popen[bytes]
 
     def format(self, command: str) -> str:
         return command.format(outside=self.outside, tcp=self.tcp.getsockname()[1],
-                              udp=self.udp.getsockname()[1], victim=self.victim.pid,
-                              agent=os.getpid())
+                              udp=self.udp.getsockname()[1], unix=self.unix.getsockname(),
+                              victim=self.victim.pid, agent=os.getpid())
+
+    def close(self) -> None:
+        self.victim.kill()
+        self.victim.wait()
+        for sock in (self.tcp, self.udp, self.unix):
+            sock.close()
+        shutil.rmtree(self.base, ignore_errors=True)
 
     def outside_state(self) -> dict[str, bytes]:
         return {p.name: p.read_bytes() for p in sorted(self.outside.iterdir())}
@@ -73,12 +81,12 @@ class World:
         hooks = sorted(p.name for p in (git / "hooks").iterdir())
         return {"config": (git / "config").read_bytes(), "hooks": "\n".join(hooks).encode()}
 
-    def tcp_connections(self) -> int:
+    def connections(self, listener: socket.socket) -> int:
         n = 0
-        self.tcp.settimeout(0.2)
+        listener.settimeout(0.2)
         try:
             while True:
-                conn, _ = self.tcp.accept()
+                conn, _ = listener.accept()
                 conn.close()
                 n += 1
         except TimeoutError:
@@ -114,10 +122,16 @@ def build_world(uid: int) -> World:
     tcp.listen(8)
     udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     udp.bind(("127.0.0.1", 0))
+    (base / "run").mkdir(mode=0o777)
+    (base / "run").chmod(0o777)
+    unix = socket.socket(socket.AF_UNIX)
+    unix.bind(str(base / "run" / "bus.sock"))
+    (base / "run" / "bus.sock").chmod(0o777)
+    unix.listen(8)
     # The victim has the command's own uid: only the sandbox stands between them.
     victim_uid = DROPPED_UID if uid == 0 else uid
     victim = subprocess.Popen(["sleep", "3300"], user=victim_uid, group=victim_uid)
-    return World(base, workspace, outside, tcp, udp, victim)
+    return World(base, workspace, outside, tcp, udp, unix, victim)
 
 
 @dataclass(frozen=True)
@@ -140,6 +154,8 @@ ATTEMPTS = [
     Attempt("udp_send",
             "python3 -c 'import socket; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); "
             "s.sendto(b\"x\", (\"127.0.0.1\", {udp}))'"),
+    Attempt("unix_connect",
+            "python3 -c 'import socket; s = socket.socket(socket.AF_UNIX); s.connect(\"{unix}\")'"),
     Attempt("read_agent_environ",
             "cat /proc/$PPID/environ; cat /proc/1/environ; cat /proc/{agent}/environ; "
             "tr '\\0' '\\n' < /proc/1/cmdline; ls /proc"),
@@ -228,6 +244,7 @@ class Run:
     after_git: dict[str, bytes]
     tcp_connections: int
     udp_datagrams: int
+    unix_connections: int
 
 
 @pytest.fixture(scope="module", params=["root", "ordinary-user"])
@@ -241,14 +258,11 @@ def run(request: pytest.FixtureRequest) -> Iterator[Run]:
         for name, (content, _) in results.items():
             print(f"--- {request.param} {name}\n{content}")
         yield Run(world, results, before_outside, world.outside_state(), before_git,
-                  world.git_state(), world.tcp_connections(), world.udp_datagrams())
+                  world.git_state(), world.connections(world.tcp), world.udp_datagrams(),
+                  world.connections(world.unix))
     finally:
         del os.environ["SAFEFS_TEST_AGENT_MARKER"]
-        world.victim.kill()
-        world.victim.wait()
-        world.tcp.close()
-        world.udp.close()
-        shutil.rmtree(world.base, ignore_errors=True)
+        world.close()
 
 
 def output(run: Run, name: str) -> str:
@@ -281,6 +295,12 @@ def test_tcp_connect_to_a_listener_outside(run: Run) -> None:
 def test_udp_datagram_to_a_socket_outside(run: Run) -> None:
     output(run, "udp_send")
     assert run.udp_datagrams == 0
+
+
+def test_unix_socket_connect_outside(run: Run) -> None:
+    text = output(run, "unix_connect")
+    assert run.results["unix_connect"][1], text
+    assert run.unix_connections == 0
 
 
 def test_read_agent_environment(run: Run) -> None:
@@ -346,12 +366,8 @@ def test_network_is_reachable_when_allowed() -> None:
             tool.close()
         assert "network allowed" in out.content
         assert not out.is_error, out.content
-        assert world.tcp_connections() == 1
+        assert world.connections(world.tcp) == 1
     finally:
-        world.victim.kill()
-        world.victim.wait()
-        world.tcp.close()
-        world.udp.close()
-        shutil.rmtree(world.base, ignore_errors=True)
+        world.close()
 
 
