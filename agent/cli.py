@@ -1,7 +1,12 @@
 """``safefs-agent``: ``run`` the agent on a workspace with the Anthropic API, or the offline ``demo``.
 
-Every failure ends the same way: one line on stderr, with the API key's exact value replaced,
-and exit status 1. No traceback for a user mistake.
+Every failure ends the same way: one line on stderr, with the API key redacted, and exit status
+1. No traceback for a user mistake. SIGTERM and SIGHUP end a run with status 128 + the signal
+number; Ctrl-C (SIGINT) with 1. In each case the running command is killed, every call left
+unanswered gets its marker in the session, and the line says ``cancelled``.
+
+Progress goes to stderr; stdout gets only the final answer, so ``| jq`` and ``> file`` work.
+When stdout is a terminal the answer is streamed there as it arrives instead.
 """
 
 from __future__ import annotations
@@ -18,8 +23,9 @@ from typing import NoReturn
 
 import safefs
 from agent.audit import AuditLog
-from agent.console import Printer, one_line
-from agent.loop import DEFAULT_MAX_TURNS, run_agent
+from agent.console import Progress, one_line, write_safely
+from agent.loop import DEFAULT_MAX_TURNS, Cancelled, run_agent
+from agent.messages import AssistantMessage, printable
 from agent.policy import options as policy_options
 from agent.redact import Redactor
 from agent.sandbox import MODES as SANDBOX_MODES
@@ -29,6 +35,7 @@ from agent.tools import default_tools
 
 PROG = "safefs-agent"
 KEY_VARIABLE = "ANTHROPIC_API_KEY"
+CANCEL_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
 class UsageError(Exception):
@@ -41,18 +48,33 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(f"{message} (see {PROG} --help)")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog=PROG, description="A coding agent whose file tools cannot leave the "
-                     "workspace.")
-    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid int value: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+    return value
 
-    run = commands.add_parser("run", help="run the agent on a workspace (needs ANTHROPIC_API_KEY)")
+
+def add_run_options(run: argparse.ArgumentParser) -> None:
+    """The ``run`` options. Options of other parts (policy, sandbox) are added next to these."""
     run.add_argument("--workspace", required=True, help="directory the tools are confined to")
     run.add_argument("--session", help="JSON Lines file to append to, resuming what it holds")
+    run.add_argument("--continue", dest="continue_", action="store_true",
+                     help="resume the session where it stopped, without a new prompt")
     run.add_argument("--model", help="model name (default: $ANTHROPIC_MODEL, else a current Claude "
                      "Sonnet)")
     run.add_argument("--max-turns", type=int, default=DEFAULT_MAX_TURNS,
                      help=f"model turns before giving up (default {DEFAULT_MAX_TURNS})")
+    run.add_argument("--max-tokens", type=_positive_int, metavar="N",
+                     help="most tokens one reply may have (default 8192)")
+    run.add_argument("--max-tokens-total", type=_positive_int, metavar="N",
+                     help="stop the run once its replies have used more than N tokens in all "
+                     "(input, output and cache)")
+    run.add_argument("--no-stream", dest="stream", action="store_false",
+                     help="ask for whole replies instead of streaming them")
     run.add_argument("--allow-bash", action="store_true",
                      help="let the model run shell commands (the same as --mode full; in the "
                      "sandbox, see --sandbox)")
@@ -65,7 +87,18 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--env-allow", action="append", default=[], metavar="NAME",
                      help="pass this environment variable to bash too (repeatable; never "
                      "ANTHROPIC_API_KEY)")
-    run.add_argument("prompt", metavar="PROMPT", help="what to ask the agent")
+    run.add_argument("prompt", nargs="*", metavar="PROMPT",
+                     help="what to ask the agent: the remaining arguments, or - to read stdin")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog=PROG, description="A coding agent whose file tools cannot leave the "
+                     "workspace.")
+    parser.add_argument("--version", action="version", version=f"{PROG} {safefs.__version__}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    run = commands.add_parser("run", help="run the agent on a workspace (needs ANTHROPIC_API_KEY)")
+    add_run_options(run)
 
     demo = commands.add_parser("demo", help="offline walkthrough of a prompt-injection attack")
     demo.add_argument("--session", help="where to write the demo's session file")
@@ -75,23 +108,43 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+class _Signals:
+    """Which cancelling signal arrived first (None until one did)."""
+
+    def __init__(self) -> None:
+        self.received: int | None = None
+
+    def exit_status(self) -> int:
+        if self.received is None or self.received == signal.SIGINT:
+            return 1
+        return 128 + self.received
+
+    def describe(self) -> str:
+        return "cancelled" if self.received is None else \
+            f"cancelled by {signal.Signals(self.received).name}"
+
+
 @contextlib.contextmanager
-def _cancel_on_interrupt(cancel: threading.Event) -> Iterator[None]:
-    """While active, the first Ctrl-C asks the loop to stop at its next step (killing a running
-    command); a second one interrupts at once. The previous handler is restored afterwards."""
+def _cancel_on_signals(cancel: threading.Event, signals: _Signals) -> Iterator[None]:
+    """While active, SIGINT, SIGTERM and SIGHUP set ``cancel``: the model request is abandoned,
+    a running command killed, and the loop stops at its next step. A second one interrupts at
+    once. The previous handlers are restored afterwards."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
 
     def handler(signum: int, frame: FrameType | None) -> None:
+        if cancel.is_set():
+            raise KeyboardInterrupt
+        signals.received = signum
         cancel.set()
-        signal.signal(signal.SIGINT, signal.default_int_handler)
 
-    previous = signal.signal(signal.SIGINT, handler)
+    previous = {signum: signal.signal(signum, handler) for signum in CANCEL_SIGNALS}
     try:
         yield
     finally:
-        signal.signal(signal.SIGINT, previous)
+        for signum, old in previous.items():
+            signal.signal(signum, old)
 
 
 def _open_workspace(path: str) -> safefs.Root:
@@ -102,23 +155,78 @@ def _open_workspace(path: str) -> safefs.Root:
         raise UsageError(f"cannot use workspace {path!r}: {reason}") from None
 
 
-def command_run(args: argparse.Namespace, redact_holder: list[Redactor]) -> int:
-    api_key = os.environ.get(KEY_VARIABLE, "")
-    if not api_key.strip():
+def _api_key() -> str:
+    key = os.environ.get(KEY_VARIABLE, "")
+    if not key.strip():
         raise UsageError(f"{KEY_VARIABLE} is not set: export your Anthropic API key in it")
+    if "\n" in key or "\r" in key:
+        raise UsageError(f"{KEY_VARIABLE} contains a newline (often from reading a file): "
+                         f"remove it, e.g. export {KEY_VARIABLE}=\"$(tr -d '\\n' < keyfile)\"")
+    if any(c.isspace() or not c.isprintable() for c in key) or not key.isascii():
+        raise UsageError(f"{KEY_VARIABLE} contains a space, control or non-ASCII character: "
+                         "check the value")
+    return key
+
+
+def _prompt(args: argparse.Namespace) -> str | None:
+    words: list[str] = args.prompt
+    if args.continue_:
+        if words:
+            raise UsageError("--continue resumes the session without a new prompt; give one or "
+                             "the other")
+        if not args.session:
+            raise UsageError("--continue needs --session FILE")
+        return None
+    if words == ["-"]:
+        text = sys.stdin.read()
+    elif not words:
+        raise UsageError("no prompt given: say what the agent should do (or - to read it from "
+                         "stdin, or --continue)")
+    else:
+        text = " ".join(words)
+    if not text.strip():
+        raise UsageError("the prompt is empty: say what the agent should do")
+    return text
+
+
+def _print_answer(text: str) -> None:
+    """The final answer on stdout. A reader that went away (``| head -1``) is not a failure:
+    the run completed, so stdout is pointed at /dev/null to keep the exit flush quiet."""
+    text = printable(text)
+    try:
+        sys.stdout.write(text if text.endswith("\n") else text + "\n")
+        sys.stdout.flush()
+    except BrokenPipeError:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+
+
+def command_run(args: argparse.Namespace, redact_holder: list[Redactor]) -> int:
+    api_key = _api_key()
     redact = Redactor([api_key])
     redact_holder[0] = redact
     if args.max_turns < 1:
         raise UsageError("--max-turns must be at least 1")
+    prompt = _prompt(args)
     # Imported here: the SDK takes a second or two to import, which the demo does not need.
-    from agent.models.anthropic_client import DEFAULT_MODEL, DEFAULT_SYSTEM, AnthropicModelClient
+    from agent.models.anthropic_client import (
+        DEFAULT_MAX_TOKENS,
+        DEFAULT_MODEL,
+        DEFAULT_SYSTEM,
+        AnthropicModelClient,
+    )
 
     model = args.model or os.environ.get("ANTHROPIC_MODEL") or DEFAULT_MODEL
     base_url = os.environ.get("ANTHROPIC_BASE_URL") or None
     policy_options.chosen_mode(args)  # a contradiction is a usage error before anything runs
     cancel = threading.Event()
+    signals = _Signals()
+    stdout_is_terminal = sys.stdout.isatty()
+    progress = Progress(sys.stderr, sys.stdout if stdout_is_terminal else sys.stderr, redact)
     harden_agent_process()  # /proc/<agent>/environ holds the key: not readable by our commands
-    with _open_workspace(args.workspace) as root, contextlib.ExitStack() as stack:
+    with _open_workspace(args.workspace) as root, contextlib.closing(progress), \
+            contextlib.ExitStack() as stack:
         audit_file = policy_options.audit_path(args)
         audit = stack.enter_context(AuditLog(audit_file)) if audit_file else None
         tools = default_tools(root, secret_values=[api_key], env_allow=args.env_allow,
@@ -132,33 +240,48 @@ def command_run(args: argparse.Namespace, redact_holder: list[Redactor]) -> int:
 
             http_client = audited_http_client(audit)
         client = AnthropicModelClient(api_key=api_key, model=model, base_url=base_url,
-                                      system=system, http_client=http_client)
+                                      max_tokens=args.max_tokens or DEFAULT_MAX_TOKENS,
+                                      stream=args.stream, system=system, http_client=http_client)
         session = Session.open(args.session, secrets=[api_key]) if args.session else None
         try:
             if session is not None and session.truncated is not None:
-                print(f"{PROG}: warning: {session.truncated.describe(session.path)}", file=sys.stderr)
-            with _cancel_on_interrupt(cancel):
-                run_agent(
-                    client,
-                    permissions.tools,
-                    session.messages if session is not None else (),
-                    prompt=args.prompt,
-                    before_tool_call=permissions.policy,
-                    session=session,
-                    max_turns=args.max_turns,
-                    cancel=cancel,
-                    on_message=Printer(sys.stdout, redact),
-                    secrets=[api_key],
-                )
+                write_safely(sys.stderr, f"{PROG}: warning: "
+                             f"{session.truncated.describe(session.path)}\n")
+            with _cancel_on_signals(cancel, signals):
+                try:
+                    history = run_agent(
+                        client,
+                        permissions.tools,
+                        session.messages if session is not None else (),
+                        prompt=prompt,
+                        before_tool_call=permissions.policy,
+                        session=session,
+                        max_turns=args.max_turns,
+                        cancel=cancel,
+                        observer=progress,
+                        max_tokens_total=args.max_tokens_total,
+                    )
+                except Cancelled:
+                    raise _CancelledBy(signals) from None
         finally:
             if session is not None:
                 session.close()
+    final = history[-1]
+    if not stdout_is_terminal and isinstance(final, AssistantMessage) and final.text:
+        _print_answer(final.text)
     return 0
+
+
+class _CancelledBy(Exception):
+    def __init__(self, signals: _Signals) -> None:
+        super().__init__(signals.describe())
+        self.status = signals.exit_status()
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     # Filled in as soon as the key is known, so even an early error is redacted.
     redact_holder = [Redactor([os.environ.get(KEY_VARIABLE, "")])]
+    status = 1
     try:
         args = build_parser().parse_args(argv)
         if args.command == "demo":
@@ -171,8 +294,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as exc:  # --help and --version exit normally
         return exc.code if isinstance(exc.code, int) else 0
     except KeyboardInterrupt:
-        message = "interrupted"
+        message = "cancelled"
+    except _CancelledBy as exc:
+        message, status = str(exc), exc.status
     except Exception as exc:
         message = str(exc) or type(exc).__name__
-    print(f"{PROG}: error: {one_line(redact_holder[0](message))}", file=sys.stderr)
-    return 1
+    write_safely(sys.stderr, f"{PROG}: error: {one_line(redact_holder[0](message))}\n")
+    return status

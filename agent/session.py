@@ -1,5 +1,11 @@
 """A conversation stored as JSON Lines: one message a line, appended and flushed as produced.
 
+The first line of a file this module creates is a header, ``{"format":"safefs-agent-session",
+"version":1}``; a file with another version is refused, with a message saying so. Files written
+before the header existed (their first line is a message) are read as version 1, which they are.
+A UTF-8 byte order mark at the start (as some editors add) is skipped. The API key is kept out of
+the file by spelling (see ``agent.redact.JsonHider``), never by changing what is stored.
+
 Resuming reads every complete line. A last line without its newline that does not parse is what
 a crash mid-write leaves: it is set aside in a ``.partial`` file next to the session (so nothing
 is lost, not even the fragment), the session is cut back to its last complete line, and the
@@ -8,14 +14,19 @@ caller is told. Any other unreadable line is corruption and stops the resume.
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 from types import TracebackType
 from typing import IO
 
-from agent.messages import Message, MessageFormatError, dumps, loads
-from agent.redact import Redactor
+from agent.messages import Message, MessageFormatError, loads, message_to_dict
+from agent.redact import JsonHider
+
+FORMAT = "safefs-agent-session"
+VERSION = 1
+BOM = b"\xef\xbb\xbf"
 
 
 class SessionError(Exception):
@@ -44,14 +55,34 @@ def _free_name(base: str) -> str:
     return candidate
 
 
+def _header_version(path: str, raw: bytes) -> int | None:
+    """The version a header line declares (refusing any other); None when the line is not a
+    header, as in files from before the header existed."""
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        return None
+    if not isinstance(data, dict) or "format" not in data:
+        return None
+    if data["format"] != FORMAT:
+        raise SessionError(f"session {path}: not a safefs-agent session (format "
+                           f"{data['format']!r})")
+    version = data.get("version")
+    if version != VERSION:
+        raise SessionError(f"session {path}: format version {version!r} is not supported (this "
+                           f"safefs-agent reads version {VERSION}); use the safefs-agent that "
+                           "wrote it, or start a new session file")
+    return VERSION
+
+
 def _parse(path: str, data: bytes) -> tuple[list[Message], int | None]:
     """The complete messages, and the byte offset where an incomplete last line starts (if any)."""
     messages: list[Message] = []
-    lines = data.split(b"\n")
+    offset = len(BOM) if data.startswith(BOM) else 0
+    lines = data[offset:].split(b"\n")
     last = lines.pop()  # after the final newline: b"" for a well-formed file
-    offset = 0
     for number, raw in enumerate(lines, start=1):
-        if raw.strip():
+        if raw.strip() and (number > 1 or _header_version(path, raw) is None):
             try:
                 messages.append(loads(raw.decode("utf-8")))
             except (MessageFormatError, UnicodeDecodeError) as exc:
@@ -59,6 +90,8 @@ def _parse(path: str, data: bytes) -> tuple[list[Message], int | None]:
                                    f"{exc}") from None
         offset += len(raw) + 1
     if last.strip():
+        if not lines and _header_version(path, last) is not None:
+            return messages, None
         try:
             messages.append(loads(last.decode("utf-8")))
         except (MessageFormatError, UnicodeDecodeError):
@@ -66,26 +99,45 @@ def _parse(path: str, data: bytes) -> tuple[list[Message], int | None]:
     return messages, None
 
 
+def read_messages(path: str | os.PathLike[str]) -> list[Message]:
+    """The complete messages of a session file, without changing it (a torn last line is
+    left out)."""
+    path = os.fspath(path)
+    with open(path, "rb") as f:
+        return _parse(path, f.read())[0]
+
+
 class Session:
     """An append-only session file. Use :meth:`open`; ``messages`` holds what was resumed."""
 
     def __init__(self, path: str, stream: IO[str], messages: list[Message],
-                 truncated: TruncatedTail | None, redactor: Redactor) -> None:
+                 truncated: TruncatedTail | None, hider: JsonHider) -> None:
         self.path = path
         self.messages = messages
         self.truncated = truncated
         self._stream = stream
-        self._redact = redactor
+        self._hider = hider
 
     @classmethod
     def open(cls, path: str | os.PathLike[str], *, secrets: Iterable[str] = ()) -> Session:
-        """Open (creating if needed) and resume ``path``. ``secrets`` are never written."""
+        """Open (creating it and its parent directories if needed) and resume ``path``.
+        No run of a ``secrets`` value appears in the file."""
         path = os.fspath(path)
+        try:
+            return cls._open(path, secrets)
+        except OSError as exc:
+            raise SessionError(f"cannot use session {path}: {exc.strerror or exc}") from None
+
+    @classmethod
+    def _open(cls, path: str, secrets: Iterable[str]) -> Session:
         try:
             with open(path, "rb") as existing:
                 data = existing.read()
         except FileNotFoundError:
             data = b""
+            parent = os.path.dirname(path)
+            if parent:
+                os.makedirs(parent, exist_ok=True)
         messages, cut = _parse(path, data)
         truncated = None
         if cut is not None:
@@ -99,11 +151,14 @@ class Session:
         if data and not data.endswith(b"\n"):
             # A complete last message that only lost its newline: finish the line first.
             stream.write("\n")
-            stream.flush()
-        return cls(path, stream, messages, truncated, Redactor(secrets))
+        if not data.strip(BOM + b" \t\r\n"):
+            stream.write(json.dumps({"format": FORMAT, "version": VERSION}, separators=(",", ":"))
+                         + "\n")
+        stream.flush()
+        return cls(path, stream, messages, truncated, JsonHider(secrets))
 
     def append(self, message: Message) -> None:
-        self._stream.write(self._redact(dumps(message)) + "\n")
+        self._stream.write(self._hider.dumps(message_to_dict(message)) + "\n")
         self._stream.flush()
 
     def close(self) -> None:

@@ -3,6 +3,9 @@
 The workspace is held as a directory file descriptor and every path is resolved beneath it: by
 one ``openat2(RESOLVE_BENEATH)`` call on Linux, or by a component-by-component
 ``openat(O_NOFOLLOW)`` walk elsewhere. No path string is re-resolved after a check.
+
+Public: :class:`Root` and its errors; :func:`capabilities` (what this platform gives safefs);
+:mod:`safefs.testing` (the attack harness: a renaming attacker process and counted races).
 """
 
 from safefs.capabilities import Capabilities, capabilities

@@ -133,6 +133,20 @@ def openat2(dirfd: int, path: bytes, flags: int, mode: int, resolve: int, *, fol
     return fd
 
 
+def openat2_flags(flags: int, *, follow: bool) -> int:
+    """The flags openat2() would pass for ``flags``: for a caller that opens the same way in a
+    hot loop (see openat2_prepared)."""
+    return _open_flags(flags, follow)
+
+
+def openat2_prepared(dirfd: int, path: bytes, flags: int, resolve: int) -> int:
+    """openat2(2) with flags from openat2_flags() and no mode; the fd, or ``-errno``."""
+    if _raw_openat2 is None:
+        return -errno.ENOSYS
+    fd: int = _raw_openat2(dirfd, path, flags, 0, resolve)
+    return fd
+
+
 def renameat(olddirfd: int, old: bytes, newdirfd: int, new: bytes) -> None:
     os.rename(old, new, src_dir_fd=olddirfd, dst_dir_fd=newdirfd)
 

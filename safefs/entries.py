@@ -13,6 +13,7 @@ import os
 import stat as stat_mod
 
 from safefs import _sys
+from safefs._paths import SPECIAL_NAMES as _SPECIAL
 from safefs.errors import error
 
 _OPEN_MODES = {
@@ -22,7 +23,6 @@ _OPEN_MODES = {
     "x": os.O_WRONLY | os.O_CREAT | os.O_EXCL,
 }
 _DOT = b"."
-_SPECIAL = (b".", b"..")
 
 
 def open_mode_flags(mode: str) -> int:

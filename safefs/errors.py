@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import errno
 import os
-from collections.abc import Iterator
-from contextlib import contextmanager
+from types import TracebackType
 from typing import Any
 
 ESCAPE_MESSAGE = "path escapes workspace"
@@ -63,10 +62,19 @@ def error(code: int, message: str | None = None) -> OSError:
     return OSError(code, message or os.strerror(code))
 
 
-@contextmanager
-def reporting(filename: Any, filename2: Any = None) -> Iterator[None]:
+class reporting:  # lower case: it reads as a function, ``with reporting(path):``
     """Any OSError raised inside names the caller's path(s), never an internal one."""
-    try:
-        yield
-    except OSError as exc:
-        raise with_filename(exc, filename, filename2) from None
+
+    __slots__ = ("filename", "filename2")
+
+    def __init__(self, filename: Any, filename2: Any = None) -> None:
+        self.filename = filename
+        self.filename2 = filename2
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        if isinstance(exc, OSError):
+            raise with_filename(exc, self.filename, self.filename2) from None

@@ -15,6 +15,8 @@ from safefs.resolved import Resolved
 # The kernel returns EAGAIN when a rename or mount raced with a ".." step; libpathrs and
 # filepath-securejoin retry about this many times before giving up.
 MAX_EAGAIN_RETRIES = 128
+# A read never blocks on a FIFO: the caller's fstat refuses anything but a regular file.
+READ_FLAGS = os.O_RDONLY | _sys.O_NONBLOCK
 
 _RESOLVE_FLAGS = {
     "beneath": _sys.RESOLVE_BENEATH | _sys.RESOLVE_NO_MAGICLINKS,
@@ -33,6 +35,7 @@ class Openat2Resolver:
         self.mode = mode
         self.resolve = _RESOLVE_FLAGS[mode]
         self.dir_flags = _sys.O_PATH | _sys.O_DIRECTORY
+        self._read_flags = _sys.openat2_flags(READ_FLAGS, follow=True)
         # The kernel cannot hand back the directory holding a followed link's target, nor
         # create what is missing: those rarer cases take the walk, with its one link budget.
         self._walk = WalkResolver(mode, use_o_path=True)
@@ -49,6 +52,18 @@ class Openat2Resolver:
                     raise
         raise error(errno.EAGAIN,
                     f"path resolution raced with concurrent renames {MAX_EAGAIN_RETRIES} times")
+
+    def open_read(self, root_fd: int, rel: bytes) -> int:
+        """open(rel, O_RDONLY|O_NONBLOCK), following links: the read path, one system call with
+        flags worked out once."""
+        fd = _sys.openat2_prepared(root_fd, rel, self._read_flags, self.resolve)
+        if fd >= 0:
+            return fd
+        if fd == -errno.EXDEV:
+            raise PathEscapeError()
+        if fd != -errno.EAGAIN:
+            raise error(-fd)
+        return self.open(root_fd, rel, READ_FLAGS, follow=True)  # EAGAIN: retried there
 
     def lookup(self, root_fd: int, rel: bytes, *, follow: bool, parents: bool = False,
                lstat: bool = False) -> Resolved:

@@ -171,6 +171,10 @@ class WalkResolver:
         finally:
             walk.close()
 
+    def open_read(self, root_fd: int, rel: bytes) -> int:
+        """open(rel, O_RDONLY|O_NONBLOCK), following links."""
+        return self.open(root_fd, rel, os.O_RDONLY | _sys.O_NONBLOCK, follow=True)
+
     def open(self, root_fd: int, rel: bytes, flags: int, mode: int = 0o666, *,
              follow: bool) -> int:
         if len(rel) >= PATH_MAX:

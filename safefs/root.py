@@ -354,6 +354,9 @@ class Root:
         judge = WalkResolver("beneath", use_o_path=self._resolver.use_o_path)
         where = join(directory, target)
         try:
+            _parent, name, trailing = split_parent(where)
+            if trailing or name in SPECIAL_NAMES:  # "x/" and "x/." follow x: judge all of it
+                raise DirectoryPath(where)
             judge.lookup(self._fd, where, follow=True).release()
         except DirectoryPath as whole:
             try:
@@ -405,10 +408,14 @@ class Root:
         """The whole content of a regular file (``pathlib.Path.read_bytes``)."""
         rel = self._rel(path)
         try:
-            fd, st = self._open_regular(rel, os.O_RDONLY)
+            fd = self._resolver.open_read(self._fd, rel)
         except OSError as exc:
             raise with_filename(exc, path) from None
         try:
+            st = os.fstat(fd)
+            if not stat_mod.S_ISREG(st.st_mode):
+                raise with_filename(error(errno.EISDIR) if stat_mod.S_ISDIR(st.st_mode)
+                                    else NotRegularFileError(), path)
             size = st.st_size
             data = os.read(fd, size + 1)  # one byte more notices a file that grew meanwhile
             if len(data) == size:
@@ -436,8 +443,14 @@ class Root:
         The replaced file's mode bits are kept, except setuid and setgid, which are dropped.
         """
         rel = self._rel(path)
-        with reporting(path), self._lookup_file(rel, parents=parents) as found:
-            write_atomic(found.fd, found.name, data, _kept_mode(found.st), durable)
+        try:  # not ``with reporting(...)``: this is a hot path
+            found = self._lookup_file(rel, parents=parents)
+            try:
+                write_atomic(found.fd, found.name, data, _kept_mode(found.st), durable)
+            finally:
+                found.release()
+        except OSError as exc:
+            raise with_filename(exc, path) from None
         return memoryview(data).nbytes
 
     def write_text(self, path: PathArg, data: str, encoding: str = "utf-8",

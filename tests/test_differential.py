@@ -159,6 +159,9 @@ def build(base: str, entries: list[Entry]) -> tuple[str, str]:
 Outcome = tuple[Any, ...]
 
 
+RACED = ("error", "EAGAIN")
+
+
 def outcome(fn: Callable[[str], Any], path: str, base: str, other: str | None = None) -> Outcome:
     """What one call did: ("ok", value) or the class of error it raised.
 
@@ -172,14 +175,13 @@ def outcome(fn: Callable[[str], Any], path: str, base: str, other: str | None = 
     except OSError as exc:
         err = exc
         kind = ("error", errno.errorcode.get(exc.errno or 0, exc.errno))
+    if kind == RACED:
+        return kind  # the oracle asks again; a scandir entry's own lookup names its own path
     given = (path,) if other is None else (path, other)
     assert err.filename in given, f"error names {err.filename!r}, not the caller's {given!r}"
     if not any(p.startswith(base) for p in given):
         assert base not in str(err), f"host path leaked in {err!s}"
     return kind
-
-
-RACED = ("error", "EAGAIN")
 
 
 def oracle_outcome(fn: Callable[[str], Any], path: str, base: str,

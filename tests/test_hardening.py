@@ -1,4 +1,5 @@
-"""Holes that a design seam let through, each pinned on every backend and mode it applies to."""
+"""Hardening rules, each pinned on every backend and mode it applies to (or, where a rule is a
+platform choice that cannot run here, the choice itself)."""
 
 from __future__ import annotations
 
@@ -110,6 +111,11 @@ def test_symlink_target_judged_physically(flavour: Flavour, workspace: Workspace
         root.symlink("../u/../outside", "d/esc")
     assert not os.path.lexists(workspace.root_path / "esc")
     assert not os.path.lexists(workspace.root_path / "d" / "esc")
+    os.symlink("..", workspace.root_path / "up")  # planted by someone else: leads outside
+    for target in ("up", "up/", "up/.", "up/outside", "d/../up/"):
+        with pytest.raises(safefs.PathEscapeError):
+            root.symlink(target, "via-up")
+        assert not os.path.lexists(workspace.root_path / "via-up")
     root.symlink("u/d", "fine")  # through an existing link, still inside
     assert os.readlink(workspace.root_path / "fine") == "u/d"
 

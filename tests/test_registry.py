@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import safefs
 from tests.registry import BY_NAME, LIFECYCLE, OPERATIONS, public_methods
 
 
@@ -17,3 +18,10 @@ def test_names_are_unique_and_aliases_exist() -> None:
     assert len(BY_NAME) == len(OPERATIONS)
     for op in OPERATIONS:
         assert not op.like or op.like in BY_NAME, op.name
+
+
+def test_every_public_root_method_is_documented() -> None:
+    undocumented = [name for name in sorted(public_methods() | {"resolver", "symlinks", "path",
+                                                                "closed"})
+                    if not (getattr(safefs.Root, name).__doc__ or "").strip()]
+    assert not undocumented, undocumented

@@ -6,11 +6,12 @@ script can react to what its earlier tool calls returned.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from agent.messages import AssistantMessage, Message
-from agent.models.base import ModelError
+from agent.models.base import ModelError, RequestCancelled, TextSink
 
 Turn = AssistantMessage | Callable[[Sequence[Message]], AssistantMessage]
 
@@ -25,12 +26,18 @@ class ScriptedModelClient:
     def remaining(self) -> int:
         return len(self._turns) - len(self.requests)
 
-    def complete(self, messages: Sequence[Message],
-                 tools: Sequence[dict[str, Any]]) -> AssistantMessage:
+    def complete(self, messages: Sequence[Message], tools: Sequence[dict[str, Any]], *,
+                 cancel: threading.Event | None = None,
+                 on_text: TextSink | None = None) -> AssistantMessage:
+        if cancel is not None and cancel.is_set():
+            raise RequestCancelled("the request was cancelled")
         index = len(self.requests)
         if index >= len(self._turns):
             raise ModelError(f"scripted model has no turn left (it had {len(self._turns)})")
         self.requests.append(list(messages))
         self.tool_names.append([tool["name"] for tool in tools])
         turn = self._turns[index]
-        return turn if isinstance(turn, AssistantMessage) else turn(messages)
+        reply = turn if isinstance(turn, AssistantMessage) else turn(messages)
+        if on_text is not None and reply.text:
+            on_text(reply.text)
+        return reply

@@ -3,7 +3,8 @@
 ==========  ===============================================================================
 mode        what the agent may do
 ==========  ===============================================================================
-read-only   ``read``, ``list``, ``glob``, ``grep``; nothing else is offered to the model
+read-only   ``read``, ``list``, ``glob``, ``grep``; nothing else is offered to the model, and
+            it is told so at the start
 edit        the read tools plus ``write`` and ``edit`` (the default); ``bash`` is denied
 ask         the read tools freely; every ``write``, ``edit`` and ``bash`` call is shown to the
             person at the terminal, who answers yes, no, or yes for the rest of the run
@@ -35,12 +36,13 @@ def _allowed_outright(mode: str) -> frozenset[str] | None:
 
 
 def unavailable_tools(mode: str, names: Iterable[str]) -> list[str]:
-    """Of the tool ``names``, those ``mode`` denies outright (in the given order)."""
+    """Of the tool ``names``, those ``read-only`` mode takes away (in the given order): they
+    are not offered to the model at all. The other modes offer every tool; ``edit`` denies
+    ``bash`` when it is called, with a reason that says how to allow it."""
     check_mode(mode)
-    if mode in ("ask", "full"):
+    if mode != "read-only":
         return []
-    allowed = _allowed_outright(mode) or frozenset()
-    return [name for name in names if name not in allowed]
+    return [name for name in names if name not in READ_TOOLS]
 
 
 def mode_notice(mode: str, names: Iterable[str]) -> str | None:

@@ -12,17 +12,33 @@ import pytest
 from agent.approval import Decision, deny
 from agent.loop import (
     APPROVAL_FAILED,
+    BUDGET_SPENT,
     CANCELLED,
+    CUT_OFF,
     EXECUTION_FAILED,
     INTERRUPTED,
     NOT_EXECUTED,
+    AgentError,
+    BudgetExceeded,
     Cancelled,
+    ContextExhausted,
+    NothingToContinue,
+    Refused,
+    ReplyCutOff,
     TurnLimitExceeded,
     run_agent,
 )
-from agent.messages import AssistantMessage, Message, ToolCall, ToolResult, UserMessage, loads
+from agent.messages import (
+    AssistantMessage,
+    Message,
+    ToolCall,
+    ToolResult,
+    Usage,
+    UserMessage,
+    loads,
+)
 from agent.models.scripted import ScriptedModelClient
-from agent.session import Session
+from agent.session import Session, read_messages
 from agent.tools.base import Tool, ToolOutput, string_schema
 
 
@@ -120,7 +136,7 @@ def test_hook_that_raises_marks_calls_and_reraises_the_same_exception(tmp_path: 
         run_agent(client, [echo], prompt="go", before_tool_call=hook, session=session)
     assert raised.value is boom
     assert echo.ran == ["first"]
-    stored = [loads(line) for line in session_file.read_text().splitlines()]
+    stored = read_messages(session_file)
     assert [(r.content, r.is_error) for r in results(stored)] == [
         ("echo first", False), (APPROVAL_FAILED, True), (NOT_EXECUTED, True), (NOT_EXECUTED, True)]
     assert "top-secret-token" not in session_file.read_text()
@@ -149,7 +165,7 @@ def test_every_tool_call_id_gets_exactly_one_result_when_a_run_fails(tmp_path: P
     session_file = tmp_path / "s.jsonl"
     with Session.open(session_file) as session, pytest.raises(RuntimeError):
         run_agent(client, [Echo(), Exploding()], prompt="go", session=session)
-    stored = [loads(line) for line in session_file.read_text().splitlines()]
+    stored = read_messages(session_file)
     assistant = next(m for m in stored if isinstance(m, AssistantMessage))
     ids = [r.tool_call_id for r in results(stored)]
     assert sorted(ids) == sorted(c.id for c in assistant.tool_calls)
@@ -174,7 +190,7 @@ def test_assistant_message_is_recorded_before_its_calls_run(tmp_path: Path) -> N
     with Session.open(session_file) as session:
         run_agent(ScriptedModelClient([turn, FINAL]), [Peek()], prompt="go", session=session)
     first, second = seen_at_run_time
-    assert [loads(line) for line in first] == [UserMessage("go"), turn]
+    assert [loads(line) for line in first[1:]] == [UserMessage("go"), turn]
     assert loads(second[-1]) == ToolResult("p1", "peeked")  # flushed as produced
 
 
@@ -197,7 +213,7 @@ def test_turn_limit_is_a_clear_error_and_the_history_stays_valid(tmp_path: Path)
         run_agent(ScriptedModelClient(forever), [Echo()], prompt="go", max_turns=3,
                   session=session)
     assert "3" in str(raised.value) and "turn" in str(raised.value)
-    stored = [loads(line) for line in session_file.read_text().splitlines()]
+    stored = read_messages(session_file)
     assert sum(isinstance(m, AssistantMessage) for m in stored) == 3
     assert len(results(stored)) == 3
     with pytest.raises(ValueError):
@@ -234,11 +250,17 @@ def test_resume_answers_calls_an_interrupted_run_left_open() -> None:
     assert client.requests[0][:5] == history[:5]
 
 
-def test_secrets_are_redacted_from_tool_results() -> None:
-    turn = AssistantMessage("", (ToolCall("s1", "echo", {"text": "key=sk-secret-value"}),))
-    history = run_agent(ScriptedModelClient([turn, FINAL]), [Echo()], prompt="go",
-                        secrets=["sk-secret-value", ""])
-    assert results(history)[0].content == "echo key=[REDACTED]"
+def test_tool_results_are_never_rewritten(tmp_path: Path) -> None:
+    # A dummy key such as "test" must not turn "def test_add" into "def [REDACTED]_add".
+    turn = AssistantMessage("", (ToolCall("s1", "echo", {"text": "def test_add(): pass"}),))
+    session_file = tmp_path / "s.jsonl"
+    with Session.open(session_file, secrets=["test"]) as session:
+        client = ScriptedModelClient([turn, FINAL])
+        history = run_agent(client, [Echo()], prompt="go", session=session)
+    assert results(history)[0].content == "echo def test_add(): pass"
+    assert results(client.requests[1])[0].content == "echo def test_add(): pass"
+    assert results(read_messages(session_file))[0].content == "echo def test_add(): pass"
+    assert "test" not in session_file.read_text()
 
 
 def test_a_hook_returning_a_non_decision_counts_as_a_hook_failure() -> None:
@@ -251,3 +273,62 @@ def test_a_hook_returning_a_non_decision_counts_as_a_hook_failure() -> None:
                   prompt="go", before_tool_call=sloppy, on_message=history.append)
     assert [(r.content, r.is_error) for r in results(history)] == [
         (APPROVAL_FAILED, True), (NOT_EXECUTED, True)]
+
+
+def test_a_cut_off_reply_never_runs_its_calls_and_the_model_is_asked_again() -> None:
+    echo = Echo()
+    cut = AssistantMessage("", (ToolCall("c1", "echo", {"text": "a"}),
+                                ToolCall("c2", "echo", {"text": "trunc"})), "max_tokens")
+    client = ScriptedModelClient([cut, FINAL])
+    history = run_agent(client, [echo], prompt="go")
+    assert echo.ran == []
+    assert [(r.tool_call_id, r.content) for r in results(history)] == [
+        ("c1", CUT_OFF), ("c2", CUT_OFF)]
+    assert results(client.requests[1]) == results(history)  # the model was told
+    assert history[-1] == FINAL
+
+
+@pytest.mark.parametrize("stop, error", [
+    ("refusal", Refused), ("model_context_window_exceeded", ContextExhausted),
+    ("max_tokens", ReplyCutOff), ("something_new", AgentError)])
+def test_a_reply_that_stopped_abnormally_raises_after_answering_its_calls(
+        stop: str, error: type[Exception]) -> None:
+    echo = Echo()
+    calls_ = () if stop == "max_tokens" else (ToolCall("r1", "echo", {"text": "x"}),)
+    history: list[Message] = []
+    with pytest.raises(error):
+        run_agent(ScriptedModelClient([AssistantMessage("no", calls_, stop)]), [echo],
+                  prompt="go", on_message=history.append)
+    assert echo.ran == []
+    assert len(results(history)) == len(calls_)
+    assert all(r.is_error and r.content.startswith("not executed: ") for r in results(history))
+
+
+def test_pause_turn_asks_again_with_the_conversation_as_it_is() -> None:
+    paused = AssistantMessage("thinking...", (), "pause_turn")
+    client = ScriptedModelClient([paused, FINAL])
+    history = run_agent(client, [Echo()], prompt="go")
+    assert client.requests[1] == [UserMessage("go"), paused]
+    assert history[-1] == FINAL
+
+
+def test_the_same_prompt_after_a_failed_run_is_not_recorded_twice() -> None:
+    prior: list[Message] = [UserMessage("go")]  # the previous run failed before any reply
+    client = ScriptedModelClient([FINAL])
+    history = run_agent(client, [Echo()], prior, prompt="go")
+    assert history == [UserMessage("go"), FINAL]
+    with pytest.raises(NothingToContinue):
+        run_agent(ScriptedModelClient([FINAL]), [Echo()], history)
+
+
+def test_the_token_budget_is_checked_after_each_reply() -> None:
+    spend = Usage(input_tokens=10, output_tokens=5)
+    turn = AssistantMessage("", (ToolCall("b1", "echo", {"text": "a"}),), "tool_use", spend)
+    second = AssistantMessage("", (ToolCall("b2", "echo", {"text": "b"}),), "tool_use", spend)
+    echo = Echo()
+    history: list[Message] = []
+    with pytest.raises(BudgetExceeded, match="used 30 tokens"):
+        run_agent(ScriptedModelClient([turn, second, FINAL]), [echo], prompt="go",
+                  max_tokens_total=20, on_message=history.append)
+    assert echo.ran == ["a"]
+    assert results(history)[-1] == ToolResult("b2", BUDGET_SPENT, is_error=True)

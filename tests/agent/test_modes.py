@@ -38,7 +38,8 @@ def test_each_mode_allows_exactly_its_tools(mode: str, allowed: set[str]) -> Non
         decision = policy(call(name))
         assert decision.approved == (name in allowed), (mode, name)
         assert decision.decided_by == f"mode:{mode}"
-    assert set(unavailable_tools(mode, ALL_TOOLS)) == set(ALL_TOOLS) - allowed
+    offered = set(ALL_TOOLS) - set(unavailable_tools(mode, ALL_TOOLS))
+    assert offered == (allowed if mode == "read-only" else set(ALL_TOOLS))
 
 
 def test_denial_texts_say_what_is_available() -> None:
@@ -70,8 +71,10 @@ def test_notice_names_the_unavailable_tools() -> None:
     assert mode_notice("read-only", ["read", "write", "bash", "grep"]) == (
         "This run is in read-only mode: the write and bash tools are not available, so do not "
         "try them. Use read and grep.")
-    assert mode_notice("edit", ["read", "bash"]) == (
-        "This run is in edit mode: the bash tool is not available, so do not try it. Use read.")
+    assert mode_notice("read-only", ["read", "bash"]) == (
+        "This run is in read-only mode: the bash tool is not available, so do not try it. Use "
+        "read.")
+    assert mode_notice("edit", ["read", "bash"]) is None  # offered, denied when called
     assert mode_notice("edit", ["read", "write"]) is None
     assert mode_notice("full", ALL_TOOLS) is None
 
@@ -129,8 +132,8 @@ def test_full_mode_runs_bash_and_edit_mode_does_not(
     capsys.readouterr()
     assert not (ws.path / "edit.txt").exists()
     assert (ws.path / "full.txt").read_text() == "full\n"
-    edit_request = messages_api.requests[0]
-    assert "bash" not in {tool["name"] for tool in edit_request["tools"]}
+    edit_result = tool_results(messages_api.requests[1])["t1"]
+    assert edit_result == (True, "bash requires an explicit approval policy")
 
 
 @pytest.mark.usefixtures("cli_env")

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from agent.loop import run_agent
 from agent.messages import AssistantMessage, Message, ToolCall, ToolResult, UserMessage, dumps
 from agent.models.scripted import ScriptedModelClient
-from agent.session import Session, SessionError
+from agent.redact import FRAGMENT, JsonHider
+from agent.session import Session, SessionError, read_messages
 from agent.tools import ReadTool
 from tests.agent.conftest import API_KEY, AgentWorkspace
 
@@ -30,7 +34,7 @@ def test_each_message_is_a_flushed_line_and_resume_gets_them_back(tmp_path: Path
     with Session.open(path) as session:
         for n, message in enumerate(CONVERSATION, start=1):
             session.append(message)
-            assert len(path.read_text().splitlines()) == n  # on disk before the next one
+            assert len(path.read_text().splitlines()) == n + 1  # after the header, at once
     with Session.open(path) as resumed:
         assert resumed.messages == CONVERSATION
         assert resumed.truncated is None
@@ -94,11 +98,40 @@ def test_a_bad_line_before_the_end_is_corruption_and_stops_the_resume(tmp_path: 
     assert path.read_bytes() == before
 
 
-def test_the_api_key_is_never_written(tmp_path: Path) -> None:
+def test_the_api_key_is_never_written_and_nothing_stored_changes(tmp_path: Path) -> None:
     path = tmp_path / "s.jsonl"
+    stored: list[Message] = [ToolResult("x", f"found {API_KEY} in a file"),
+                             UserMessage(f'quoted "{API_KEY}"')]
     with Session.open(path, secrets=[API_KEY, ""]) as session:
-        session.append(ToolResult("x", f"found {API_KEY} in a file"))
-        session.append(UserMessage(f'quoted "{API_KEY}"'))
+        for message in stored:
+            session.append(message)
     text = path.read_text()
     assert API_KEY not in text
-    assert text.count("[REDACTED]") == 2
+    assert "[REDACTED]" not in text
+    assert read_messages(path) == stored  # spelled differently, the same content
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.text(alphabet=st.sampled_from("ae\"\\\n u0{}:,rolsk-\u00e9\ud83d"), max_size=40),
+       key=st.text(alphabet=st.sampled_from("aeElrosk-\"\\"), min_size=1, max_size=12))
+def test_hiding_a_key_never_changes_what_json_reads_back(text: str, key: str) -> None:
+    # Keys are printable ASCII (the CLI refuses others); the text may hold anything.
+    value = {"role": "tool_result", "content": text, "list": [text, key], key: key}
+    line = JsonHider([key]).dumps(value)
+    assert json.loads(line) == value
+    assert "\n" not in line
+    spelled = json.dumps(key)[1:-1]
+    run = spelled[:FRAGMENT]
+    both_cases = bool(set(key) & set("abcdef")) and bool(set(key) & set("ABCDEF"))
+    # Hideable: not a piece of the JSON around strings or of every escape.
+    if not set(key) & set('u0"\\{}:,[]') and not both_cases:
+        assert run not in line.replace("true", "").replace("false", "").replace("null", "")
+
+
+def test_a_run_of_a_long_key_is_hidden_wherever_it_was_cut() -> None:
+    key = "sk-ant-api03-abcdefghijklmnopqrstuvwxyz"
+    hider = JsonHider([key])
+    for piece in (key[:12], key[-12:], key[5:30]):
+        line = hider.dumps({"content": f"...{piece}..."})
+        assert json.loads(line)["content"] == f"...{piece}..."
+        assert not any(key[i:i + FRAGMENT] in line for i in range(len(key) - FRAGMENT + 1))
