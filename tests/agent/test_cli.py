@@ -12,6 +12,7 @@ import json
 import os
 import pty
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -455,6 +456,26 @@ def test_a_401_is_one_line_with_what_to_do(ws: AgentWorkspace,
     assert line == ("safefs-agent: error: the model API refused the request (HTTP 401 "
                     "authentication_error: invalid x-api-key: [REDACTED]); check ANTHROPIC_API_KEY")
     assert wrong not in proc.stderr + proc.stdout
+
+
+def test_a_server_that_never_accepts_fails_on_the_connect_timeout(ws: AgentWorkspace) -> None:
+    # A listener with a full accept queue drops further SYNs: to a client this is a blackholed
+    # address, made on loopback. The SDK's 5 s connect timeout (three attempts) ends the run; a
+    # single 600 s timeout for every phase would hang past this test's limit.
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(0)
+        port = listener.getsockname()[1]
+        with socket.create_connection(("127.0.0.1", port)):  # fills the queue, never accepted
+            env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
+            env.update(ANTHROPIC_API_KEY=API_KEY, ANTHROPIC_BASE_URL=f"http://127.0.0.1:{port}",
+                       ANTHROPIC_MODEL="loopback-model")
+            proc = subprocess.run([sys.executable, "-m", "agent", "run", "--workspace", str(ws.path),
+                                   "hi"], cwd=REPO, env=env, capture_output=True, text=True,
+                                  timeout=150, stdin=subprocess.DEVNULL)
+    assert proc.returncode == 1
+    line = one_error_line(proc.stderr)
+    assert "did not answer in time" in line and "ANTHROPIC_BASE_URL" in line, line
 
 
 @STREAM_MODES
