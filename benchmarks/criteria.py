@@ -27,7 +27,7 @@ class Criterion:
 
 CRITERIA: tuple[Criterion, ...] = (
     *(Criterion(f"read-openat2-vs-open-depth-{d}", f"Root(resolver='openat2').read_bytes, depth {d}",
-                f"open(abs, 'rb').read(), depth {d}", 1.0) for d in (1, 4, 16)),
+                f"open(abs, 'rb').read(), depth {d}", 0.9) for d in (1, 4, 16)),
     Criterion("read-walk-vs-realpath-depth-16", "Root(resolver='walk').read_bytes, depth 16",
               "realpath guard then open(), depth 16", 0.35),
     Criterion("write-atomic-vs-plain-4KiB", "Root().write_bytes(4 KiB), atomic",
