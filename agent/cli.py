@@ -17,9 +17,9 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from types import FrameType
-from typing import NoReturn
+from typing import NoReturn, TypeVar
 
 import safefs
 from agent.audit import AuditLog
@@ -36,6 +36,7 @@ from agent.tools import default_tools
 PROG = "safefs-agent"
 KEY_VARIABLE = "ANTHROPIC_API_KEY"
 CANCEL_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+T = TypeVar("T")
 
 
 class UsageError(Exception):
@@ -155,6 +156,15 @@ def _open_workspace(path: str) -> safefs.Root:
         raise UsageError(f"cannot use workspace {path!r}: {reason}") from None
 
 
+def _writable(what: str, path: str, opener: Callable[[str], T]) -> T:
+    """``opener(path)``, with an OS error (a missing or read-only directory) as a usage error."""
+    try:
+        return opener(path)
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        raise UsageError(f"cannot write the {what} {path!r}: {reason}") from None
+
+
 def _api_key() -> str:
     key = os.environ.get(KEY_VARIABLE, "")
     if not key.strip():
@@ -176,6 +186,9 @@ def _prompt(args: argparse.Namespace) -> str | None:
                              "the other")
         if not args.session:
             raise UsageError("--continue needs --session FILE")
+        if not os.path.exists(args.session):
+            raise UsageError(f"--continue: no session at {args.session!r} to resume; start one "
+                             "with a prompt")
         return None
     if words == ["-"]:
         text = sys.stdin.read()
@@ -228,7 +241,8 @@ def command_run(args: argparse.Namespace, redact_holder: list[Redactor]) -> int:
     with _open_workspace(args.workspace) as root, contextlib.closing(progress), \
             contextlib.ExitStack() as stack:
         audit_file = policy_options.audit_path(args)
-        audit = stack.enter_context(AuditLog(audit_file)) if audit_file else None
+        audit = stack.enter_context(_writable("audit log", audit_file, AuditLog)) \
+            if audit_file else None
         tools = default_tools(root, secret_values=[api_key], env_allow=args.env_allow,
                               sandbox=args.sandbox, allow_network=args.allow_network)
         permissions = policy_options.permissions(args, root, tools, audit)

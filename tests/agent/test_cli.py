@@ -522,6 +522,10 @@ def test_an_empty_prompt_is_refused_before_any_request(
     (["run", "--workspace", ".", ""], "the prompt is empty"),
     (["run", "--workspace", "."], "no prompt given"),
     (["run", "--workspace", ".", "--continue"], "--continue needs --session"),
+    (["run", "--workspace", ".", "--session", "/nonexistent/new.jsonl", "--continue"],
+     "--continue: no session at '/nonexistent/new.jsonl' to resume"),
+    (["run", "--workspace", ".", "--session", "/proc/nonexistent/s.jsonl", "hi"],
+     "cannot write the audit log '/proc/nonexistent/s.audit.jsonl': No such file or directory"),
     (["fly"], "invalid choice"),
     ([], "required"),
 ])
@@ -533,6 +537,16 @@ def test_user_mistakes_are_one_line_and_exit_1(argv: list[str], expected: str,
     assert expected in one_error_line(err)
     assert out == ""
     assert messages_api.requests == []
+
+
+@pytest.mark.usefixtures("in_process")
+def test_continue_without_a_session_file_creates_nothing(
+        ws: AgentWorkspace, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    session = tmp_path / "typo.jsonl"
+    assert main(["run", "--workspace", str(ws.path), "--session", str(session),
+                 "--continue"]) == 1
+    assert "no session at" in one_error_line(capsys.readouterr().err)
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith("typo")] == []
 
 
 def test_missing_or_empty_key_is_named(ws: AgentWorkspace, monkeypatch: pytest.MonkeyPatch,
