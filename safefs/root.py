@@ -442,6 +442,7 @@ class Root:
         replaced. ``parents`` creates missing directories; ``durable`` fsyncs file and directory.
         The replaced file's mode bits are kept, except setuid and setgid, which are dropped.
         """
+        size = memoryview(data).nbytes  # a TypeError before any directory is made
         rel = self._rel(path)
         try:  # not ``with reporting(...)``: this is a hot path
             found = self._lookup_file(rel, parents=parents)
@@ -451,12 +452,14 @@ class Root:
                 found.release()
         except OSError as exc:
             raise with_filename(exc, path) from None
-        return memoryview(data).nbytes
+        return size
 
     def write_text(self, path: PathArg, data: str, encoding: str = "utf-8",
                    errors: str = "strict", *, parents: bool = False,
                    durable: bool = False) -> int:
         """write_bytes of the encoded text; returns the number of characters written."""
+        if not isinstance(data, str):
+            raise TypeError(f"data must be str, not {type(data).__name__}")
         self.write_bytes(path, data.encode(encoding, errors), parents=parents, durable=durable)
         return len(data)
 

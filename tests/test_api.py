@@ -177,13 +177,22 @@ def test_failed_write_leaves_no_temp_file_and_the_old_content(
         monkeypatch.setattr(atomic, "_tmpfile_works", False)
     root = open_root(["d/f"])
 
-    class Unwritable:
-        """Not a buffer: writing it fails after the temporary file was created."""
-
+    # A buffer, but not a contiguous one: writing it fails after the temporary file was created.
+    unwritable = memoryview(b"new content")[::2]
     with pytest.raises(TypeError):
-        root.write_bytes("d/f", Unwritable())  # type: ignore[arg-type]
+        root.write_bytes("d/f", unwritable)
     assert os.listdir(workspace.root_path / "d") == ["f"]
     assert (workspace.root_path / "d/f").read_text() == "content of d/f\n"
+
+
+def test_data_of_the_wrong_type_is_refused_before_anything_is_made(
+        open_root: OpenRoot, workspace: Workspace) -> None:
+    root = open_root()
+    with pytest.raises(TypeError):
+        root.write_bytes("a/b/c", "text, not bytes", parents=True)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="data must be str, not bytes"):  # as pathlib says it
+        root.write_text("x/y", b"bytes, not text", parents=True)  # type: ignore[arg-type]
+    assert os.listdir(workspace.root_path) == []
 
 
 def test_write_parents(open_root: OpenRoot, workspace: Workspace) -> None:

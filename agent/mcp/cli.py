@@ -13,13 +13,19 @@ EXTRA_MODULES = {"mcp", "mcp_types", "pathspec", "anyio", "jsonschema", "uvicorn
 MISSING_EXTRA = f"{PROG}: the MCP server needs its extra: pip install 'safefs[mcp]'"
 
 
+def _directory(text: str) -> str:
+    if not text:  # os.path.abspath("") is the current directory: never served by accident
+        raise argparse.ArgumentTypeError("an empty DIR names no directory")
+    return text
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog=PROG,
         description="Serve DIRs to MCP clients as a filesystem server (drop-in for the official "
                     "@modelcontextprotocol/server-filesystem), every path resolved beneath the "
                     "directory by safefs. Speaks stdio unless --http is given.")
-    p.add_argument("dirs", nargs="+", metavar="DIR", help="directory to serve")
+    p.add_argument("dirs", nargs="+", metavar="DIR", type=_directory, help="directory to serve")
     p.add_argument("--read-only", action="store_true", help="list no tool that writes")
     p.add_argument("--allow-delete", action="store_true", help="add the delete_file tool")
     p.add_argument("--http", metavar="HOST:PORT",

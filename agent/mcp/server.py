@@ -23,7 +23,7 @@ from mcp.server.session import ServerSession
 import safefs
 from agent.mcp.directories import Directories
 from agent.mcp.stdio_transport import pipe_stdio_server
-from agent.mcp.tools import McpTool, Media, Reply
+from agent.mcp.tools import McpTool, Media, Reply, as_given, target_paths
 from agent.workspace.errors import WorkspaceError
 
 SERVER_NAME = "safefs-mcp"
@@ -80,7 +80,7 @@ def run_tool(tool: McpTool, directories: Directories, args: dict[str, Any]) -> t
     try:
         return reply_result(tool.run(directories, args))
     except WorkspaceError as exc:
-        return error_result(str(exc))
+        return error_result(as_given(str(exc), directories, target_paths(tool, args)))
     except Exception as exc:  # a bug: report the kind, keep the traceback for the operator
         traceback.print_exc(file=sys.stderr)
         return error_result(f"internal error in {tool.name}: {type(exc).__name__}")

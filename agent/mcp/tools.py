@@ -81,6 +81,19 @@ def target_paths(tool: McpTool, args: dict[str, Any]) -> list[str]:
     return out
 
 
+def as_given(message: str, dirs: Directories, paths: list[str]) -> str:
+    """``message`` with each path it names as the client gave it: the workspace layer names the
+    path relative to its directory, which for an absolute client path is not what was sent."""
+    for path in paths:
+        try:
+            rel = dirs.locate(path)[1]
+        except WorkspaceError:
+            continue
+        if rel != path and rel not in paths:
+            message = message.replace(repr(rel), repr(path))
+    return message
+
+
 # -- arguments -------------------------------------------------------------------------------
 
 PATH = {"type": "string"}
@@ -157,7 +170,7 @@ def _read_multiple(dirs: Directories, args: dict[str, Any]) -> Reply:
             d, rel = dirs.locate(path)
             part = f"{path}:\n{read_text(d, rel, {}, budget - len(path) - 10)}\n"
         except WorkspaceError as exc:
-            part = f"{path}: Error - {exc}"
+            part = f"{path}: Error - {as_given(str(exc), dirs, [path])}"
         parts.append(part)
         budget -= len(part) + 5
     return "\n---\n".join(parts)

@@ -52,6 +52,15 @@ def test_missing_directory_is_one_line(tmp_path: Path) -> None:
     assert done.stderr == f"safefs-mcp: cannot serve {tmp_path / 'nope'}: No such file or directory\n"
 
 
+def test_an_empty_directory_argument_is_refused(tmp_path: Path) -> None:
+    # os.path.abspath("") is the current directory, which the operator did not name.
+    script = Path(sys.executable).with_name("safefs-mcp")
+    done = subprocess.run([str(script), str(tmp_path), ""], capture_output=True, text=True,
+                          stdin=subprocess.DEVNULL, cwd=tmp_path, timeout=60)
+    assert done.returncode == 2
+    assert done.stderr.endswith("safefs-mcp: error: argument DIR: an empty DIR names no directory\n")
+
+
 def test_missing_mcp_extra_names_the_install_command(tmp_path: Path) -> None:
     # The SDK made unimportable, as in an environment installed without the extra.
     code = ("import sys; sys.modules['mcp'] = None; from agent.mcp.cli import main; "

@@ -273,6 +273,23 @@ def test_unknown_tool_and_bad_arguments_are_error_results(served: tuple[Arena, C
     assert error and "'destination' is a required property" in text
 
 
+def test_an_error_names_an_absolute_path_as_the_client_gave_it(
+        served: tuple[Arena, Client]) -> None:
+    arena, client = served
+    ws = str(arena.ws)
+    assert client.text("read_text_file", {"path": f"{ws}/missing.txt"}) == (
+        True, f"No such file or directory: '{ws}/missing.txt'")
+    assert client.text("read_text_file", {"path": f"{ws}/link_out/secret.txt"}) == (
+        True, f"path escapes workspace: '{ws}/link_out/secret.txt'")
+    assert client.text("move_file", {"source": f"{ws}/missing.txt", "destination": "gone.txt"}) == (
+        True, f"No such file or directory: '{ws}/missing.txt' -> 'gone.txt'")
+    error, text = client.text("edit_file", {"path": f"{ws}/hello.txt",
+                                            "edits": [{"oldText": "absent", "newText": "x"}]})
+    assert error and text.startswith(f"edit of '{ws}/hello.txt': text not found"), text
+    assert ok(client, "read_multiple_files", {"paths": [f"{ws}/sub"]}) == (
+        f"{ws}/sub: Error - Is a directory: '{ws}/sub'")
+
+
 def test_a_large_message_goes_through(served: tuple[Arena, Client]) -> None:
     arena, client = served
     content = "0123456789abcde\n" * (1 << 16)  # 1 MiB in one JSON-RPC line
