@@ -5,15 +5,14 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 import safefs
 from agent.tools import ReadTool, WriteTool
-from benchmarks.attacker import Swapper, run_for
 from safefs import capabilities
+from safefs.testing import RaceCounts, Swapper, run_for
 
 pytestmark = pytest.mark.skipif(not capabilities().renameat2, reason="the attacker needs renameat2")
 
@@ -22,12 +21,6 @@ INSIDE = "inside content\n"
 OUTSIDE = "outside secret\n"
 
 
-@dataclass
-class Counts:
-    attempts: int = 0
-    inside: int = 0
-    refused: int = 0
-    escapes: int = 0
 
 
 def arena(tmp_path: Path) -> tuple[Path, Path]:
@@ -40,7 +33,7 @@ def arena(tmp_path: Path) -> tuple[Path, Path]:
     return work, outside
 
 
-def attack(work: Path, attempt: Callable[[], None], label: str, counts: Counts) -> None:
+def attack(work: Path, attempt: Callable[[], None], label: str, counts: RaceCounts) -> None:
     """Run ``attempt`` for SECONDS while ``d`` is swapped with ``evil``; print and check."""
     with Swapper(str(work / "d"), str(work / "evil")) as swapper:
         run_for(SECONDS, attempt)
@@ -51,7 +44,7 @@ def attack(work: Path, attempt: Callable[[], None], label: str, counts: Counts) 
 
 def test_read_tool_never_returns_outside_content(tmp_path: Path) -> None:
     work, _outside = arena(tmp_path)
-    counts = Counts()
+    counts = RaceCounts()
     with safefs.Root(work) as root:  # the backend the CLI gets
         tool = ReadTool(root)
 
@@ -74,7 +67,7 @@ def test_read_tool_never_returns_outside_content(tmp_path: Path) -> None:
 
 def test_write_tool_never_creates_outside(tmp_path: Path) -> None:
     work, outside = arena(tmp_path)
-    counts = Counts()
+    counts = RaceCounts()
     with safefs.Root(work) as root:  # the backend the CLI gets
         tool = WriteTool(root)
 
@@ -106,7 +99,7 @@ def test_walking_tools_never_list_or_read_outside(tmp_path: Path, tool: str,
 
     work, outside = arena(tmp_path)
     (outside / "only-outside.txt").write_text(OUTSIDE)
-    counts = Counts()
+    counts = RaceCounts()
     with safefs.Root(work) as root:
         runner = {"list": ListTool, "glob": GlobTool, "grep": GrepTool}[tool](root)
 
