@@ -6,10 +6,10 @@ STAMP := $(VENV)/.installed-stamp
 
 .PHONY: demo test bench lint clean
 
-$(STAMP): pyproject.toml setup.py build_ext.py
+$(STAMP): pyproject.toml setup.py build_ext.py agent/pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[agent,mcp,dev]'
+	$(PY) -m pip install --quiet -e '.[tools,sandbox,mcp,dev]' -e ./agent
 	touch $(STAMP)
 
 demo: $(STAMP)
@@ -27,4 +27,4 @@ bench: $(STAMP)
 		--benchmark-autosave --benchmark-columns=median,iqr,ops --benchmark-sort=name
 
 clean:
-	rm -rf $(VENV) build *.egg-info safefs/_native*.so
+	rm -rf $(VENV) build *.egg-info agent/*.egg-info safefs/_native*.so safefs/sandbox/_native*.so

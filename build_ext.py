@@ -1,7 +1,7 @@
 """Builds the two cffi (out-of-line, API mode) extensions.
 
 ``safefs._native``: a shim over openat2(2) and renameat2(2).
-``agent.sandbox._native``: Landlock's three system calls and the sandbox launcher, which does
+``safefs.sandbox._native``: Landlock's three system calls and the sandbox launcher, which does
 everything between fork and exec in C (the agent has threads, so no Python may run there).
 
 Every call goes through syscall(2) so the shims do not depend on the C library having wrappers.
@@ -64,7 +64,7 @@ ffibuilder.set_source(
 )
 
 sandbox_ffibuilder = FFI()
-_LAUNCHER = Path(__file__).resolve().parent / "agent" / "sandbox" / "launcher.c"
+_LAUNCHER = Path(__file__).resolve().parent / "safefs" / "sandbox" / "launcher.c"
 sandbox_ffibuilder.cdef(
     """
     struct sbx_spec {
@@ -105,7 +105,7 @@ sandbox_ffibuilder.cdef(
     """
 )
 if _LAUNCHER.exists():  # else sandbox_ffibuilder has no source, and setup.py leaves it out
-    sandbox_ffibuilder.set_source("agent.sandbox._native", _LAUNCHER.read_text())
+    sandbox_ffibuilder.set_source("safefs.sandbox._native", _LAUNCHER.read_text())
 
 if __name__ == "__main__":
     ffibuilder.compile(verbose=True)

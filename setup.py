@@ -1,6 +1,6 @@
 """Builds the optional native extensions; installing never fails without them.
 
-Without ``safefs._native`` safefs runs on the portable walk; without ``agent.sandbox._native``
+Without ``safefs._native`` safefs runs on the portable walk; without ``safefs.sandbox._native``
 the agent refuses sandboxed ``bash`` (it fails closed) and runs it only with ``--sandbox=off``.
 """
 

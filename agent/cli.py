@@ -28,10 +28,10 @@ from agent.loop import DEFAULT_MAX_TURNS, Cancelled, run_agent
 from agent.messages import AssistantMessage, printable
 from agent.policy import options as policy_options
 from agent.redact import Redactor
-from agent.sandbox import MODES as SANDBOX_MODES
-from agent.sandbox import harden_agent_process
 from agent.session import Session
 from agent.tools import default_tools
+from safefs.sandbox import MODES as SANDBOX_MODES
+from safefs.sandbox import harden_agent_process
 
 PROG = "safefs-agent"
 KEY_VARIABLE = "ANTHROPIC_API_KEY"

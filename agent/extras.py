@@ -2,7 +2,7 @@
 
 ``pip install safefs`` brings the confinement library alone. The agent needs its extra;
 started without it, ``safefs-agent`` says in one line which extra to install, rather than failing
-with a traceback from deep inside an import. (``safefs-mcp`` checks its own, in ``agent.mcp.cli``.)
+with a traceback from deep inside an import. (``safefs-mcp`` checks its own, in ``safefs.mcp.cli``.)
 """
 
 from __future__ import annotations

@@ -17,10 +17,10 @@ from pytest_benchmark.fixture import BenchmarkFixture
 
 import safefs
 from benchmarks.criteria import BY_KEY
-from benchmarks.machine import filesystem_of
-from benchmarks.strategies import RealpathGuard
-from benchmarks.trees import DEPTH_1, DEPTH_16, DEPTHS, FILE_CONTENT, WRITE_DATA, Shape
 from safefs import capabilities
+from safefs.contest.machine import filesystem_of
+from safefs.contest.strategies import RealpathGuard
+from safefs.contest.trees import DEPTH_1, DEPTH_16, DEPTHS, FILE_CONTENT, WRITE_DATA, Shape
 
 TMPFS_DIR = "/dev/shm"
 by_depth = pytest.mark.parametrize("shape", DEPTHS, ids=[s.name for s in DEPTHS])

@@ -27,8 +27,8 @@ import pytest
 from pytest_benchmark.fixture import BenchmarkFixture
 
 import safefs
-from agent.sandbox import Refused
 from agent.tools.bash import DEFAULT_SHELL, BashTool
+from safefs.sandbox import Refused
 
 RUNS = 50
 ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin"}

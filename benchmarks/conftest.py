@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.strategies import Strategy, StrategyUnavailable, open_strategy
-from benchmarks.trees import build_tree
+from safefs.contest.strategies import Strategy, StrategyUnavailable, open_strategy
+from safefs.contest.trees import build_tree
 
 
 @pytest.fixture(scope="session")

@@ -28,4 +28,4 @@ __all__ = [
     "Root",
     "capabilities",
 ]
-__version__ = "0.2.0"
+__version__ = "0.3.0"

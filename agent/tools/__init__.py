@@ -1,5 +1,5 @@
 """The tools the model may call: file tools on safefs (read, write, edit, list, glob, grep) and
-``bash`` (in a kernel sandbox). The file tools are thin front ends over :mod:`agent.workspace`."""
+``bash`` (in a kernel sandbox). The file tools are thin front ends over :mod:`safefs.workspace`."""
 
 from __future__ import annotations
 

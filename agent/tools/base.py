@@ -11,7 +11,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from agent.workspace.errors import check_path, describe_os_error
+from safefs.workspace.errors import check_path, describe_os_error
 
 
 @dataclass(frozen=True)
@@ -114,7 +114,7 @@ def object_schema(properties: dict[str, dict[str, Any]], *, required: list[str])
 
 
 def error_output(exc: Exception) -> ToolOutput:
-    """A :class:`agent.workspace.WorkspaceError` (whose text is safe to show) as a result."""
+    """A :class:`safefs.workspace.WorkspaceError` (whose text is safe to show) as a result."""
     return ToolOutput(str(exc), is_error=True)
 
 

@@ -1,6 +1,6 @@
 """``bash {command}``: a shell command run in the workspace directory, inside a kernel sandbox.
 
-safefs does not confine a shell; the sandbox does (see ``agent.sandbox``): on Linux, Landlock
+safefs does not confine a shell; the sandbox does (see ``safefs.sandbox``): on Linux, Landlock
 limits the command to the workspace, a private temporary directory and the read-only system, a
 network namespace takes the network away, rlimits bound it and, when the agent is root, it runs
 as an unprivileged uid. Where a required layer is missing the command is refused, never run
@@ -21,10 +21,10 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 import safefs
-from agent.sandbox import AUTO, Refused, Sandbox, make_sandbox
-from agent.sandbox.process import CommandOutcome
 from agent.tools.base import Tool, ToolOutput, string_schema
 from agent.tools.environment import scrub_environment
+from safefs.sandbox import AUTO, Refused, Sandbox, make_sandbox
+from safefs.sandbox.process import CommandOutcome
 
 DEFAULT_TIMEOUT = 30.0
 DEFAULT_OUTPUT_CAP = 1 << 20  # bytes; the command is killed beyond it

@@ -12,9 +12,9 @@ from typing import Any
 
 import safefs
 from agent.tools.base import Tool, ToolOutput, error_output, object_schema
-from agent.workspace.edits import Edit, edit_file
-from agent.workspace.errors import WorkspaceError
-from agent.workspace.limits import cut_text
+from safefs.workspace.edits import Edit, edit_file
+from safefs.workspace.errors import WorkspaceError
+from safefs.workspace.limits import cut_text
 
 DIFF_CHARS = 8000
 

@@ -11,10 +11,10 @@ from typing import Any
 
 import safefs
 from agent.tools.base import Tool, ToolOutput, error_output, object_schema
-from agent.workspace.errors import WorkspaceError
-from agent.workspace.limits import MAX_ENTRIES, join_capped
-from agent.workspace.search import glob
-from agent.workspace.walk import Entry
+from safefs.workspace.errors import WorkspaceError
+from safefs.workspace.limits import MAX_ENTRIES, join_capped
+from safefs.workspace.search import glob
+from safefs.workspace.walk import Entry
 
 
 def format_match(entry: Entry) -> str:

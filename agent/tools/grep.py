@@ -12,9 +12,9 @@ from typing import Any
 
 import safefs
 from agent.tools.base import Tool, ToolOutput, error_output, object_schema
-from agent.workspace.errors import WorkspaceError
-from agent.workspace.limits import MAX_ENTRIES, join_capped
-from agent.workspace.search import GrepResult, grep
+from safefs.workspace.errors import WorkspaceError
+from safefs.workspace.limits import MAX_ENTRIES, join_capped
+from safefs.workspace.search import GrepResult, grep
 
 
 def summary(result: GrepResult) -> str:

@@ -12,9 +12,9 @@ from typing import Any
 
 import safefs
 from agent.tools.base import Tool, ToolOutput, error_output, object_schema
-from agent.workspace.errors import WorkspaceError
-from agent.workspace.limits import MAX_ENTRIES, join_capped
-from agent.workspace.listing import Listed, list_tree
+from safefs.workspace.errors import WorkspaceError
+from safefs.workspace.limits import MAX_ENTRIES, join_capped
+from safefs.workspace.listing import Listed, list_tree
 
 MAX_DEPTH = 10
 

@@ -3,7 +3,7 @@
 Without ``offset``/``limit`` the file is shown whole up to 16,000 characters; past that, the
 first and last 8,000 around a line that says how many characters were cut and in which lines.
 With them, that line range (1-based), under a header saying which lines of how many were shown
-and which ``offset`` continues. Reading streams the file (see :mod:`agent.workspace.text`):
+and which ``offset`` continues. Reading streams the file (see :mod:`safefs.workspace.text`):
 memory stays bounded whatever its size, invalid UTF-8 is reported with its byte offset.
 """
 
@@ -14,8 +14,8 @@ from typing import Any
 
 import safefs
 from agent.tools.base import Tool, ToolOutput, check_path, error_output, object_schema
-from agent.workspace.errors import WorkspaceError
-from agent.workspace.text import (
+from safefs.workspace.errors import WorkspaceError
+from safefs.workspace.text import (
     CHUNK_BYTES,
     DEFAULT_LINE_LIMIT,
     HEAD_CHARS,

@@ -11,8 +11,8 @@ from typing import Any
 
 import safefs
 from agent.tools.base import Tool, ToolOutput, error_output, string_schema
-from agent.workspace.errors import WorkspaceError
-from agent.workspace.files import write_text
+from safefs.workspace.errors import WorkspaceError
+from safefs.workspace.files import write_text
 
 
 class WriteTool(Tool):

@@ -17,7 +17,6 @@ import pytest
 
 import safefs
 from agent.cli import main
-from agent.sandbox import Refused, make_sandbox
 from agent.tools import BashTool
 from agent.tools.bash import (
     DEFAULT_OUTPUT_CAP,
@@ -26,6 +25,7 @@ from agent.tools.bash import (
     MODEL_OUTPUT_CHARS,
     truncate_middle,
 )
+from safefs.sandbox import Refused, make_sandbox
 from tests.agent.conftest import API_KEY, AgentWorkspace
 from tests.agent.messages_api_server import LoopbackMessagesAPI, text_reply, tool_reply
 from tests.agent.processes import survivors
@@ -187,7 +187,7 @@ def test_cancel_kills_a_running_command(ws: AgentWorkspace, bash: BashTool) -> N
 
 def test_an_exception_while_waiting_still_kills_everything(
         ws: AgentWorkspace, bash: BashTool, monkeypatch: pytest.MonkeyPatch) -> None:
-    from agent.sandbox import process
+    from safefs.sandbox import process
 
     real_select = process.selectors.DefaultSelector.select
     calls = {"n": 0}
@@ -256,7 +256,7 @@ def test_a_refused_sandbox_runs_nothing(ws: AgentWorkspace) -> None:
 
 def test_without_the_native_extension_the_sandbox_fails_closed(
         ws: AgentWorkspace, monkeypatch: pytest.MonkeyPatch) -> None:
-    from agent.sandbox import landlock
+    from safefs.sandbox import landlock
 
     monkeypatch.setattr(landlock, "native", None)
     tool = BashTool(ws.root)
@@ -335,7 +335,7 @@ def test_a_workspace_without_a_path_is_refused_not_run(tmp_path: Path) -> None:
 
 
 def test_macos_profile_is_deny_by_default() -> None:
-    from agent.sandbox.macos import profile
+    from safefs.sandbox.macos import profile
 
     text = profile('/Users/me/my "ws"', "/private/tmp/t", allow_network=False)
     assert text.splitlines()[:2] == ["(version 1)", "(deny default)"]

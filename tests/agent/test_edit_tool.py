@@ -92,7 +92,7 @@ def test_target_paths_for_a_policy(ws: AgentWorkspace) -> None:
 
 
 def test_a_huge_file_is_refused_without_loading_it(ws: AgentWorkspace) -> None:
-    from agent.workspace.edits import MAX_EDIT_BYTES
+    from safefs.workspace.edits import MAX_EDIT_BYTES
 
     with open(ws.path / "code.py", "wb") as f:
         f.truncate(MAX_EDIT_BYTES + 1)  # sparse

@@ -8,7 +8,7 @@ import pytest
 
 from agent.tools import GlobTool
 from agent.tools.base import ToolOutput
-from agent.workspace.patterns import glob_match
+from safefs.workspace.patterns import glob_match
 from tests.agent.conftest import AgentWorkspace
 
 

@@ -1,4 +1,4 @@
-"""The installed ``safefs-mcp`` behind a real MCP client session (see benchmarks.mcp_client)."""
+"""The installed ``safefs-mcp`` behind a real MCP client session (see safefs.contest.mcp_client)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from benchmarks.mcp_client import SyncClient, mcp_session, safefs_server
+from safefs.contest.mcp_client import SyncClient, mcp_session, safefs_server
 
 Client = SyncClient
 

@@ -9,8 +9,8 @@ import sys
 
 import pytest
 
-from benchmarks.mcp_client import mcp_session, safefs_server
-from benchmarks.race import race_victim
+from safefs.contest.mcp_client import mcp_session, safefs_server
+from safefs.contest.race import race_victim
 
 SECONDS = 3.0
 

@@ -63,7 +63,7 @@ def test_an_empty_directory_argument_is_refused(tmp_path: Path) -> None:
 
 def test_missing_mcp_extra_names_the_install_command(tmp_path: Path) -> None:
     # The SDK made unimportable, as in an environment installed without the extra.
-    code = ("import sys; sys.modules['mcp'] = None; from agent.mcp.cli import main; "
+    code = ("import sys; sys.modules['mcp'] = None; from safefs.mcp.cli import main; "
             f"sys.exit(main([{str(tmp_path)!r}]))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           stdin=subprocess.DEVNULL, timeout=60)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent.mcp.tools import all_tools, target_paths, tools_for
+from safefs.mcp.tools import all_tools, target_paths, tools_for
 
 
 def test_every_tool_names_its_path_arguments() -> None:

@@ -24,9 +24,9 @@ from typing import Any
 import pytest
 
 import safefs
-from agent.sandbox import Refused, make_sandbox
-from agent.sandbox.linux import DROPPED_UID, Limits, LinuxSandbox
 from agent.tools import BashTool
+from safefs.sandbox import Refused, make_sandbox
+from safefs.sandbox.linux import DROPPED_UID, Limits, LinuxSandbox
 from tests.agent.processes import survivors
 
 PATH = "/usr/local/bin:/usr/bin:/bin"

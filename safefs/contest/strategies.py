@@ -1,0 +1,422 @@
+"""The contestants: ways of confining a path to a workspace, behind one small interface.
+
+Each strategy is opened on a workspace directory and then takes paths relative to it. Two of them
+are *baselines that are racy by design* and exist only to be measured against:
+
+- ``unconfined``: the joined path handed to ``open()``; the physical floor, contains nothing.
+- ``realpath``: the check-then-use guard most agent tools ship (a port of the reference agent's
+  guard): canonicalise the root and the target with ``realpath``, check containment with
+  ``relative()`` logic, then use the *path string*. Between the check and the use, anyone who can
+  write inside the workspace can swap a directory for a symlink, and the use goes outside.
+
+The others resolve beneath a directory fd they hold: ``safefs-walk`` and ``safefs-openat2``
+(``safefs.Root`` with each backend) and ``pathrs`` (libpathrs' Python bindings, when they import).
+The baselines live here and never in ``safefs``.
+
+``landlock`` is kernel confinement instead of user-space resolution: plain ``open()`` of the
+joined path string, as ``unconfined`` does, but in a worker process that Landlock restricts to
+the workspace. The kernel judges the inode each open actually reaches, so a swapped-in symlink
+leads nowhere. Each operation is one round trip to the worker; for the cost table the worker
+times its own loop (:meth:`Strategy.timed`), so the round trip is not counted.
+"""
+
+from __future__ import annotations
+
+import errno
+import multiprocessing as mp
+import os
+import time
+from abc import ABC, abstractmethod
+from types import TracebackType
+from typing import Any
+
+import safefs
+from safefs import capabilities
+
+UNCONFINED = "unconfined"
+REALPATH = "realpath"
+SAFEFS_WALK = "safefs-walk"
+SAFEFS_OPENAT2 = "safefs-openat2"
+PATHRS = "pathrs"
+LANDLOCK = "landlock"
+
+# In-process strategies (what the pytest-benchmark suite times call by call).
+STRATEGY_NAMES: tuple[str, ...] = (UNCONFINED, REALPATH, SAFEFS_WALK, SAFEFS_OPENAT2, PATHRS)
+# Everything the contest runs: the in-process ones and kernel confinement in a worker.
+CONTEST_STRATEGIES: tuple[str, ...] = (*STRATEGY_NAMES, LANDLOCK)
+SAFEFS_STRATEGIES: tuple[str, ...] = (SAFEFS_WALK, SAFEFS_OPENAT2)
+BASELINES: tuple[str, ...] = (UNCONFINED, REALPATH)
+
+DESCRIPTIONS: dict[str, str] = {
+    UNCONFINED: "baseline: open() of the joined path, no containment at all",
+    REALPATH: "racy baseline: realpath + relative() check, then open() of the path string",
+    SAFEFS_WALK: "safefs.Root(resolver='walk'): openat(O_NOFOLLOW) per component",
+    SAFEFS_OPENAT2: "safefs.Root(resolver='openat2'): one openat2(RESOLVE_BENEATH)",
+    PATHRS: "libpathrs Python bindings (pathrs.Root)",
+    LANDLOCK: "open() of the joined path in a worker process Landlock restricts to the workspace",
+}
+
+
+class StrategyUnavailable(RuntimeError):
+    """This strategy cannot run on this machine; ``str()`` says why, for a skip note."""
+
+
+class GuardRefusal(PermissionError):
+    """The realpath guard judged the path to be outside the workspace."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__(errno.EXDEV, "path escapes workspace", path)
+
+
+class Strategy(ABC):
+    """Operations on paths relative to a workspace. Errors are ``OSError`` subclasses."""
+
+    name: str = ""
+
+    @abstractmethod
+    def read(self, rel: str) -> bytes:
+        """The whole content of a regular file."""
+
+    @abstractmethod
+    def write(self, rel: str, data: bytes) -> None:
+        """Replace (or create) a file: atomically where the strategy can, plainly otherwise."""
+
+    @abstractmethod
+    def stat(self, rel: str) -> os.stat_result:
+        """Metadata, following symlinks."""
+
+    @abstractmethod
+    def listdir(self, rel: str) -> list[str]:
+        """Names in a directory, in no particular order."""
+
+    @abstractmethod
+    def makedirs(self, rel: str) -> None:
+        """``mkdir -p``: create the directory and missing parents; an existing one is fine."""
+
+    def close(self) -> None:  # noqa: B027 - the baselines hold nothing to release
+        """Release whatever the strategy holds (a root fd, for most)."""
+
+    def timed(self, op: str, n: int, *args: Any) -> float:
+        """Seconds that ``n`` calls of operation ``op`` (``"read"``, ``"write"``...) take."""
+        fn = getattr(self, op)
+        t0 = time.perf_counter()
+        for _ in range(n):
+            fn(*args)
+        return time.perf_counter() - t0
+
+    def __enter__(self) -> Strategy:
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.close()
+
+
+class Unconfined(Strategy):
+    name = UNCONFINED
+
+    def __init__(self, root: str) -> None:
+        self._root = os.path.abspath(root)
+
+    def _path(self, rel: str) -> str:
+        return os.path.join(self._root, rel)
+
+    def read(self, rel: str) -> bytes:
+        with open(self._path(rel), "rb") as f:
+            return f.read()
+
+    def write(self, rel: str, data: bytes) -> None:
+        with open(self._path(rel), "wb") as f:
+            f.write(data)
+
+    def stat(self, rel: str) -> os.stat_result:
+        return os.stat(self._path(rel))
+
+    def listdir(self, rel: str) -> list[str]:
+        return os.listdir(self._path(rel))
+
+    def makedirs(self, rel: str) -> None:
+        os.makedirs(self._path(rel), exist_ok=True)
+
+
+def is_inside(real_root: str, real_target: str) -> bool:
+    """Node's ``relative()`` containment test: never a string-prefix comparison (which would let
+    ``/ws-evil`` pass for ``/ws``)."""
+    rel = os.path.relpath(real_target, real_root)
+    return not (rel == os.pardir or rel.startswith(os.pardir + os.sep) or os.path.isabs(rel))
+
+
+def realpath_of_nearest_existing(path: str) -> str:
+    """``realpath`` of ``path``, or of its nearest existing ancestor when it does not exist yet
+    (a file about to be created), as the reference does for writes."""
+    probe = path
+    while True:
+        try:
+            return os.path.realpath(probe, strict=True)
+        except FileNotFoundError:
+            parent = os.path.dirname(probe)
+            if parent == probe:
+                raise
+            probe = parent
+
+
+class RealpathGuard(Strategy):
+    """The reference's guard, ported faithfully. RACY BY DESIGN: a baseline, not a defence.
+
+    Per call: realpath of the root, the target resolved lexically against it (as Node's
+    ``path.resolve``), realpath of the target (or nearest existing ancestor), a ``relative()``
+    check, then the operation on the *path string*, which the kernel resolves all over again.
+    """
+
+    name = REALPATH
+
+    def __init__(self, root: str) -> None:
+        self._root = os.path.abspath(root)
+
+    def check(self, rel: str) -> str:
+        """The path string the operation will use, once the guard has accepted it."""
+        real_root = os.path.realpath(self._root)
+        target = os.path.normpath(os.path.join(real_root, rel))
+        if not is_inside(real_root, target):
+            raise GuardRefusal(rel)
+        if not is_inside(real_root, realpath_of_nearest_existing(target)):
+            raise GuardRefusal(rel)
+        return target
+
+    def read(self, rel: str) -> bytes:
+        path = self.check(rel)
+        with open(path, "rb") as f:  # the window: the path string is resolved again here
+            return f.read()
+
+    def write(self, rel: str, data: bytes) -> None:
+        path = self.check(rel)
+        with open(path, "wb") as f:
+            f.write(data)
+
+    def stat(self, rel: str) -> os.stat_result:
+        return os.stat(self.check(rel))
+
+    def listdir(self, rel: str) -> list[str]:
+        return os.listdir(self.check(rel))
+
+    def makedirs(self, rel: str) -> None:
+        os.makedirs(self.check(rel), exist_ok=True)
+
+
+class SafefsRoot(Strategy):
+    """``safefs.Root`` with one backend forced, so each backend is measured on its own."""
+
+    def __init__(self, root: str, resolver: str) -> None:
+        self.name = f"safefs-{resolver}"
+        try:
+            self.root = safefs.Root(root, resolver=resolver)
+        except safefs.ResolverUnavailableError as exc:
+            raise StrategyUnavailable(str(exc)) from None
+
+    def read(self, rel: str) -> bytes:
+        return self.root.read_bytes(rel)
+
+    def write(self, rel: str, data: bytes) -> None:
+        self.root.write_bytes(rel, data)
+
+    def stat(self, rel: str) -> os.stat_result:
+        return self.root.stat(rel)
+
+    def listdir(self, rel: str) -> list[str]:
+        names: list[str] = self.root.listdir(rel)
+        return names
+
+    def makedirs(self, rel: str) -> None:
+        self.root.mkdir(rel, parents=True, exist_ok=True)
+
+    def close(self) -> None:
+        self.root.close()
+
+
+def _import_pathrs() -> Any:
+    try:
+        import pathrs
+    except ImportError as exc:
+        raise StrategyUnavailable(
+            "the pathrs bindings do not import here (they need the libpathrs system library "
+            f"and pathrs.h, which this machine lacks): {exc}") from None
+    return pathrs
+
+
+class Pathrs(Strategy):
+    """libpathrs through its Python bindings. Writes are atomic the way safefs does them: a
+    uniquely named file created ``O_EXCL`` beside the target, then renamed over it."""
+
+    name = PATHRS
+
+    def __init__(self, root: str) -> None:
+        self._pathrs = _import_pathrs()
+        self._counter = 0
+        self.root = self._call(self._pathrs.Root, root)
+
+    def _call(self, fn: Any, *args: Any) -> Any:
+        # pathrs.PathrsError is not an OSError; translate it so every strategy fails the same way.
+        try:
+            return fn(*args)
+        except self._pathrs.PathrsError as exc:
+            code = exc.errno or errno.EIO
+            raise OSError(code, os.strerror(code), args[0] if args else None) from None
+
+    def read(self, rel: str) -> bytes:
+        with self._call(self.root.open, rel, "rb") as f:
+            data: bytes = f.read()
+            return data
+
+    def write(self, rel: str, data: bytes) -> None:
+        parent, name = os.path.split(rel)
+        self._counter += 1
+        tmp = os.path.join(parent, f".{name}.{os.getpid()}.{self._counter}.tmp")
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+        with self._call(self.root.creat_raw, tmp, flags, 0o644) as handle:
+            fd = handle.fileno()
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+        try:
+            self._call(self.root.rename, tmp, rel)
+        except OSError:
+            try:
+                self._call(self.root.unlink, tmp)
+            except OSError:
+                pass
+            raise
+
+    def stat(self, rel: str) -> os.stat_result:
+        with self._call(self.root.resolve, rel) as handle:
+            return os.fstat(handle.fileno())
+
+    def listdir(self, rel: str) -> list[str]:
+        with self._call(self.root.resolve, rel) as handle:
+            with handle.reopen_raw(os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC) as d:
+                return os.listdir(d.fileno())
+
+    def makedirs(self, rel: str) -> None:
+        self._call(self.root.mkdir_all, rel, 0o777).close()
+
+    def close(self) -> None:
+        self.root.close()
+
+
+def _serve_confined(root: str, conn: Any) -> None:
+    """The Landlock worker: confine this process to ``root``, then do what ``conn`` asks."""
+    from safefs.sandbox import landlock
+
+    try:
+        abi = landlock.restrict_self([root])
+    except OSError as exc:
+        conn.send(("unavailable", str(exc)))
+        return
+    conn.send(("ready", abi))
+    plain = Unconfined(root)
+    while True:
+        try:
+            op, args = conn.recv()
+        except EOFError:
+            return
+        try:
+            result = plain.timed(args[0], *args[1:]) if op == "timed" else getattr(plain, op)(*args)
+        except OSError as exc:
+            conn.send(("error", (exc.errno, exc.strerror, exc.filename)))
+        else:
+            conn.send(("ok", result))
+
+
+class LandlockConfined(Strategy):
+    """Paths as plain strings, in a worker process Landlock confines to the workspace."""
+
+    name = LANDLOCK
+
+    def __init__(self, root: str) -> None:
+        ctx = mp.get_context("spawn")
+        self._conn, child = ctx.Pipe()
+        self._proc = ctx.Process(target=_serve_confined, args=(os.path.abspath(root), child),
+                                 daemon=True)
+        self._proc.start()
+        child.close()
+        kind, detail = self._conn.recv()
+        if kind != "ready":
+            self.close()
+            raise StrategyUnavailable(f"Landlock is not available here: {detail}")
+        self.abi: int = detail
+
+    def _ask(self, op: str, *args: Any) -> Any:
+        self._conn.send((op, args))
+        kind, result = self._conn.recv()
+        if kind == "error":
+            code, message, filename = result
+            raise OSError(code, message, filename)
+        return result
+
+    def read(self, rel: str) -> bytes:
+        data: bytes = self._ask("read", rel)
+        return data
+
+    def write(self, rel: str, data: bytes) -> None:
+        self._ask("write", rel, data)
+
+    def stat(self, rel: str) -> os.stat_result:
+        st: os.stat_result = self._ask("stat", rel)
+        return st
+
+    def listdir(self, rel: str) -> list[str]:
+        names: list[str] = self._ask("listdir", rel)
+        return names
+
+    def makedirs(self, rel: str) -> None:
+        self._ask("makedirs", rel)
+
+    def timed(self, op: str, n: int, *args: Any) -> float:
+        """Timed inside the worker: the round trip to it is not part of the cost."""
+        seconds: float = self._ask("timed", op, n, *args)
+        return seconds
+
+    def close(self) -> None:
+        self._conn.close()
+        self._proc.join(10)
+        if self._proc.is_alive():
+            self._proc.kill()
+            self._proc.join()
+
+
+def open_strategy(name: str, root: str) -> Strategy:
+    """Open strategy ``name`` on the workspace ``root``; :class:`StrategyUnavailable` if it
+    cannot run here."""
+    if name == UNCONFINED:
+        return Unconfined(root)
+    if name == REALPATH:
+        return RealpathGuard(root)
+    if name == SAFEFS_WALK:
+        return SafefsRoot(root, "walk")
+    if name == SAFEFS_OPENAT2:
+        if not capabilities().native_extension:
+            raise StrategyUnavailable("the safefs native extension (openat2) is not built")
+        return SafefsRoot(root, "openat2")
+    if name == PATHRS:
+        return Pathrs(root)
+    if name == LANDLOCK:
+        return LandlockConfined(root)
+    raise ValueError(f"unknown strategy {name!r}; choose from {', '.join(CONTEST_STRATEGIES)}")
+
+
+def availability(probe_dir: str | None = None) -> dict[str, str | None]:
+    """Each strategy's name -> None if it runs here, else the reason it does not."""
+    import tempfile
+
+    out: dict[str, str | None] = {}
+    with tempfile.TemporaryDirectory(prefix="safefs-probe-", dir=probe_dir) as tmp:
+        for name in CONTEST_STRATEGIES:
+            try:
+                open_strategy(name, tmp).close()
+                out[name] = None
+            except StrategyUnavailable as exc:
+                out[name] = str(exc)
+    return out
+
+
+def available_strategies() -> list[str]:
+    return [name for name, why in availability().items() if why is None]

@@ -1,0 +1,211 @@
+"""Reading workspace files as text, in bounded memory, whole or by line range.
+
+A file is decoded as it is streamed, ``CHUNK_BYTES`` at a time, through an incremental UTF-8
+decoder: memory stays a few MiB whatever the file size, and a cancel request stops the read
+between chunks. ``errors="strict"`` reports invalid UTF-8 with its byte offset (the agent's
+``read``); ``errors="replace"`` shows it as U+FFFD (the MCP server, as the official one does).
+
+Two views:
+
+- :func:`read_whole`: a file of at most ``LIMIT`` characters as it is; a longer one as its first
+  ``HEAD_CHARS`` and last ``TAIL_CHARS`` characters around a line saying how many were cut and
+  which lines to ask for to see them.
+- :func:`read_lines`: lines ``offset`` .. ``offset + limit - 1`` (1-based) and the file's line
+  count, cut at whole lines to stay within a character budget.
+"""
+
+from __future__ import annotations
+
+import codecs
+import os
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import IO
+
+import safefs
+from safefs.workspace.errors import WorkspaceError, os_failure, require_path
+from safefs.workspace.limits import MAX_RESULT_CHARS
+
+HEAD_CHARS = 8000
+TAIL_CHARS = 8000
+LIMIT = HEAD_CHARS + TAIL_CHARS  # more characters than this are cut in the middle
+CHUNK_BYTES = 1 << 20
+# A UTF-8 character is at most 4 bytes: a file this small costs no more than one chunk.
+WHOLE_READ_BYTES = 4 * LIMIT
+DEFAULT_LINE_LIMIT = 2000
+
+
+class ReadCancelled(Exception):
+    pass
+
+
+class InvalidUtf8(Exception):
+    def __init__(self, offset: int) -> None:
+        super().__init__(f"invalid UTF-8 at byte offset {offset}")
+        self.offset = offset
+
+
+def decoded_chunks(stream: IO[bytes], *, errors: str = "strict", first: bytes = b"",
+                   cancel: threading.Event | None = None) -> Iterator[str]:
+    """The stream's text, a chunk at a time; InvalidUtf8 names the byte offset (strict only)."""
+    decoder = codecs.getincrementaldecoder("utf-8")(errors)
+    offset = 0  # bytes consumed before the current chunk
+    chunk = first or stream.read(CHUNK_BYTES)
+    while True:
+        final = not chunk
+        pending = len(decoder.getstate()[0])  # bytes of a character split across chunks
+        try:
+            text = decoder.decode(chunk, final=final)
+        except UnicodeDecodeError as exc:
+            raise InvalidUtf8(offset - pending + exc.start) from None
+        offset += len(chunk)
+        if text:
+            yield text
+        if final:
+            return
+        if cancel is not None and cancel.is_set():
+            raise ReadCancelled()
+        chunk = stream.read(CHUNK_BYTES)
+
+
+def truncation_marker(omitted: int, first_line: int, last_line: int, total_lines: int) -> str:
+    return (f"[truncated {omitted} characters, within lines {first_line}-{last_line} of "
+            f"{total_lines}; read with offset and limit to see them]")
+
+
+def _line_count(newlines: int, last_char: str) -> int:
+    return newlines + (1 if last_char and last_char != "\n" else 0)
+
+
+def read_bounded(stream: IO[bytes], size_hint: int,
+                 cancel: threading.Event | None = None) -> str:
+    """The text of ``stream`` (strict UTF-8), cut in the middle past ``LIMIT`` characters."""
+    first = b""
+    if size_hint <= WHOLE_READ_BYTES:
+        first = stream.read(WHOLE_READ_BYTES + 1)
+        if len(first) <= WHOLE_READ_BYTES:
+            try:
+                text = first.decode("utf-8", "strict")
+            except UnicodeDecodeError as exc:
+                raise InvalidUtf8(exc.start) from None
+            if len(text) <= LIMIT:
+                return text
+        # Too many characters, or the file grew past the hint: stream it from the start.
+    head = ""
+    tail = ""
+    total = 0
+    newlines = 0
+    for text in decoded_chunks(stream, first=first, cancel=cancel):
+        total += len(text)
+        newlines += text.count("\n")
+        if len(head) < LIMIT:
+            head += text[: LIMIT - len(head)]
+        tail = (tail + text)[-TAIL_CHARS:] if len(text) < TAIL_CHARS else text[-TAIL_CHARS:]
+    if total <= LIMIT:
+        return head
+    head = head[:HEAD_CHARS]
+    first_line = head.count("\n") + 1
+    last_line = newlines - tail.count("\n") + 1
+    marker = truncation_marker(total - LIMIT, first_line, last_line,
+                               _line_count(newlines, tail[-1:]))
+    return f"{head}\n{marker}\n{tail}"
+
+
+@contextmanager
+def _reading(root: safefs.Root, path: str) -> Iterator[IO[bytes]]:
+    """The file open for reading; every failure becomes a WorkspaceError naming ``path``."""
+    require_path(path)
+    try:
+        # safefs refuses a FIFO, socket or device at open time (O_NONBLOCK, then fstat).
+        with root.open(path, "rb") as stream:
+            yield stream
+    except OSError as exc:
+        raise os_failure(exc, path) from None
+    except InvalidUtf8 as exc:
+        raise WorkspaceError(f"not valid UTF-8: {path!r} ({exc})") from None
+    except ReadCancelled:
+        raise WorkspaceError(f"read of {path!r} cancelled") from None
+
+
+def read_whole(root: safefs.Root, path: str, cancel: threading.Event | None = None) -> str:
+    """The file's text by the 16,000-character rule (strict UTF-8)."""
+    with _reading(root, path) as stream:
+        return read_bounded(stream, os.fstat(stream.fileno()).st_size, cancel)
+
+
+@dataclass(frozen=True)
+class LineRange:
+    """Lines ``first`` .. ``last`` (1-based; ``last < first`` when none) of ``total``."""
+
+    text: str
+    first: int
+    last: int
+    total: int
+    cut_at_budget: bool  # the range asked for did not fit; ``last`` is where it stopped
+    line_cut: bool = False  # the only line shown was itself cut to fit
+
+
+def lines_of(stream: IO[bytes], offset: int, limit: int, *, budget: int = MAX_RESULT_CHARS,
+             errors: str = "strict", cancel: threading.Event | None = None) -> LineRange:
+    """Lines ``offset`` .. ``offset + limit - 1`` of ``stream`` within ``budget`` characters."""
+    end = offset + limit - 1
+    kept: list[str] = []
+    size = 0
+    line = 1  # the line the next character belongs to
+    last_shown = offset - 1
+    cut = line_cut = False
+    last_char = ""
+    for text in decoded_chunks(stream, errors=errors, cancel=cancel):
+        last_char = text[-1]
+        pieces = text.split("\n")
+        for i, piece in enumerate(pieces):
+            ends_line = i < len(pieces) - 1
+            if offset <= line <= end and not cut:
+                part = piece + ("\n" if ends_line else "")
+                if size + len(part) > budget:
+                    if last_shown < line and not kept:  # one line longer than the budget
+                        kept.append(part[:budget])
+                        line_cut = True
+                        last_shown = line
+                    cut = True
+                else:
+                    kept.append(part)
+                    size += len(part)
+                    last_shown = line
+            if ends_line:
+                line += 1
+    total = line - 1 if last_char in ("", "\n") else line
+    return LineRange("".join(kept), offset, min(last_shown, total), total, cut, line_cut)
+
+
+def read_lines(root: safefs.Root, path: str, offset: int = 1, limit: int = DEFAULT_LINE_LIMIT, *,
+               budget: int = MAX_RESULT_CHARS, errors: str = "strict",
+               cancel: threading.Event | None = None) -> LineRange:
+    if offset < 1:
+        raise WorkspaceError(f"offset must be 1 or more (lines are numbered from 1), got {offset}")
+    if limit < 1:
+        raise WorkspaceError(f"limit must be 1 or more, got {limit}")
+    with _reading(root, path) as stream:
+        return lines_of(stream, offset, limit, budget=budget, errors=errors, cancel=cancel)
+
+
+def count_lines(root: safefs.Root, path: str, *, cancel: threading.Event | None = None) -> int:
+    return read_lines(root, path, 1, 1, budget=0, errors="replace", cancel=cancel).total
+
+
+def describe_range(r: LineRange, tool_hint: str) -> str:
+    """A header line: which lines of how many, and how to go on when there is more."""
+    if r.total == 0:
+        return "[empty file: 0 lines]"
+    if r.first > r.total:
+        return f"[offset {r.first} is past the end: the file has {r.total} lines]"
+    head = f"[lines {r.first}-{r.last} of {r.total}"
+    if r.line_cut:
+        head += f"; line {r.last} is longer than {MAX_RESULT_CHARS} characters and was cut"
+    elif r.cut_at_budget:
+        head += f"; stopped at {MAX_RESULT_CHARS} characters"
+    if r.last < r.total:
+        head += f"; {tool_hint} offset={r.last + 1} to continue"
+    return head + "]"

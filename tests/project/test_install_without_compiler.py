@@ -1,0 +1,57 @@
+"""Installing never fails for want of the extension: without a C compiler the package installs,
+imports and works on the walk."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+PROJECT = Path(__file__).resolve().parents[2]
+NETWORK_TROUBLE = ("Could not find a version", "ConnectionError", "Max retries exceeded",
+                   "Temporary failure in name resolution")
+
+CHECK = """
+import os, tempfile, safefs
+from safefs import _sys
+assert not _sys.HAVE_NATIVE
+d = tempfile.mkdtemp()
+os.symlink("/etc", os.path.join(d, "out"))
+with safefs.Root(d) as root:
+    root.write_text("a/b", "x", parents=True)
+    try:
+        root.read_text("out/passwd")
+    except safefs.PathEscapeError:
+        escaped = False
+    else:
+        escaped = True
+    try:
+        safefs.Root(d, resolver="openat2")
+    except safefs.ResolverUnavailableError as exc:
+        unavailable = str(exc)
+    print(root.resolver, root.read_text("a/b"), escaped, unavailable)
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the extension is Linux only")
+def test_install_without_a_compiler_falls_back_to_the_walk(tmp_path: Path) -> None:
+    target = tmp_path / "site"
+    env = dict(os.environ, CC="/bin/false", PIP_DISABLE_PIP_VERSION_CHECK="1")
+    build = subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--target", str(target),
+         str(PROJECT)], capture_output=True, text=True, env=env, timeout=300)
+    if build.returncode and any(s in build.stderr for s in NETWORK_TROUBLE):
+        pytest.skip("the package index is unreachable for the isolated build")
+    assert build.returncode == 0, build.stderr[-2000:]
+    assert (target / "safefs" / "root.py").exists()
+    assert not list((target / "safefs").glob("_native*")), "no compiler, yet an extension?"
+    # -S: no site-packages, so the editable install of the checkout cannot shadow the copy.
+    run = subprocess.run([sys.executable, "-S", "-c", CHECK], capture_output=True, text=True,
+                         env=dict(os.environ, PYTHONPATH=str(target)), timeout=60)
+    assert run.returncode == 0, run.stderr
+    resolver, content, escaped, unavailable = run.stdout.split(" ", 3)
+    assert (resolver, content, escaped) == ("walk", "x", "False")
+    assert "native extension is not built" in unavailable

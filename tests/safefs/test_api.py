@@ -1,0 +1,898 @@
+"""API behaviour of ``safefs.Root`` beyond confinement: what each call does, and how it fails.
+
+Every test runs for each backend and ``symlinks=`` mode through the ``open_root`` fixture.
+"""
+
+from __future__ import annotations
+
+import errno
+import io
+import os
+import shutil
+import signal
+import socket
+import stat
+import subprocess
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import safefs
+from safefs import _sys, atomic
+from tests.safefs.conftest import Flavour, Workspace
+
+OpenRoot = Callable[..., safefs.Root]
+
+
+@contextmanager
+def no_hang(seconds: int = 5, what: str = "call") -> Iterator[None]:
+    """Turn a blocking call into a test failure instead of a stuck run."""
+    def alarm(signum: int, frame: Any) -> None:
+        raise AssertionError(f"{what} blocked for {seconds}s")
+    old = signal.signal(signal.SIGALRM, alarm)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)
+
+
+def leftovers(directory: Path) -> list[str]:
+    return [n for n in os.listdir(directory) if n.endswith(atomic.TEMP_SUFFIX.decode())]
+
+
+# -- open ----------------------------------------------------------------------------------------
+
+
+def test_open_modes(open_root: OpenRoot, workspace: Workspace) -> None:
+    root = open_root(["f"])
+    host = workspace.root_path
+    with root.open("f") as f:
+        assert isinstance(f, io.TextIOWrapper)
+        assert f.read() == "content of f\n"
+    with root.open("f", "rb") as fb:
+        assert isinstance(fb, io.BufferedReader)
+        assert fb.read() == b"content of f\n"
+    with root.open("f", "a") as f:
+        f.write("appended\n")
+    assert (host / "f").read_text() == "content of f\nappended\n"
+    with root.open("f", "r+") as f:
+        assert f.read(7) == "content"
+        f.seek(0)
+        f.write("CONTENT")
+    assert (host / "f").read_text() == "CONTENT of f\nappended\n"
+    with root.open("f", "w") as f:  # truncates
+        f.write("short")
+    assert (host / "f").read_text() == "short"
+    with root.open("new", "xb") as fb2:
+        fb2.write(b"\x00\xff")
+    assert (host / "new").read_bytes() == b"\x00\xff"
+    with pytest.raises(FileExistsError):
+        root.open("new", "x")
+    with root.open("g", "w+", encoding="latin-1") as f:
+        f.write("\xe9")
+        f.seek(0)
+        assert f.read() == "\xe9"
+    assert (host / "g").read_bytes() == b"\xe9"
+
+
+@pytest.mark.parametrize("mode", ["", "rw", "rr", "q", "rbt", "b", "+"])
+def test_open_refuses_bad_modes(open_root: OpenRoot, mode: str) -> None:
+    root = open_root(["f"])
+    with pytest.raises(ValueError, match="invalid mode"):
+        root.open("f", mode)
+
+
+def test_open_a_directory_is_isadirectoryerror(open_root: OpenRoot) -> None:
+    root = open_root(["d/"])
+    for mode in ("r", "rb", "a"):
+        with pytest.raises(IsADirectoryError):
+            root.open("d", mode)
+
+
+def test_chmod(open_root: OpenRoot, workspace: Workspace, flavour: Flavour) -> None:
+    root = open_root(["f", "d/", "lf => f"])
+    host = workspace.root_path
+    root.chmod("f", 0o600)
+    root.chmod("d", 0o700)
+    assert stat.S_IMODE((host / "f").stat().st_mode) == 0o600
+    assert stat.S_IMODE((host / "d").stat().st_mode) == 0o700
+    root.chmod("f", 0o640, follow_symlinks=False)  # not a link: changed as usual
+    assert stat.S_IMODE((host / "f").stat().st_mode) == 0o640
+    # A symlink's own mode cannot be changed on Linux: refused the same way by every backend,
+    # and the target is left alone.
+    with pytest.raises(OSError) as info:
+        root.chmod("lf", 0o777, follow_symlinks=False)
+    assert info.value.errno == errno.EOPNOTSUPP
+    assert stat.S_IMODE((host / "f").stat().st_mode) == 0o640
+    if flavour.symlinks != "none":
+        root.chmod("lf", 0o604)
+        assert stat.S_IMODE((host / "f").stat().st_mode) == 0o604
+
+
+def test_read_and_write_text(open_root: OpenRoot, workspace: Workspace) -> None:
+    root = open_root()
+    assert root.write_text("t", "h\xe9llo\n", encoding="latin-1") == 6
+    assert (workspace.root_path / "t").read_bytes() == b"h\xe9llo\n"
+    assert root.read_text("t", encoding="latin-1") == "h\xe9llo\n"
+    with pytest.raises(UnicodeDecodeError):
+        root.read_text("t")
+    assert root.read_text("t", errors="replace") == "h\ufffdllo\n"
+
+
+# -- atomic writes -------------------------------------------------------------------------------
+
+
+def test_write_keeps_permission_bits(open_root: OpenRoot, workspace: Workspace) -> None:
+    root = open_root(["f"])
+    (workspace.root_path / "f").chmod(0o640)
+    root.write_bytes("f", b"new")
+    st = (workspace.root_path / "f").stat()
+    assert stat.S_IMODE(st.st_mode) == 0o640
+    # A new file gets the usual 0o666 narrowed by the umask.
+    umask = os.umask(0o022)
+    os.umask(umask)
+    root.write_bytes("g", b"new")
+    assert stat.S_IMODE((workspace.root_path / "g").stat().st_mode) == 0o666 & ~umask
+
+
+def test_write_replaces_a_hard_linked_target(open_root: OpenRoot, workspace: Workspace) -> None:
+    root = open_root(["f"])
+    host = workspace.root_path
+    os.link(host / "f", host / "other-name")
+    old_inode = (host / "f").stat().st_ino
+    root.write_bytes("f", b"replaced")
+    assert (host / "f").read_bytes() == b"replaced"
+    assert (host / "f").stat().st_ino != old_inode
+    assert (host / "other-name").read_bytes() == b"content of f\n"  # the shared inode untouched
+
+
+def test_write_through_an_inside_symlink_lands_at_the_target(
+        open_root: OpenRoot, workspace: Workspace, flavour: Flavour) -> None:
+    root = open_root(["d/target", "link => d/target"])
+    host = workspace.root_path
+    if flavour.symlinks == "none":
+        with pytest.raises(OSError) as info:
+            root.write_bytes("link", b"through")
+        assert info.value.errno == errno.ELOOP
+        assert (host / "d/target").read_text() == "content of d/target\n"
+        return
+    root.write_bytes("link", b"through")
+    assert os.readlink(host / "link") == "d/target"  # the link itself is kept
+    assert (host / "d/target").read_bytes() == b"through"
+    assert not leftovers(host) and not leftovers(host / "d")
+
+
+@pytest.mark.parametrize("tmpfile", [True, False], ids=["o_tmpfile", "named-temp"])
+def test_failed_write_leaves_no_temp_file_and_the_old_content(
+        open_root: OpenRoot, workspace: Workspace, monkeypatch: pytest.MonkeyPatch,
+        tmpfile: bool) -> None:
+    if not tmpfile:  # the path taken where the filesystem has no O_TMPFILE (and on macOS)
+        monkeypatch.setattr(atomic, "_tmpfile_works", False)
+    root = open_root(["d/f"])
+
+    # A buffer, but not a contiguous one: writing it fails after the temporary file was created.
+    unwritable = memoryview(b"new content")[::2]
+    with pytest.raises(TypeError):
+        root.write_bytes("d/f", unwritable)
+    assert os.listdir(workspace.root_path / "d") == ["f"]
+    assert (workspace.root_path / "d/f").read_text() == "content of d/f\n"
+
+
+def test_data_of_the_wrong_type_is_refused_before_anything_is_made(
+        open_root: OpenRoot, workspace: Workspace) -> None:
+    root = open_root()
+    with pytest.raises(TypeError):
+        root.write_bytes("a/b/c", "text, not bytes", parents=True)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="data must be str, not bytes"):  # as pathlib says it
+        root.write_text("x/y", b"bytes, not text", parents=True)  # type: ignore[arg-type]
+    assert os.listdir(workspace.root_path) == []
+
+
+def test_write_parents(open_root: OpenRoot, workspace: Workspace) -> None:
+    root = open_root()
+    with pytest.raises(FileNotFoundError):
+        root.write_bytes("a/b/c", b"x")
+    assert not (workspace.root_path / "a").exists()
+    root.write_bytes("a/b/c", b"x", parents=True)
+    assert (workspace.root_path / "a/b/c").read_bytes() == b"x"
+    root.write_text("a/b2/c", "y", parents=True)  # some parents exist already
+    assert (workspace.root_path / "a/b2/c").read_text() == "y"
+
+
+def test_write_parents_never_creates_outside(open_root: OpenRoot, workspace: Workspace,
+                                             flavour: Flavour) -> None:
+    root = open_root(["evil => ../outside"])
+    before = workspace.snapshot_outside()
+    with pytest.raises(OSError) as info:
+        root.write_bytes("evil/new/deeper/f", b"x", parents=True)
+    if flavour.symlinks == "beneath":
+        assert isinstance(info.value, safefs.PathEscapeError)
+    assert workspace.snapshot_outside() == before
+
+
+def test_write_durable(open_root: OpenRoot, workspace: Workspace) -> None:
+    root = open_root(["f"])
+    assert root.write_bytes("f", b"durable", durable=True) == 7
+    assert root.write_bytes("new", bytearray(b"durable2"), durable=True) == 8
+    assert root.write_bytes("view", memoryview(b"abcdef")[2:], durable=True) == 4
+    assert (workspace.root_path / "f").read_bytes() == b"durable"
+    assert (workspace.root_path / "new").read_bytes() == b"durable2"
+    assert (workspace.root_path / "view").read_bytes() == b"cdef"
+    assert not leftovers(workspace.root_path)
+
+
+def test_write_a_large_file(open_root: OpenRoot, workspace: Workspace) -> None:
+    root = open_root()
+    data = os.urandom(3 * 1024 * 1024 + 17)
+    root.write_bytes("big", data)
+    assert root.read_bytes("big") == data
+
+
+def test_touch(open_root: OpenRoot, workspace: Workspace) -> None:
+    root = open_root(["f"])
+    root.touch("f")
+    assert (workspace.root_path / "f").read_text() == "content of f\n"
+    root.touch("new")
+    assert (workspace.root_path / "new").read_bytes() == b""
+    with pytest.raises(FileExistsError):
+        root.touch("f", exist_ok=False)
+
+
+# -- directories ---------------------------------------------------------------------------------
+
+
+def test_mkdir_parents_and_exist_ok(open_root: OpenRoot, workspace: Workspace) -> None:
+    root = open_root(["d/", "f"])
+    host = workspace.root_path
+    root.mkdir("new", 0o750)
+    assert stat.S_IMODE((host / "new").stat().st_mode) == 0o750 & ~_umask()
+    with pytest.raises(FileExistsError):
+        root.mkdir("d")
+    root.mkdir("d", exist_ok=True)
+    with pytest.raises(FileExistsError):
+        root.mkdir("f", exist_ok=True)  # exists, but not as a directory
+    with pytest.raises(FileNotFoundError):
+        root.mkdir("x/y/z")
+    root.mkdir("x/y/z", parents=True)
+    assert (host / "x/y/z").is_dir()
+    with pytest.raises(FileExistsError):
+        root.mkdir("x/y/z", parents=True)
+    root.mkdir("x/y/z", parents=True, exist_ok=True)
+    with pytest.raises(NotADirectoryError):
+        root.mkdir("f/sub", parents=True)
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def test_rename_no_clobber(open_root: OpenRoot, workspace: Workspace) -> None:
+    root = open_root(["a", "b", "d/"])
+    host = workspace.root_path
+    with pytest.raises(FileExistsError) as info:
+        root.rename("a", "b", replace=False)
+    assert (info.value.filename, info.value.filename2) == ("a", "b")
+    assert (host / "a").read_text() == "content of a\n"
+    assert (host / "b").read_text() == "content of b\n"
+    with pytest.raises(FileExistsError):
+        root.rename("a", "d", replace=False)
+    root.rename("a", "c", replace=False)
+    assert (host / "c").read_text() == "content of a\n" and not (host / "a").exists()
+    root.rename("c", "b")  # replace=True by default
+    assert (host / "b").read_text() == "content of a\n" and not (host / "c").exists()
+    root.replace("b", "d/b")
+    assert (host / "d/b").read_text() == "content of a\n"
+    root.rename("d", "e", replace=False)  # directories too
+    assert (host / "e/b").is_file()
+
+
+def test_mkdir_parents_never_creates_outside(open_root: OpenRoot, workspace: Workspace,
+                                             flavour: Flavour) -> None:
+    root = open_root(["evil => ../outside/dir", "abs => $ROOT/../outside"])
+    before = workspace.snapshot_outside()
+    for path in ("../outside/new/deeper", "evil/new/deeper", "abs/new/deeper"):
+        if flavour.symlinks == "in_root" and path.startswith(".."):
+            root.mkdir(path, parents=True)  # ".." stops at the root: lands inside
+            assert (workspace.root_path / "outside/new/deeper").is_dir()
+            continue
+        with pytest.raises(OSError) as info:
+            root.mkdir(path, parents=True)
+        if flavour.symlinks == "beneath":
+            assert isinstance(info.value, safefs.PathEscapeError), (path, info.value)
+        elif flavour.symlinks == "in_root":
+            # The links are rooted at ROOT, where their targets do not exist; as os.makedirs
+            # through a dangling link, that is FileNotFoundError.
+            assert isinstance(info.value, FileNotFoundError), (path, info.value)
+    assert workspace.snapshot_outside() == before
+
+
+def test_symlink_refuses_targets_leaving_the_root(open_root: OpenRoot, workspace: Workspace,
+                                                  flavour: Flavour) -> None:
+    root = open_root(["d/e/", "f"])
+    host = workspace.root_path
+    refused = [("/etc/passwd", "l1"), (str(host / "f"), "l2"), ("..", "l3"), ("../ROOT/f", "l4"),
+               ("d/../../x", "l5"), ("../../f", "d/l6"), ("../../../f", "d/e/l7"),
+               ("./../f", "l8")]
+    for target, name in refused:
+        with pytest.raises(safefs.PathEscapeError) as info:
+            root.symlink(target, name)
+        assert (info.value.filename, info.value.filename2) == (name, target)
+        assert not os.path.lexists(host / name)
+    allowed = [("f", "a1"), ("d/e/../../f", "a2"), ("../f", "d/a3"), ("../../f", "d/e/a4"),
+               ("..", "d/a5"), ("missing", "a6"), (".", "a7")]
+    for target, name in allowed:
+        root.symlink(target, name)
+        assert os.readlink(host / name) == target
+    with pytest.raises(FileExistsError):
+        root.symlink("f", "a1")
+    with pytest.raises(FileNotFoundError):
+        root.symlink("", "empty-target")
+    if flavour.symlinks == "none":
+        return
+    # Judged from where the link really is: "d2" is a link to "d/e", so "d2/x" lives two levels
+    # down and may climb two levels, not one.
+    root.symlink("d/e", "d2")
+    root.symlink("../../f", "d2/ok")
+    assert os.readlink(host / "d/e/ok") == "../../f"
+    with pytest.raises(safefs.PathEscapeError):
+        root.symlink("../../../f", "d2/bad")
+
+
+def test_rename_no_clobber_without_renameat2(open_root: OpenRoot, workspace: Workspace,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    # As on a kernel or filesystem without RENAME_NOREPLACE: link + unlink keeps the promise
+    # for files, and a directory is refused clearly rather than renamed with a clobber risk.
+    def unavailable(*args: object) -> None:
+        raise OSError(errno.ENOSYS, os.strerror(errno.ENOSYS))
+
+    monkeypatch.setattr(_sys, "renameat2", unavailable)
+    root = open_root(["a", "b", "d/", "l => a"])
+    host = workspace.root_path
+    with pytest.raises(FileExistsError):
+        root.rename("a", "b", replace=False)
+    assert (host / "a").read_text() == "content of a\n"
+    assert (host / "b").read_text() == "content of b\n"
+    root.rename("a", "c", replace=False)
+    assert (host / "c").read_text() == "content of a\n" and not (host / "a").exists()
+    root.rename("l", "l2", replace=False)  # a symlink is moved, not followed
+    assert os.readlink(host / "l2") == "a" and not os.path.lexists(host / "l")
+    with pytest.raises(OSError) as info:
+        root.rename("d", "e", replace=False)
+    assert info.value.errno == errno.EOPNOTSUPP
+    assert (host / "d").is_dir() and not (host / "e").exists()
+
+
+def test_walk_never_follows_links(open_root: OpenRoot, workspace: Workspace) -> None:
+    root = open_root(["top/a/f1", "top/a/b/f2", "top/in => a", "top/out => ../../outside",
+                      "top/dangling => nowhere"])
+    seen = list(root.walk("top"))
+    assert [(d, sorted(ds), sorted(fs)) for d, ds, fs in seen] == [
+        ("top", ["a"], ["dangling", "in", "out"]),
+        ("top/a", ["b"], ["f1"]),
+        ("top/a/b", [], ["f2"]),
+    ]
+    bottom_up = [d for d, _ds, _fs in root.walk("top", topdown=False)]
+    assert bottom_up == ["top/a/b", "top/a", "top"]
+    assert next(iter(root.walk(b"top")))[0] == b"top"
+    assert sorted(d for d, _ds, _fs in root.walk()) == [".", "./top", "./top/a", "./top/a/b"]
+
+
+def test_rmtree_never_follows_links(open_root: OpenRoot, workspace: Workspace) -> None:
+    root = open_root(["keep/f", "top/a/f", "top/in => ../keep", "top/a/out => ../../../outside",
+                      "linkdir => keep"])
+    before = workspace.snapshot_outside()
+    root.rmtree("top")
+    assert not (workspace.root_path / "top").exists()
+    assert (workspace.root_path / "keep/f").is_file()
+    assert workspace.snapshot_outside() == before
+    with pytest.raises(NotADirectoryError):
+        root.rmtree("linkdir")  # a link to a directory is not a tree to remove
+    assert (workspace.root_path / "keep/f").is_file()
+    with pytest.raises(NotADirectoryError):
+        root.rmtree("keep/f")
+    with pytest.raises(FileNotFoundError):
+        root.rmtree("missing")
+    with pytest.raises(OSError):
+        root.rmtree(".")
+    assert (workspace.root_path / "keep/f").is_file()
+
+
+def test_scandir_entries(open_root: OpenRoot, workspace: Workspace, flavour: Flavour) -> None:
+    root = open_root(["d/f", "d/sub/", "d/lf => f", "d/ld => sub", "d/out => ../../outside",
+                      "d/dangling => nowhere"])
+    entries = {e.name: e for e in root.scandir("d")}
+    assert set(entries) == {"f", "sub", "lf", "ld", "out", "dangling"}
+    assert entries["f"].path == os.path.join("d", "f")
+    assert os.fspath(entries["f"]) == os.path.join("d", "f")
+    assert entries["f"].is_file() and not entries["f"].is_dir() and not entries["f"].is_symlink()
+    assert entries["sub"].is_dir() and not entries["sub"].is_file()
+    assert entries["f"].inode() == (workspace.root_path / "d/f").stat().st_ino
+    assert entries["f"].stat().st_size == len("content of d/f\n")
+    for name in ("lf", "ld", "out", "dangling"):
+        e = entries[name]
+        assert e.is_symlink()
+        assert not e.is_dir(follow_symlinks=False) and not e.is_file(follow_symlinks=False)
+        assert stat.S_ISLNK(e.stat(follow_symlinks=False).st_mode)
+    follows = flavour.symlinks != "none"
+    assert entries["lf"].is_file() is follows
+    assert entries["ld"].is_dir() is follows
+    # Following a link out of the root answers "no", never looks outside.
+    assert not entries["out"].is_dir() and not entries["dangling"].is_file()
+    assert sorted(root.iterdir("d")) == sorted(os.path.join("d", n) for n in entries)
+    assert sorted(root.listdir()) == ["d"]
+    assert [e.path for e in root.scandir()] == ["d"]
+
+
+# -- names ---------------------------------------------------------------------------------------
+
+
+def test_bytes_and_non_utf8_names(open_root: OpenRoot, workspace: Workspace) -> None:
+    root = open_root(["d/"])
+    name = b"caf\xe9-\xff"
+    root.write_bytes(b"d/" + name, b"latin")
+    assert os.listdir(os.fsencode(workspace.root_path / "d")) == [name]
+    assert root.listdir(b"d") == [name]
+    assert root.listdir("d") == [os.fsdecode(name)]
+    assert root.read_bytes(b"d/" + name) == b"latin"
+    assert root.read_bytes("d/" + os.fsdecode(name)) == b"latin"
+    assert root.resolve(b"d/" + name) == b"d/" + name
+    assert [e.path for e in root.scandir(b"d")] == [b"d/" + name]
+    root.rename(b"d/" + name, b"d/plain")
+    assert root.read_bytes(Path("d/plain")) == b"latin"  # path-like too
+    unicode = "d/\u65e5\u672c-\U0001f600"
+    root.write_text(unicode, "ok")
+    assert root.read_text(unicode) == "ok"
+    assert (workspace.root_path / unicode).read_text() == "ok"
+    with pytest.raises(FileNotFoundError) as info:
+        root.read_bytes(b"d/\xfe")
+    assert info.value.filename == b"d/\xfe"
+
+
+PATH_OPS: list[tuple[str, Callable[[safefs.Root, Any], object]]] = [
+    ("read_bytes", lambda r, p: r.read_bytes(p)),
+    ("open", lambda r, p: r.open(p)),
+    ("write_bytes", lambda r, p: r.write_bytes(p, b"x")),
+    ("stat", lambda r, p: r.stat(p)),
+    ("lstat", lambda r, p: r.lstat(p)),
+    ("exists", lambda r, p: r.exists(p)),
+    ("mkdir", lambda r, p: r.mkdir(p)),
+    ("listdir", lambda r, p: r.listdir(p)),
+    ("remove", lambda r, p: r.remove(p)),
+    ("rmdir", lambda r, p: r.rmdir(p)),
+    ("rename_from", lambda r, p: r.rename(p, "f2")),
+    ("rename_to", lambda r, p: r.rename("f", p)),
+    ("link_to", lambda r, p: r.link("f", p)),
+    ("readlink", lambda r, p: r.readlink(p)),
+    ("symlink", lambda r, p: r.symlink("f", p)),
+    ("symlink_target", lambda r, p: r.symlink(p, "new-link")),
+    ("chmod", lambda r, p: r.chmod(p, 0o600)),
+    ("resolve", lambda r, p: r.resolve(p)),
+    ("opendir", lambda r, p: r.opendir(p)),
+    ("touch", lambda r, p: r.touch(p)),
+    ("rmtree", lambda r, p: r.rmtree(p)),
+    ("read_text", lambda r, p: r.read_text(p)),
+    ("write_text", lambda r, p: r.write_text(p, "x")),
+    ("is_file", lambda r, p: r.is_file(p)),
+    ("is_dir", lambda r, p: r.is_dir(p)),
+    ("is_symlink", lambda r, p: r.is_symlink(p)),
+    ("scandir", lambda r, p: r.scandir(p)),
+    ("iterdir", lambda r, p: r.iterdir(p)),
+    ("walk", lambda r, p: r.walk(p)),
+    ("link_from", lambda r, p: r.link(p, "f3")),
+    ("rename_noreplace", lambda r, p: r.rename("f", p, replace=False)),
+    ("replace", lambda r, p: r.replace("f", p)),
+    ("unlink", lambda r, p: r.unlink(p)),
+]
+
+
+@pytest.mark.parametrize("path", ["f\0", b"d/\0x", "d/\0"], ids=["str", "bytes", "dir"])
+def test_nul_is_valueerror_everywhere(open_root: OpenRoot, workspace: Workspace,
+                                      path: Any) -> None:
+    root = open_root(["f", "d/"])
+    before = sorted(os.listdir(workspace.root_path))
+    for name, op in PATH_OPS:
+        with pytest.raises(ValueError, match="null byte"):
+            op(root, path)
+            pytest.fail(f"{name} accepted a NUL byte")
+    assert sorted(os.listdir(workspace.root_path)) == before
+    assert (workspace.root_path / "f").read_text() == "content of f\n"
+
+
+def test_empty_path_is_an_error_everywhere(open_root: OpenRoot, workspace: Workspace) -> None:
+    root = open_root(["f"])
+    for name, op in PATH_OPS:
+        if name in ("exists", "is_file", "is_dir", "is_symlink"):
+            assert op(root, "") is False, name  # as os.path.exists("")
+            continue
+        with pytest.raises(FileNotFoundError) as info:
+            op(root, "")
+            pytest.fail(f"{name} accepted an empty path")
+        assert "" in (info.value.filename, info.value.filename2), name
+    assert sorted(os.listdir(workspace.root_path)) == ["f"]
+
+
+def test_absolute_paths_under_the_root(open_root: OpenRoot, workspace: Workspace) -> None:
+    root = open_root(["d/f"])
+    host = str(workspace.root_path)
+    assert root.read_bytes(host + "/d/f") == b"content of d/f\n"
+    assert root.read_bytes(os.fsencode(host) + b"/d/f") == b"content of d/f\n"
+    assert root.read_bytes(Path(host) / "d" / "f") == b"content of d/f\n"
+    assert root.resolve(host) == "."
+    assert root.resolve(host + "/") == "."
+    assert root.resolve(host + "//d/./f") == "d/f"
+    root.write_bytes(host + "/d/g", b"abs")
+    assert (workspace.root_path / "d/g").read_bytes() == b"abs"
+    assert sorted(root.listdir(host + "/d")) == ["f", "g"]
+    for outside in (str(workspace.outside / "secret"), "/etc/passwd", "/", host + "-other/x",
+                    host[:-1], str(workspace.base)):
+        with pytest.raises(safefs.PathEscapeError) as info:
+            root.read_bytes(outside)
+        assert info.value.filename == outside
+
+
+def test_absolute_paths_via_a_symlinked_root_path(flavour: Flavour, workspace: Workspace) -> None:
+    # The root opened through a symlink: both the spelling given and its realpath are "under".
+    alias = workspace.base / "alias"
+    alias.symlink_to(workspace.base)
+    (workspace.root_path / "f").write_text("via alias\n")
+    via_alias = alias / "ROOT"
+    with flavour.open(via_alias) as root:
+        assert root.read_bytes(str(via_alias / "f")) == b"via alias\n"
+        assert root.read_bytes(str(workspace.root_path / "f")) == b"via alias\n"
+        assert root.read_bytes(os.path.realpath(via_alias / "f")) == b"via alias\n"
+        for bad in (str(alias / "outside" / "secret"), str(alias / "ROOT-other" / "f"),
+                    str(workspace.base / "ROOT-other" / "f")):
+            with pytest.raises(safefs.PathEscapeError):
+                root.read_bytes(bad)
+
+
+def test_root_spellings(flavour: Flavour, workspace: Workspace,
+                        monkeypatch: pytest.MonkeyPatch) -> None:
+    (workspace.root_path / "f").write_text("x\n")
+    monkeypatch.chdir(workspace.base)
+    abs_f = str(workspace.root_path / "f")
+    for spelling in ("ROOT", "ROOT/", "./ROOT", "outside/../ROOT", str(workspace.root_path) + "//"):
+        with flavour.open(spelling) as root:
+            assert root.path == str(workspace.root_path), spelling
+            assert root.read_bytes("f") == b"x\n"
+            assert root.read_bytes(abs_f) == b"x\n"  # absolute paths still recognised
+            with pytest.raises(safefs.PathEscapeError):
+                root.read_bytes(str(workspace.outside / "secret"))
+    monkeypatch.chdir("/")
+    with flavour.open(workspace.base / "ROOT") as root:
+        assert root.read_bytes("f") == b"x\n"  # the cwd plays no part once open
+
+
+def test_sibling_prefix_is_refused(open_root: OpenRoot, workspace: Workspace,
+                                   flavour: Flavour) -> None:
+    sibling = workspace.base / "ROOT-other"
+    sibling.mkdir()
+    (sibling / "secret").write_text("sibling\n")
+    root = open_root(["f"])
+    with pytest.raises(safefs.PathEscapeError):
+        root.read_bytes(str(sibling / "secret"))
+    with pytest.raises(safefs.PathEscapeError):
+        root.write_bytes(str(sibling / "secret"), b"overwritten")
+    if flavour.symlinks == "in_root":
+        with pytest.raises(FileNotFoundError):  # "../" stops at the root: ROOT/ROOT-other
+            root.read_bytes("../ROOT-other/secret")
+    else:
+        with pytest.raises(safefs.PathEscapeError):
+            root.read_bytes("../ROOT-other/secret")
+    assert (sibling / "secret").read_text() == "sibling\n"
+    assert sorted(os.listdir(sibling)) == ["secret"]
+
+
+def test_tilde_is_a_name(open_root: OpenRoot, workspace: Workspace) -> None:
+    root = open_root()
+    root.mkdir("~")
+    root.write_bytes("~/x", b"tilde")
+    assert (workspace.root_path / "~" / "x").read_bytes() == b"tilde"
+    assert root.read_bytes("~/x") == b"tilde"
+    assert root.resolve("~/x") == "~/x"
+    assert root.listdir() == ["~"]
+    with pytest.raises(FileNotFoundError):
+        root.read_bytes("~root/.profile")
+
+
+# -- special files -------------------------------------------------------------------------------
+
+
+def test_fifo_is_refused_at_once(open_root: OpenRoot, workspace: Workspace) -> None:
+    root = open_root(["f"])
+    os.mkfifo(workspace.root_path / "fifo")
+    with no_hang():
+        for call in (lambda: root.read_bytes("fifo"), lambda: root.open("fifo"),
+                     lambda: root.read_text("fifo"), lambda: root.open("fifo", "rb"),
+                     lambda: root.write_bytes("fifo", b"x"), lambda: root.open("fifo", "a")):
+            with pytest.raises(OSError) as info:
+                call()
+            # Nothing to read or write there: refused, as "not a regular file" where it opened.
+            assert info.value.errno in (errno.EINVAL, errno.ENXIO), info.value
+            assert info.value.filename == "fifo"
+        with pytest.raises(safefs.NotRegularFileError, match="not a regular file"):
+            root.read_bytes("fifo")
+        assert stat.S_ISFIFO(root.stat("fifo").st_mode)  # metadata is fine
+        assert stat.S_ISFIFO(os.lstat(workspace.root_path / "fifo").st_mode)  # not replaced
+
+
+def test_no_operation_hangs_on_a_fifo(open_root: OpenRoot, workspace: Workspace) -> None:
+    host = workspace.root_path
+    root = open_root()
+    for name, op in PATH_OPS:
+        for path in ("fifo", "lfifo", "fifo/", "d/../fifo"):
+            for entry in host.iterdir():  # the root directory itself stays: the Root holds it
+                if entry.is_dir() and not entry.is_symlink():
+                    shutil.rmtree(entry)
+                else:
+                    entry.unlink()
+            (host / "d").mkdir()
+            (host / "f").write_text("f")
+            os.mkfifo(host / "fifo")
+            os.symlink("fifo", host / "lfifo")
+            with no_hang(3, f"{name}({path!r})"):
+                try:
+                    result = op(root, path)
+                    if isinstance(result, Iterator):
+                        list(result)
+                    close = getattr(result, "close", None)
+                    if close is not None:
+                        close()
+                except OSError:
+                    pass  # refusing is fine; blocking is not
+
+
+def test_socket_is_refused_at_once(open_root: OpenRoot, workspace: Workspace,
+                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    root = open_root()
+    monkeypatch.chdir(workspace.root_path)  # socket paths are limited to ~100 bytes
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        sock.bind("sock")
+        sock.listen(1)
+        with no_hang():
+            for call in (lambda: root.read_bytes("sock"), lambda: root.open("sock", "rb"),
+                         lambda: root.write_bytes("sock", b"x")):
+                with pytest.raises(OSError) as info:
+                    call()
+                assert info.value.errno in (errno.EINVAL, errno.ENXIO), info.value
+        assert stat.S_ISSOCK(root.stat("sock").st_mode)
+    finally:
+        sock.close()
+
+
+def test_device_is_refused(open_root: OpenRoot, workspace: Workspace) -> None:
+    root = open_root()
+    try:
+        os.mknod(workspace.root_path / "null", stat.S_IFCHR | 0o666, os.makedev(1, 3))
+    except PermissionError:
+        pytest.skip("creating a device node needs privilege")
+    with no_hang():
+        with pytest.raises(safefs.NotRegularFileError):
+            root.read_bytes("null")
+        with pytest.raises(safefs.NotRegularFileError):
+            root.write_bytes("null", b"x")
+    assert stat.S_ISCHR(os.lstat(workspace.root_path / "null").st_mode)
+
+
+# -- errors --------------------------------------------------------------------------------------
+
+
+def test_errors_carry_the_callers_path_never_the_host_path(
+        open_root: OpenRoot, workspace: Workspace) -> None:
+    root = open_root(["f", "d/", "loop => loop", "out => ../outside"])
+    host = str(workspace.root_path)
+    failing: list[tuple[Any, Callable[[], object]]] = [
+        ("missing", lambda: root.read_bytes("missing")),
+        ("d", lambda: root.read_bytes("d")),
+        ("f/x", lambda: root.stat("f/x")),
+        ("loop", lambda: root.read_bytes("loop")),
+        ("out/secret", lambda: root.read_bytes("out/secret")),
+        ("out/x", lambda: root.write_bytes("out/x", b"")),
+        ("d", lambda: root.mkdir("d")),
+        ("d", lambda: root.remove("d")),
+        ("f", lambda: root.rmdir("f")),
+        ("f", lambda: root.readlink("f")),
+        ("f", lambda: root.symlink("x", "f")),
+        ("nope", lambda: root.opendir("nope")),
+        (b"missing", lambda: root.listdir(b"missing")),
+        (Path("missing"), lambda: root.stat(Path("missing"))),
+    ]
+    for path, call in failing:
+        with pytest.raises(OSError) as info:
+            call()
+        err = info.value
+        assert err.filename == path or err.filename == os.fspath(path), (path, err)
+        assert host not in str(err) and host not in repr(err.args), err
+    with pytest.raises(OSError) as info:
+        root.rename("missing", "d/new")
+    assert (info.value.filename, info.value.filename2) == ("missing", "d/new")
+    assert host not in str(info.value)
+
+
+def test_path_escape_error(open_root: OpenRoot, flavour: Flavour) -> None:
+    root = open_root()
+    # "../x" escapes except in_root mode; an absolute path elsewhere escapes in every mode.
+    path = "/etc/passwd" if flavour.symlinks == "in_root" else "../x"
+    with pytest.raises(safefs.PathEscapeError) as info:
+        root.read_bytes(path)
+    err = info.value
+    assert isinstance(err, PermissionError) and isinstance(err, OSError)
+    assert err.errno == errno.EXDEV
+    assert err.filename == path
+    assert str(err) == f"path escapes workspace: {path!r}"
+    assert safefs.ESCAPE_MESSAGE == "path escapes workspace"
+    with pytest.raises(PermissionError):  # callers catching PermissionError see it too
+        root.stat(path)
+
+
+def test_closed_root_raises_valueerror(flavour: Flavour, workspace: Workspace) -> None:
+    (workspace.root_path / "f").write_text("x")
+    with flavour.open(workspace.root_path) as root:
+        assert root.read_bytes("f") == b"x"
+        assert not root.closed
+    assert root.closed
+    root.close()  # closing twice is harmless
+    for name, op in PATH_OPS:
+        with pytest.raises(ValueError, match="closed"):
+            op(root, "f")
+            pytest.fail(f"{name} worked on a closed Root")
+    with pytest.raises(ValueError, match="closed"):
+        root.fileno()
+    assert "closed" in repr(root)
+
+
+def test_root_itself(flavour: Flavour, workspace: Workspace) -> None:
+    missing = workspace.base / "missing"
+    with pytest.raises(FileNotFoundError) as info:
+        flavour.open(missing)
+    assert info.value.filename == missing  # the caller's own argument, as os reports it
+    (workspace.root_path / "f").write_text("x")
+    with pytest.raises(NotADirectoryError) as info2:
+        flavour.open(str(workspace.root_path / "f"))
+    assert info2.value.filename == str(workspace.root_path / "f")
+    with flavour.open(workspace.root_path) as root:
+        assert root.path == str(workspace.root_path)
+        assert root.symlinks == flavour.symlinks
+        assert root.resolver == ("openat2" if flavour.backend == "openat2" else "walk")
+        assert root.resolve() == "."
+        assert os.get_inheritable(root.fileno()) is False
+        assert stat.S_ISDIR(os.fstat(root.fileno()).st_mode)
+    with flavour.open(os.fsencode(workspace.root_path)) as root:
+        assert root.read_bytes("f") == b"x"
+
+
+def test_root_usable_from_several_threads(open_root: OpenRoot, workspace: Workspace) -> None:
+    root = open_root([f"d{i}/f" for i in range(4)])
+    errors: list[BaseException] = []
+
+    def work(i: int) -> None:
+        try:
+            for j in range(50):
+                root.write_bytes(f"d{i}/w{j}", b"%d" % j)
+                assert root.read_bytes(f"d{i}/w{j}") == b"%d" % j
+                assert root.read_bytes(f"d{(i + 1) % 4}/f") == f"content of d{(i + 1) % 4}/f\n".encode()
+        except BaseException as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    assert all(len(os.listdir(workspace.root_path / f"d{i}")) == 51 for i in range(4))
+
+
+# -- resolvers -----------------------------------------------------------------------------------
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="openat2 is Linux only")
+def test_auto_is_openat2_here(workspace: Workspace) -> None:
+    assert _sys.HAVE_NATIVE, "the native extension was not built"
+    with safefs.Root(workspace.root_path) as root:
+        assert root.resolver == "openat2"
+
+
+def test_openat2_without_the_extension_is_a_clear_error(workspace: Workspace) -> None:
+    # A fresh interpreter in which the extension cannot be imported, as on an install without
+    # a compiler: "auto" quietly uses the walk, an explicit "openat2" says why it cannot.
+    code = (
+        "import sys\n"
+        "sys.modules['safefs._native'] = None\n"
+        "import safefs\n"
+        f"print(safefs.Root({str(workspace.root_path)!r}).resolver)\n"
+        "try:\n"
+        f"    safefs.Root({str(workspace.root_path)!r}, resolver='openat2')\n"
+        "except safefs.ResolverUnavailableError as exc:\n"
+        "    print(type(exc).__name__, exc)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, timeout=60)
+    lines = out.stdout.splitlines()
+    assert lines[0] == "walk"
+    assert lines[1].startswith("ResolverUnavailableError")
+    assert "openat2 resolver unavailable: the native extension is not built" in lines[1]
+    assert "Traceback" not in out.stderr
+
+
+# -- opendir -------------------------------------------------------------------------------------
+
+
+def test_opendir(open_root: OpenRoot, workspace: Workspace, flavour: Flavour) -> None:
+    root = open_root(["sub/f", "sub/inner/g", "top-secret"])
+    with root.opendir("sub") as sub:
+        assert sub.resolver == root.resolver and sub.symlinks == root.symlinks
+        assert sub.path == str(workspace.root_path / "sub")
+        assert sorted(sub.listdir()) == ["f", "inner"]
+        assert sub.read_bytes("inner/g") == b"content of sub/inner/g\n"
+        assert sub.read_bytes(str(workspace.root_path / "sub" / "f")) == b"content of sub/f\n"
+        sub.write_bytes("new", b"n")
+        assert (workspace.root_path / "sub/new").read_bytes() == b"n"
+        with pytest.raises(safefs.PathEscapeError):
+            sub.read_bytes(str(workspace.root_path / "top-secret"))
+        if flavour.symlinks == "in_root":
+            with pytest.raises(FileNotFoundError):
+                sub.read_bytes("../top-secret")  # ".." stops at the sub-root
+        else:
+            with pytest.raises(safefs.PathEscapeError):
+                sub.read_bytes("../top-secret")  # the parent root is outside the sub-root
+        with sub.opendir("inner") as inner:
+            assert inner.resolve("g") == "g"
+            assert inner.listdir() == ["g"]
+        root.close()  # the sub-root holds its own fd
+        assert sub.read_bytes("f") == b"content of sub/f\n"
+    with pytest.raises(ValueError):
+        root.opendir("sub")
+
+
+def test_opendir_of_a_file_or_missing(open_root: OpenRoot) -> None:
+    root = open_root(["f"])
+    with pytest.raises(NotADirectoryError):
+        root.opendir("f")
+    with pytest.raises(FileNotFoundError):
+        root.opendir("missing")
+    with root.opendir(".") as same:
+        assert same.listdir() == ["f"]
+
+
+# -- magic links ---------------------------------------------------------------------------------
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="needs Linux procfs")
+def test_magic_links_are_never_followed(flavour: Flavour, workspace: Workspace,
+                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    # /proc/self/cwd and /proc/self/fd/N jump straight to an inode, whatever their text says.
+    (workspace.root_path / "f").write_text("reachable only through a magic link\n")
+    monkeypatch.chdir(workspace.root_path)
+    with open(workspace.root_path / "f") as held, flavour.open("/proc/self") as proc:
+        for path in ("cwd/f", "cwd/", f"fd/{held.fileno()}", "root/etc/hostname"):
+            with pytest.raises(OSError):
+                proc.read_bytes(path)
+            with pytest.raises(OSError):
+                proc.stat(path)
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="needs Linux procfs")
+def test_magic_links_refused_with_the_kernels_error(flavour: Flavour, workspace: Workspace,
+                                                    monkeypatch: pytest.MonkeyPatch,
+                                                    request: pytest.FixtureRequest) -> None:
+    if flavour.backend != "openat2" and flavour.symlinks != "none":
+        request.applymarker(pytest.mark.xfail(strict=True, reason=(
+            "documented limit: the walk cannot tell a magic link from a plain symlink; it reads "
+            "the link's text (never jumps through it), so it reports an escape or "
+            "FileNotFoundError where openat2 reports ELOOP")))
+    monkeypatch.chdir(workspace.root_path)
+    with flavour.open("/proc/self") as proc:
+        with pytest.raises(OSError) as info:
+            proc.read_bytes("cwd/")
+        assert info.value.errno == errno.ELOOP

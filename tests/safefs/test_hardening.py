@@ -1,0 +1,391 @@
+"""Hardening rules, each pinned on every backend and mode it applies to (or, where a rule is a
+platform choice that cannot run here, the choice itself)."""
+
+from __future__ import annotations
+
+import errno
+import gc
+import os
+import socket
+import stat
+import threading
+import time
+import warnings
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import safefs
+from safefs import _sys
+from tests.safefs.conftest import Flavour, Workspace, build_tree
+
+# -- every fd closed once, by its owner ------------------------------------------------------
+
+
+@pytest.mark.parametrize("options", [{"encoding": "no-such-codec"}, {"newline": "bogus"}],
+                         ids=["encoding", "newline"])
+def test_bad_text_options_close_the_fd_once(options: dict[str, str], flavour: Flavour,
+                                            open_root: Callable[..., safefs.Root]) -> None:
+    root = open_root(["f"])
+    before = set(os.listdir("/proc/self/fd"))
+    with pytest.raises((LookupError, ValueError)) as info:
+        root.open("f", "r", **options)
+    # A second close would have turned the error into EBADF (or closed someone else's fd).
+    assert not isinstance(info.value, OSError)
+    assert set(os.listdir("/proc/self/fd")) == before
+    assert root.read_bytes("f") == b"content of f\n"
+
+
+def test_bad_text_options_never_close_another_threads_fd(workspace: Workspace) -> None:
+    """While one thread keeps failing to open text files with a bad codec, others keep opening
+    Roots and reading through them, and a third keeps opening outside directories (so a number
+    freed by a stray close is soon reused by one). Count double closes and outside reads."""
+    build_tree(workspace.root_path, ["f"])
+    (workspace.outside / "f").write_text("OUTSIDE\n")
+    stop = threading.Event()
+    counts: Counter[str] = Counter()
+    lock = threading.Lock()
+
+    def note(what: str) -> None:
+        with lock:
+            counts[what] += 1
+
+    def bad_opener() -> None:
+        with safefs.Root(workspace.root_path) as root:
+            while not stop.is_set():
+                try:
+                    root.open("f", "r", encoding="no-such-codec")
+                except LookupError:
+                    note("bad-codec refused")
+                except OSError as exc:
+                    note("double close" if exc.errno == errno.EBADF else f"error {exc.errno}")
+
+    def reader() -> None:
+        while not stop.is_set():
+            try:
+                with safefs.Root(workspace.root_path) as root:
+                    data = root.read_bytes("f")
+            except OSError as exc:
+                note("double close" if exc.errno == errno.EBADF else f"error {exc.errno}")
+                continue
+            note("inside read" if data == b"content of f\n" else "outside read")
+
+    def reuser() -> None:
+        while not stop.is_set():
+            fd = os.open(workspace.outside, os.O_RDONLY | os.O_DIRECTORY)
+            try:
+                time.sleep(0)
+            finally:
+                try:
+                    os.close(fd)
+                except OSError:
+                    note("double close")
+
+    threads = [threading.Thread(target=t) for t in (bad_opener, reader, reader, reuser)]
+    for t in threads:
+        t.start()
+    time.sleep(2.0)
+    stop.set()
+    for t in threads:
+        t.join()
+    print(f"[threads] {dict(counts)}")
+    assert counts["bad-codec refused"] > 0 and counts["inside read"] > 0
+    assert counts["double close"] == 0
+    assert counts["outside read"] == 0
+    assert not [k for k in counts if k.startswith("error")], counts
+
+
+# -- links that safefs creates or moves --------------------------------------------------------
+
+
+def test_symlink_target_judged_physically(flavour: Flavour, workspace: Workspace,
+                                          open_root: Callable[..., safefs.Root]) -> None:
+    root = open_root(["d/"])
+    root.symlink(".", "u")
+    with pytest.raises(safefs.PathEscapeError):
+        root.symlink("u/../outside/secret", "esc")  # u/.. is the root's parent for the kernel
+    with pytest.raises(safefs.PathEscapeError):
+        root.symlink("../u/../outside", "d/esc")
+    assert not os.path.lexists(workspace.root_path / "esc")
+    assert not os.path.lexists(workspace.root_path / "d" / "esc")
+    os.symlink("..", workspace.root_path / "up")  # planted by someone else: leads outside
+    for target in ("up", "up/", "up/.", "up/outside", "d/../up/"):
+        with pytest.raises(safefs.PathEscapeError):
+            root.symlink(target, "via-up")
+        assert not os.path.lexists(workspace.root_path / "via-up")
+    root.symlink("u/d", "fine")  # through an existing link, still inside
+    assert os.readlink(workspace.root_path / "fine") == "u/d"
+
+
+@pytest.mark.parametrize("how", ["rename", "link"])
+def test_moving_a_link_shallower_cannot_make_it_escape(how: str, flavour: Flavour,
+                                                        workspace: Workspace,
+                                                        open_root: Callable[..., safefs.Root]
+                                                        ) -> None:
+    root = open_root(["f", "d/"])
+    root.symlink("../f", "d/l")  # inside: d/../f is f
+    with pytest.raises(safefs.PathEscapeError):
+        getattr(root, how)("d/l", "l")  # from the root, ../f is outside
+    assert not os.path.lexists(workspace.root_path / "l")
+    assert os.readlink(workspace.root_path / "d" / "l") == "../f"
+    getattr(root, how)("d/l", "d/l2")  # the same directory: still inside
+    assert os.readlink(workspace.root_path / "d" / "l2") == "../f"
+
+
+# -- privilege bits --------------------------------------------------------------------------
+
+
+def test_atomic_write_drops_setuid_and_setgid(flavour: Flavour, workspace: Workspace,
+                                              open_root: Callable[..., safefs.Root]) -> None:
+    root = open_root(["planted"])
+    p = workspace.root_path / "planted"
+    os.chmod(p, 0o6755)
+    assert stat.S_IMODE(p.stat().st_mode) == 0o6755
+    root.write_bytes("planted", b"the writer's content\n")
+    assert stat.S_IMODE(p.stat().st_mode) == 0o755
+    assert p.read_bytes() == b"the writer's content\n"
+
+
+# -- deep trees ------------------------------------------------------------------------------
+
+DEPTH = 1100  # beyond the interpreter's recursion limit
+
+
+def test_deep_trees_work_without_recursion(flavour: Flavour, workspace: Workspace,
+                                           open_root: Callable[..., safefs.Root]) -> None:
+    root = open_root()
+    deep = "/".join(["d"] * DEPTH)
+    root.mkdir(deep, parents=True)
+    root.write_bytes(deep + "/x/f", b"deep\n", parents=True)
+    assert (workspace.root_path / deep / "x" / "f").read_bytes() == b"deep\n"
+    assert sum(1 for _ in root.walk("d")) == DEPTH + 1
+    assert sum(1 for _ in root.walk("d", topdown=False)) == DEPTH + 1
+    root.rmtree("d")
+    assert os.listdir(workspace.root_path) == []
+
+
+# -- one link budget per operation -----------------------------------------------------------
+
+
+def _budget_tree(base: Path, before: int, after: int) -> str:
+    """``before`` links on the way to the final name, then a chain of ``after`` at the end."""
+    (base / "d").mkdir()
+    os.symlink(".", base / "d" / "s")
+    (base / "d" / "target").write_text("end of the chain\n")
+    for i in range(after):
+        os.symlink(f"c{i + 1}" if i + 1 < after else "target", base / "d" / f"c{i}")
+    return "d/" + "s/" * before + "c0"
+
+
+BUDGET_OPS: dict[str, Callable[[safefs.Root, str], object]] = {
+    "read_bytes": lambda r, p: r.read_bytes(p),
+    "open": lambda r, p: r.open(p, "rb").close(),
+    "stat": lambda r, p: r.stat(p),
+    "write_bytes": lambda r, p: r.write_bytes(p, b"x"),
+    "resolve": lambda r, p: r.resolve(p),
+    "touch": lambda r, p: r.touch(p),
+    "chmod": lambda r, p: r.chmod(p, 0o644),
+}
+
+
+@pytest.mark.parametrize("op", BUDGET_OPS, ids=str)
+@pytest.mark.parametrize(("before", "after", "loops"), [(30, 30, True), (15, 20, False)],
+                         ids=["30+30", "15+20"])
+def test_one_link_budget_per_operation(op: str, before: int, after: int, loops: bool,
+                                       flavour: Flavour, workspace: Workspace,
+                                       open_root: Callable[..., safefs.Root]) -> None:
+    path = _budget_tree(workspace.root_path, before, after)
+    kernel_loops = False
+    try:
+        os.stat(workspace.root_path / path)
+    except OSError as exc:
+        kernel_loops = exc.errno == errno.ELOOP
+    assert kernel_loops is loops  # the reference: what the kernel says
+    root = open_root()
+    if loops or flavour.symlinks == "none":
+        with pytest.raises(OSError) as info:
+            BUDGET_OPS[op](root, path)
+        assert info.value.errno == errno.ELOOP
+    else:
+        BUDGET_OPS[op](root, path)
+
+
+# -- absolute prefixes -----------------------------------------------------------------------
+
+
+def test_absolute_prefix_must_denote_the_held_directory(flavour: Flavour, tmp_path: Path) -> None:
+    (tmp_path / "real" / "x").mkdir(parents=True)
+    (tmp_path / "real" / "ROOT").mkdir()
+    (tmp_path / "real" / "ROOT" / "f").write_text("held\n")
+    (tmp_path / "ROOT").mkdir()
+    (tmp_path / "ROOT" / "f").write_text("another directory\n")
+    (tmp_path / "lnk").symlink_to("real/x")
+    with flavour.open(f"{tmp_path}/lnk/../ROOT") as root:
+        assert root.read_bytes("f") == b"held\n"
+        assert root.path == str(tmp_path / "real" / "ROOT")
+        assert os.stat(root.path).st_ino == os.fstat(root.fileno()).st_ino
+        with pytest.raises(safefs.PathEscapeError):
+            root.read_bytes(str(tmp_path / "ROOT" / "f"))  # the lexical spelling: refused
+        assert root.read_bytes(str(tmp_path / "real" / "ROOT" / "f")) == b"held\n"
+
+
+# -- walk() and the caller's dirs ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("planted", ["..", "d/../../outside", ".", "a/b", ""])
+def test_walk_accepts_only_names_in_dirs(planted: str, flavour: Flavour, workspace: Workspace,
+                                         open_root: Callable[..., safefs.Root]) -> None:
+    root = open_root(["d/e/f"])
+    seen: list[str] = []
+    with pytest.raises(ValueError, match="not a name"):
+        for top, dirs, files in root.walk("."):
+            seen.append(top)
+            seen.extend(files)
+            if top == ".":
+                dirs.append(planted)
+    assert not any("secret" in s or "outside" in s for s in seen), seen
+
+
+def test_walk_still_allows_pruning(flavour: Flavour, open_root: Callable[..., safefs.Root]) -> None:
+    root = open_root(["a/x", "b/y"])
+    tops = []
+    for top, dirs, _files in root.walk("."):
+        tops.append(top)
+        dirs[:] = [d for d in dirs if d != "b"]
+    assert tops == [".", "./a"]
+
+
+# -- without O_PATH (the macOS configuration) ------------------------------------------------
+
+
+def test_chmod_never_opens_the_node(flavour: Flavour, workspace: Workspace,
+                                    open_root: Callable[..., safefs.Root]) -> None:
+    # A socket cannot be opened at all (ENXIO): chmod must change it without opening it.
+    root = open_root(["d/"])
+    with socket.socket(socket.AF_UNIX) as sock:
+        sock.bind(str(workspace.root_path / "d" / "sock"))
+        root.chmod("d/sock", 0o600)
+        assert stat.S_IMODE(os.lstat(workspace.root_path / "d" / "sock").st_mode) == 0o600
+        fifo = workspace.root_path / "fifo"
+        os.mkfifo(fifo)
+        root.chmod("fifo", 0o640)  # must not block
+        assert stat.S_IMODE(os.lstat(fifo).st_mode) == 0o640
+
+
+def test_chmod_of_a_link_itself_is_refused_on_every_backend(
+        flavour: Flavour, workspace: Workspace, open_root: Callable[..., safefs.Root]) -> None:
+    root = open_root(["f", "l => f"])
+    before = stat.S_IMODE(os.stat(workspace.root_path / "f").st_mode)
+    with pytest.raises(OSError) as info:
+        root.chmod("l", 0o600, follow_symlinks=False)
+    assert info.value.errno == errno.EOPNOTSUPP
+    assert stat.S_IMODE(os.stat(workspace.root_path / "f").st_mode) == before
+
+
+@pytest.mark.parametrize(("platform", "want"), [
+    ("darwin", 0x40100000), ("freebsd14", 0x00040000), ("linux", 0), ("sunos5", 0)])
+def test_search_only_directory_flag_choice(platform: str, want: int) -> None:
+    # Cannot be exercised here (Linux has no O_SEARCH and root ignores --x): the choice is.
+    assert _sys.search_flag(platform) == want
+    expected_dir = (want or os.O_RDONLY) | _sys.O_DIRECTORY
+    assert _sys.dir_flags(False, platform) == expected_dir
+    if _sys.HAVE_O_PATH:
+        assert _sys.dir_flags(True, platform) == _sys.O_PATH | _sys.O_DIRECTORY
+
+
+def test_openat2_without_o_path_is_unavailable(tmp_path: Path) -> None:
+    with pytest.raises(safefs.ResolverUnavailableError):
+        safefs.Root(tmp_path, resolver="openat2", _use_o_path=False)
+    with safefs.Root(tmp_path, _use_o_path=False) as root:  # auto: the walk, as documented
+        assert root.resolver == "walk"
+
+
+# -- resources -------------------------------------------------------------------------------
+
+
+def test_no_unclosed_scandir_iterator(flavour: Flavour,
+                                      open_root: Callable[..., safefs.Root]) -> None:
+    root = open_root(["a/b/c/", "a/z", "a/y/"])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert root.resolve("a/b/c") == "a/b/c"
+        root.symlink("../z", "a/b/l")
+        with root.opendir("a/b/c") as sub:
+            assert sub.listdir() == []
+        gc.collect()
+    leaks = [w for w in caught if issubclass(w.category, ResourceWarning)]
+    assert not leaks, [str(w.message) for w in leaks]
+
+
+# -- touch -----------------------------------------------------------------------------------
+
+
+def test_touch_updates_the_time_without_opening(flavour: Flavour, workspace: Workspace,
+                                                open_root: Callable[..., safefs.Root],
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    root = open_root(["f", "l => f"])
+    p = workspace.root_path / "f"
+    os.utime(p, (1_000_000, 1_000_000))
+    opened: list[int] = []
+    for name in ("openat", "openat2"):
+        real = getattr(_sys, name)
+
+        def spy(*args: Any, _real: Any = real, **kwargs: Any) -> Any:
+            fd = _real(*args, **kwargs)
+            if stat.S_ISREG(os.fstat(fd).st_mode):
+                opened.append(fd)
+            return fd
+
+        monkeypatch.setattr(_sys, name, spy)
+    root.touch("f")
+    if flavour.symlinks != "none":
+        root.touch("l")
+    assert p.stat().st_mtime > 1_000_000 + 3600
+    assert opened == []  # no regular file was opened: no write access needed
+    assert p.read_bytes() == b"content of f\n"
+
+
+# -- link() error order ----------------------------------------------------------------------
+
+
+def test_link_missing_source_to_dir_slash_is_enoent(flavour: Flavour, workspace: Workspace,
+                                                    open_root: Callable[..., safefs.Root]) -> None:
+    root = open_root(["d/"])
+    with pytest.raises(FileNotFoundError):
+        root.link("missing", "d/")
+    with pytest.raises(FileNotFoundError):
+        os.link(workspace.root_path / "missing", str(workspace.root_path / "d") + "/")
+
+
+# -- parents made by descending --------------------------------------------------------------
+
+
+def test_parents_created_with_one_mkdirat_per_level(flavour: Flavour, workspace: Workspace,
+                                                    open_root: Callable[..., safefs.Root],
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """A counting shim around the system calls: 8 missing levels take 8 mkdirat, and lookups
+    from the root stay constant (one per level would mean a re-resolution per level)."""
+    root = open_root()
+    calls: Counter[str] = Counter()
+    root_fd = root.fileno()
+    for name in ("mkdirat", "openat", "open_component", "openat2", "fstatat", "readlinkat"):
+        real = getattr(_sys, name)
+
+        def counted(*args: Any, _real: Any = real, _name: str = name, **kwargs: Any) -> Any:
+            calls[_name] += 1
+            if args and args[0] == root_fd and _name != "mkdirat":
+                calls["from the root"] += 1
+            return _real(*args, **kwargs)
+
+        monkeypatch.setattr(_sys, name, counted)
+    levels = "/".join(f"l{i}" for i in range(8))
+    root.write_bytes(levels + "/f", b"deep\n", parents=True)
+    print(f"[syscalls] {dict(calls)}")
+    assert (workspace.root_path / levels / "f").read_bytes() == b"deep\n"
+    assert calls["mkdirat"] == 8
+    assert calls["from the root"] <= 3
+    opens = calls["openat"] + calls["open_component"] + calls["openat2"]
+    assert opens <= 2 * 8 + 3  # per level: the failed open and the open of the new directory
