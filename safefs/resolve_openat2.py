@@ -65,6 +65,10 @@ class Openat2Resolver:
             raise error(-fd)
         return self.open(root_fd, rel, READ_FLAGS, follow=True)  # EAGAIN: retried there
 
+    def canonical(self, root_fd: int, rel: bytes, *, strict: bool) -> bytes:
+        """As WalkResolver.canonical: the kernel hands back no path, so the walk works it out."""
+        return self._walk.canonical(root_fd, rel, strict=strict)
+
     def lookup(self, root_fd: int, rel: bytes, *, follow: bool, parents: bool = False,
                lstat: bool = False) -> Resolved:
         """As WalkResolver.lookup: one openat2 for the directory, one fstatat for the name."""

@@ -171,6 +171,55 @@ class WalkResolver:
         finally:
             walk.close()
 
+    def canonical(self, root_fd: int, rel: bytes, *, strict: bool) -> bytes:
+        """The canonical root-relative path ``rel`` designates, every link followed as an
+        operation follows it (one budget), from the walk's own stack of real directories.
+
+        Where a component does not exist, the rest is what a write with ``parents`` would create:
+        its names are appended, and a ``..`` among them takes back a name appended before it (or,
+        past them, pops the stack of real directories). With ``strict`` a missing component is
+        FileNotFoundError instead."""
+        if len(rel) >= PATH_MAX:
+            raise error(errno.ENAMETOOLONG)
+        walk = _Walk(root_fd, self.mode, self._component_flags)
+        todo = rel.split(b"/")[::-1]  # next component last
+        missing: list[bytes] = []  # names past the first one that does not exist
+        try:
+            while todo:
+                comp = todo.pop()
+                if comp == b"" or comp == b".":
+                    continue
+                if comp == b"..":
+                    if missing:
+                        missing.pop()
+                    else:
+                        walk.up()
+                    continue
+                if missing:
+                    missing.append(comp)
+                    continue
+                cur = walk.cur
+                try:
+                    st = _sys.fstatat(cur, comp)
+                except FileNotFoundError:
+                    if strict:
+                        raise
+                    missing.append(comp)
+                    continue
+                if stat.S_ISLNK(st.st_mode):
+                    target = walk.link(cur, comp, error(errno.ELOOP))
+                    todo.extend(reversed(target.split(b"/")))
+                    continue
+                if not stat.S_ISDIR(st.st_mode):
+                    if todo:  # "file/", "file/x", "file/..": a file used as a directory
+                        raise error(errno.ENOTDIR)
+                    return join(walk.rel(), comp)
+                walk.stack.append(_sys.open_component(cur, comp, self._component_flags))
+                walk.names.append(comp)
+            return join(walk.rel(), b"/".join(missing)) if missing else walk.rel()
+        finally:
+            walk.close()
+
     def open_read(self, root_fd: int, rel: bytes) -> int:
         """open(rel, O_RDONLY|O_NONBLOCK), following links."""
         return self.open(root_fd, rel, os.O_RDONLY | _sys.O_NONBLOCK, follow=True)

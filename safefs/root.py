@@ -651,27 +651,34 @@ class Root:
                 return _like(path, entries.readlink(found.fd, found.name))
 
     @_operation
-    def resolve(self, path: PathArg = ".") -> Any:
-        """The canonical root-relative path that ``path`` designates (``"."`` for the root).
+    def resolve(self, path: PathArg = ".", *, strict: bool = False) -> Any:
+        """The canonical root-relative path that ``path`` designates (``"."`` for the root), in
+        the caller's type (str, or bytes for a bytes path).
 
-        Symlinks are followed as an operation would follow them; the final component need not
-        exist. Use it to show a person what an operation will really touch.
-        """
+        Symlinks are followed as an operation follows them, with the same link budget, and
+        ``..`` is physical. A tail that does not exist yet is appended as a write with
+        ``parents=True`` would create it; with ``strict``, a missing component is
+        FileNotFoundError. A path that leaves the root is a PathEscapeError. Use it to judge or
+        show what an operation will really touch (the tree may change before it runs)."""
         rel = self._rel(path)
         with reporting(path):
-            _parent, name, trailing = split_parent(rel)
-            try:
-                if name in SPECIAL_NAMES or trailing:
-                    raise DirectoryPath(rel)
-                found = self._lookup(rel, follow=True)
-            except DirectoryPath as whole:
-                fd = self._open_dir(whole.rel)
-                try:
-                    return _like(path, self._canonical(fd))
-                finally:
-                    os.close(fd)
-            with found:
-                return _like(path, join(self._dir_of(found), found.name))
+            return _like(path, self._resolver.canonical(self._fd, rel, strict=strict))
+
+    def relative(self, path: PathArg) -> Any:
+        """``path`` spelled relative to the root, by the same rule every operation applies: a
+        relative path as it is; an absolute one with one of :attr:`anchors` stripped, compared by
+        whole components (PathEscapeError when it lies under none). Nothing is resolved: ``..``
+        and links are left for the operation to judge physically."""
+        if self._closed:
+            raise ValueError("operation on a closed Root")
+        rel = self._rel(path)
+        return _like(path, rel)
+
+    @property
+    def anchors(self) -> tuple[str, ...]:
+        """The absolute spellings of the root that an absolute path may start with: the path it
+        was opened by and its realpath, each kept only if it denotes the directory the fd holds."""
+        return tuple(os.fsdecode(a) for a in self._anchors)
 
     # -- changing entries ------------------------------------------------------------------------
 

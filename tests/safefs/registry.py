@@ -168,6 +168,10 @@ OPERATIONS: list[Operation] = [
               lambda p, o: _scandir_plain(p)),
     Operation("walk", ("walk",), True, lambda r, p, o: _walk(r, p), lambda p, o: _walk_plain(p)),
     Operation("resolve", ("resolve",), True, lambda r, p, o: r.resolve(p)),
+    Operation("resolve_strict", ("resolve",), True, lambda r, p, o: r.resolve(p, strict=True),
+              scenario=False),
+    # No disk access at all: the spelling every operation starts from (tests in test_api.py).
+    Operation("relative", ("relative",), False, lambda r, p, o: r.relative(p), scenario=False),
     Operation("readlink", ("readlink",), False, lambda r, p, o: r.readlink(p),
               lambda p, o: os.readlink(p)),
     # -- writing

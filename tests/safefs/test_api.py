@@ -507,6 +507,76 @@ def test_nul_is_valueerror_everywhere(open_root: OpenRoot, workspace: Workspace,
     assert (workspace.root_path / "f").read_text() == "content of f\n"
 
 
+def test_relative_spells_a_path_as_every_operation_takes_it(open_root: OpenRoot,
+                                                           workspace: Workspace) -> None:
+    root = open_root(["d/f"])
+    host = str(workspace.root_path)
+    assert root.relative("d/../x") == "d/../x"  # nothing is resolved or collapsed
+    assert root.relative(host) == "."
+    assert root.relative(host + "//d/./f") == "d/./f"
+    assert root.relative(os.fsencode(host) + b"/d/f") == b"d/f"
+    assert root.relative(Path(host) / "d") == "d"
+    for outside in (host + "-other/x", str(workspace.base), "/etc/passwd"):
+        with pytest.raises(safefs.PathEscapeError) as info:
+            root.relative(outside)
+        assert info.value.filename == outside
+        with pytest.raises(safefs.PathEscapeError):
+            root.read_bytes(outside)  # the operations apply the very same rule
+    with pytest.raises(FileNotFoundError):
+        root.relative("")
+    assert root.anchors[0] == host and all(a.startswith("/") for a in root.anchors)
+
+
+def test_the_realpath_spelling_is_an_anchor(flavour: Flavour, workspace: Workspace) -> None:
+    # BASE/link/ROOT, with link -> the real base: both spellings reach the same directory.
+    link = workspace.base / "link"
+    link.symlink_to(workspace.base)
+    (workspace.root_path / "f").write_text("f\n")
+    with flavour.open(link / "ROOT") as root:
+        assert set(root.anchors) == {str(link / "ROOT"), str(workspace.root_path)}
+        assert root.relative(str(workspace.root_path / "secrets/new/x")) == "secrets/new/x"
+        assert root.resolve(str(workspace.root_path / "secrets/new/x")) == "secrets/new/x"
+        assert root.read_text(str(workspace.root_path / "f")) == "f\n"
+
+
+def test_a_spelling_that_is_another_directory_is_no_anchor(flavour: Flavour,
+                                                           workspace: Workspace) -> None:
+    # BASE/lnk/../ROOT: the kernel follows lnk first, so it is BASE/real/ROOT, not BASE/ROOT.
+    (workspace.base / "real" / "x").mkdir(parents=True)
+    (workspace.base / "real" / "ROOT").mkdir()
+    (workspace.base / "lnk").symlink_to("real/x")
+    with flavour.open(str(workspace.base / "lnk") + "/../ROOT") as root:
+        assert str(workspace.root_path) not in root.anchors
+        assert root.anchors == (str(workspace.base / "real" / "ROOT"),)
+        with pytest.raises(safefs.PathEscapeError):
+            root.relative(str(workspace.root_path / "f"))
+
+
+def test_resolve_appends_a_missing_tail(open_root: OpenRoot, flavour: Flavour) -> None:
+    root = open_root(["d/f", "alias => d/new/../new2/x"])
+    assert root.resolve("d/missing/deeper/x") == "d/missing/deeper/x"
+    assert root.resolve("d/missing/../f") == "d/f"  # the missing name is taken back
+    assert root.resolve("missing/") == "missing"
+    if flavour.symlinks == "none":
+        with pytest.raises(OSError) as info:
+            root.resolve("alias")
+        assert info.value.errno == errno.ELOOP
+    else:
+        assert root.resolve("alias") == "d/new2/x"  # a dangling link into missing directories
+    with pytest.raises(FileNotFoundError):
+        root.resolve("d/missing/x", strict=True)
+    with pytest.raises(FileNotFoundError):
+        root.resolve("d/missing", strict=True)
+    assert root.resolve("d/f", strict=True) == "d/f"
+    with pytest.raises(NotADirectoryError):
+        root.resolve("d/f/x")
+    if flavour.symlinks == "in_root":
+        assert root.resolve("missing/../../x") == "x"
+    else:
+        with pytest.raises(safefs.PathEscapeError):
+            root.resolve("missing/../../x")
+
+
 def test_empty_path_is_an_error_everywhere(open_root: OpenRoot, workspace: Workspace) -> None:
     root = open_root(["f"])
     for name, op in PATH_OPS:

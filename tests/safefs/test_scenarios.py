@@ -82,13 +82,14 @@ class Case:
     follow: dict[str, Outcome]
     # For operations acting on the final name itself; defaults to ``follow``.
     final: dict[str, Outcome] | None = None
-    # Operation name -> outcome in every mode, where that operation differs (as in ``os``).
-    per_op: dict[str, Outcome] = field(default_factory=dict)
+    # Operation name -> outcome (in every mode, or per mode), where that operation differs.
+    per_op: dict[str, Outcome | dict[str, Outcome]] = field(default_factory=dict)
 
     def expected(self, op: Operation, mode: str) -> Outcome:
         for name in (op.name, op.like):
             if name in self.per_op:
-                return self.per_op[name]
+                outcome = self.per_op[name]
+                return outcome[mode] if isinstance(outcome, dict) else outcome
         if op.follows or self.final is None:
             return self.follow[mode]
         return self.final[mode]
@@ -142,7 +143,8 @@ CASES = [
     Case("5-link-to-dir", ["dir/target", "link => dir/"], "link/target",
          each(Lands("dir/target"), LOOP, Lands("dir/target"))),
     Case("6-link-reenters-slash", ["target", "link => ../ROOT/target"], "link/",
-         each(ESCAPE, LOOP, ENOENT), per_op=LINK_WITH_SLASH),
+         each(ESCAPE, LOOP, ENOENT),
+         per_op={**LINK_WITH_SLASH, "resolve": each(ESCAPE, LOOP, Lands("ROOT/target"))}),
     Case("7-nested-link-up-two", ["dir/link => ../../"], "dir/link",
          each(ESCAPE, LOOP, Lands(".")), final=every(Lands("dir/link")),
          per_op=PLANTS_ESCAPE),
@@ -163,7 +165,9 @@ CASES = [
          each(Lands("b/c/target"), LOOP, Lands("b/c/target"))),
     Case("16-link-to-dot", ["a => b/.", "b/target"], "a/target",
          each(Lands("b/target"), LOOP, Lands("b/target"))),
-    Case("17-missing-parent", [], "a/file", every(ENOENT)),
+    # resolve() appends a missing tail, as a write with parents=True would create it.
+    Case("17-missing-parent", [], "a/file", every(ENOENT),
+         per_op={"resolve": Lands("a/file")}),
     Case("18-empty", [], "", every(ENOENT)),
     Case("19-self-loop", ["a => a"], "a", every(LOOP), final=every(Lands("a"))),
     Case("20-reenter-by-name", ["target", "ROOT/target"], "../ROOT/target",
@@ -225,7 +229,8 @@ CASES = [
     Case("loop-pair-inner", ["a => b", "b => a"], "a/x", every(LOOP)),
     Case("tilde-dir", ["~/x"], "~/x", every(Lands("~/x"))),
     Case("tilde", ["~/x"], "~", every(Lands("~"))),
-    Case("file-uri", ["target"], "file://$ROOT/target", every(ENOENT)),
+    Case("file-uri", ["target"], "file://$ROOT/target", every(ENOENT),
+         per_op={"resolve": Lands("file:/$HOSTROOT/target")}),
     Case("abs-through-link", ["evil => ../outside/dir", "outside/dir/target"], "$ROOT/evil/target",
          each(ESCAPE, LOOP, Lands("outside/dir/target"))),
     # An absolute path is matched against the root's spelling component by component; what
