@@ -10,6 +10,7 @@ the openat2 backend, or fail with the same class of error.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import shutil
@@ -271,22 +272,33 @@ def compare_view(view: str, roots: dict[str, safefs.Root], mode: str, entries: l
 
 def check_resolve_consistent(root: safefs.Root, path: str) -> None:
     """resolve() is canonical and names what an operation reaches: no '.', '..' or empty parts,
-    every directory along it a real directory (no symlink), and the same inode as stat(path) (or
-    a missing name where stat(path) found nothing)."""
+    every directory along it a real directory (no symlink), and the same inode as stat(path).
+
+    Where a component is missing, resolve(strict=True) says FileNotFoundError, stat(path) finds
+    nothing either, and resolve() spells the missing tail as a write with ``parents`` would
+    create it: along it, each name is a real directory or does not exist."""
     try:
         canonical = root.resolve(path)
     except OSError:
         return
     parts = [] if canonical == "." else canonical.split("/")
     assert all(c not in ("", ".", "..") for c in parts), canonical
+    try:
+        strict = root.resolve(path, strict=True)
+    except FileNotFoundError:
+        for i in range(1, len(parts)):
+            with contextlib.suppress(FileNotFoundError):
+                assert stat.S_ISDIR(root.lstat("/".join(parts[:i])).st_mode), (path, canonical)
+        with pytest.raises(OSError):
+            root.stat(path)
+        return
+    assert strict == canonical, (path, strict, canonical)
     for i in range(1, len(parts)):
         assert stat.S_ISDIR(root.lstat("/".join(parts[:i])).st_mode), (path, canonical)
     try:
         reached = root.stat(path)
     except FileNotFoundError:
-        with pytest.raises(FileNotFoundError):
-            root.lstat(canonical)
-        return
+        raise AssertionError(f"resolve(strict=True) found {canonical!r}, stat({path!r}) did not") from None
     except OSError:
         return
     assert stat_key(root.lstat(canonical)) == stat_key(reached), (path, canonical)
