@@ -27,10 +27,10 @@ by_depth = pytest.mark.parametrize("shape", DEPTHS, ids=[s.name for s in DEPTHS]
 
 
 @pytest.fixture
-def roots(bench_tree: str) -> Iterator[Callable[[str], safefs.Root]]:
+def roots(bench_tree: str) -> Iterator[Callable[[safefs.ResolverName], safefs.Root]]:
     opened: list[safefs.Root] = []
 
-    def open_root(resolver: str) -> safefs.Root:
+    def open_root(resolver: safefs.ResolverName) -> safefs.Root:
         root = safefs.Root(bench_tree, resolver=resolver)
         opened.append(root)
         return root
@@ -59,7 +59,7 @@ def write_plain(path: str, data: bytes) -> None:
 @pytest.mark.parametrize("role", ["subject", "reference"])
 @by_depth
 def test_read_openat2_vs_plain_open(benchmark: BenchmarkFixture,
-                                    roots: Callable[[str], safefs.Root],
+                                    roots: Callable[[safefs.ResolverName], safefs.Root],
                                     tree_path: Callable[[str], str], shape: Shape,
                                     role: str) -> None:
     """Each depth's pair runs back to back, so drift on a busy machine hits both alike."""
@@ -74,7 +74,7 @@ def test_read_openat2_vs_plain_open(benchmark: BenchmarkFixture,
 
 
 def test_read_walk_depth_16(benchmark: BenchmarkFixture,
-                            roots: Callable[[str], safefs.Root]) -> None:
+                            roots: Callable[[safefs.ResolverName], safefs.Root]) -> None:
     root = roots("walk")
     tag(benchmark, "read-walk-vs-realpath-depth-16", "subject")
     assert benchmark(root.read_bytes, DEPTH_16.file) == FILE_CONTENT

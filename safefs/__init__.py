@@ -8,6 +8,7 @@ Public: :class:`Root` and its errors; :func:`capabilities` (what this platform g
 :mod:`safefs.testing` (the attack harness: a renaming attacker process and counted races).
 """
 
+from safefs._resolve import ResolverName, SymlinkMode
 from safefs.capabilities import Capabilities, capabilities
 from safefs.errors import (
     ESCAPE_MESSAGE,
@@ -24,8 +25,10 @@ __all__ = [
     "DirEntry",
     "NotRegularFileError",
     "PathEscapeError",
+    "ResolverName",
     "ResolverUnavailableError",
     "Root",
+    "SymlinkMode",
     "capabilities",
 ]
 __version__ = "0.3.0"

@@ -1,9 +1,13 @@
 """Every raw system call safefs makes on a path component, and the one policy for its flags.
 
-Invariant: every open adds ``O_CLOEXEC | O_NOCTTY`` and ``O_NOFOLLOW`` itself. Following a trailing
-symlink is an explicit ``follow=True`` from the caller, never a default, so no descriptor leaks into
-a child and no path is followed by accident. Calls by name (``fstatat``, ``unlinkat``,
-``fchmodat_nofollow``, ``utimensat_nofollow`` ...) never follow the final name either.
+Threat model: docs/threat-model.md.
+
+Invariant: every open goes through :func:`open_how`, which adds ``O_CLOEXEC | O_NOCTTY`` and
+``O_NOFOLLOW`` itself. Following a trailing symlink is an explicit ``follow=True`` from the caller,
+never a default, so no descriptor leaks into a child and no path is followed by accident. The two
+calls that take flags already worked out (:func:`open_component`, :func:`openat2`, for hot
+loops) say so. Calls by name (``fstatat``, ``unlinkat``, ``fchmodat_nofollow``,
+``utimensat_nofollow`` ...) never follow the final name either.
 
 Portable: only POSIX ``*at`` calls. Linux-only calls live in :mod:`safefs._linux`; what this module
 takes from it is named below, with a portable stand-in where there is none.
@@ -14,6 +18,7 @@ from __future__ import annotations
 import errno
 import os
 import sys
+from collections.abc import Callable
 from typing import Final
 
 from safefs.errors import error
@@ -65,14 +70,12 @@ if sys.platform.startswith("linux"):
 
     HAVE_NATIVE: bool = _linux.HAVE_NATIVE
     O_TMPFILE: int = _linux.O_TMPFILE if _linux.HAVE_PROC_FD else 0
-    _raw_openat2 = _linux.raw_openat2
     link_unnamed = _linux.link_unnamed
 else:  # pragma: no cover - exercised on macOS / BSD only
     RESOLVE_BENEATH = RESOLVE_IN_ROOT = RESOLVE_NO_MAGICLINKS = RESOLVE_NO_SYMLINKS = 0
     RENAME_NOREPLACE = RENAME_EXCHANGE = 0
     HAVE_NATIVE = False
     O_TMPFILE = 0
-    _raw_openat2 = None
 
     def renameat2(olddirfd: int, old: bytes, newdirfd: int, new: bytes, flags: int) -> None:
         raise error(errno.ENOSYS, "renameat2 is not available on this platform")
@@ -84,41 +87,29 @@ else:  # pragma: no cover - exercised on macOS / BSD only
         raise error(errno.ENOSYS, "unnamed files need Linux")
 
 
+def _no_openat2(dirfd: int, path: bytes, flags: int, mode: int, resolve: int) -> int:
+    return -errno.ENOSYS
+
+
+openat2: Callable[[int, bytes, int, int, int], int] = (
+    _linux.raw_openat2 if HAVE_NATIVE else _no_openat2)
+"""``openat2(dirfd, path, flags, mode, resolve)``: the fd, or ``-errno`` (-ENOSYS without the
+extension); never raises, so a retry costs no exception. ``flags, mode`` come from open_how():
+this is the extension's own entry point, with no Python frame on the hottest path."""
+
+
 # With O_PATH the kernel accepts only these flags; openat2 rejects anything else with EINVAL.
 _O_PATH_ALLOWED: Final = O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC
 _O_BASE: Final[int] = O_CLOEXEC | O_NOCTTY
 
 
-def _open_flags(flags: int, follow: bool) -> int:
-    if flags & O_PATH:
-        flags = (flags & _O_PATH_ALLOWED) | O_CLOEXEC
-    else:
-        flags |= _O_BASE
-    if not follow:
-        flags |= O_NOFOLLOW
-    return flags
+def open_how(flags: int, mode: int = 0, *, follow: bool = False) -> tuple[int, int]:
+    """The flags and mode the kernel is given for an open with ``flags``: the one flag policy.
 
-
-def openat(dirfd: int, name: bytes, flags: int, mode: int = 0o666, *, follow: bool = False) -> int:
-    """openat(2) of one name relative to ``dirfd``; never follows a trailing symlink unless asked."""
-    return os.open(name, _open_flags(flags, follow), mode, dir_fd=dirfd)
-
-
-def component_flags(flags: int) -> int:
-    """Flags for open_component: the same policy as openat(), worked out once for a hot loop."""
-    return _open_flags(flags, False)
-
-
-def open_component(dirfd: int, name: bytes, flags: int) -> int:
-    """openat(2) with flags from component_flags() (never follows; close-on-exec)."""
-    return os.open(name, flags, 0, dir_fd=dirfd)
-
-
-def openat2(dirfd: int, path: bytes, flags: int, mode: int, resolve: int, *, follow: bool) -> int:
-    """openat2(2). Raises OSError with the kernel's errno (EAGAIN is the caller's to retry)."""
-    if _raw_openat2 is None:
-        raise error(errno.ENOSYS, "openat2 needs the safefs native extension")
-    # Same flag policy as _open_flags, inlined: this is the hottest call in the library.
+    ``O_CLOEXEC | O_NOCTTY`` always, and ``O_NOFOLLOW`` unless ``follow``; with O_PATH only the
+    flags O_PATH accepts; the mode is 0 unless the open may create (O_CREAT, O_TMPFILE), since
+    openat2 rejects any other. A caller that opens the same way in a hot loop works it out once.
+    """
     if flags & O_PATH:
         flags = (flags & _O_PATH_ALLOWED) | O_CLOEXEC
     else:
@@ -126,25 +117,19 @@ def openat2(dirfd: int, path: bytes, flags: int, mode: int, resolve: int, *, fol
     if not follow:
         flags |= O_NOFOLLOW
     if not (flags & os.O_CREAT or (O_TMPFILE and flags & O_TMPFILE == O_TMPFILE)):
-        mode = 0  # openat2 rejects a mode without O_CREAT/O_TMPFILE
-    fd: int = _raw_openat2(dirfd, path, flags, mode, resolve)
-    if fd < 0:
-        raise error(-fd)
-    return fd
+        mode = 0
+    return flags, mode
 
 
-def openat2_flags(flags: int, *, follow: bool) -> int:
-    """The flags openat2() would pass for ``flags``: for a caller that opens the same way in a
-    hot loop (see openat2_prepared)."""
-    return _open_flags(flags, follow)
+def openat(dirfd: int, name: bytes, flags: int, mode: int = 0o666, *, follow: bool = False) -> int:
+    """openat(2) of one name relative to ``dirfd``; never follows a trailing symlink unless asked."""
+    flags, mode = open_how(flags, mode, follow=follow)
+    return os.open(name, flags, mode, dir_fd=dirfd)
 
 
-def openat2_prepared(dirfd: int, path: bytes, flags: int, resolve: int) -> int:
-    """openat2(2) with flags from openat2_flags() and no mode; the fd, or ``-errno``."""
-    if _raw_openat2 is None:
-        return -errno.ENOSYS
-    fd: int = _raw_openat2(dirfd, path, flags, 0, resolve)
-    return fd
+def open_component(dirfd: int, name: bytes, flags: int) -> int:
+    """openat(2) of one directory on a walk, ``flags`` from open_how() (so: never follows)."""
+    return os.open(name, flags, 0, dir_fd=dirfd)
 
 
 def renameat(olddirfd: int, old: bytes, newdirfd: int, new: bytes) -> None:

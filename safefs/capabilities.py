@@ -7,7 +7,7 @@ import sys
 from dataclasses import dataclass
 
 from safefs import _sys
-from safefs.resolvers import openat2_status
+from safefs._resolve import openat2_status
 
 
 @dataclass(frozen=True)

@@ -47,12 +47,19 @@ from safefs._paths import (
     split_parent,
     to_bytes,
 )
+from safefs._resolve import (
+    PATH_MAX,
+    BackendName,
+    DirectoryPath,
+    Resolved,
+    Resolver,
+    ResolverName,
+    SymlinkMode,
+    make_resolver,
+)
 from safefs.atomic import write_atomic
 from safefs.entries import open_mode_flags
 from safefs.errors import NotRegularFileError, PathEscapeError, error, reporting, with_filename
-from safefs.resolve_walk import PATH_MAX, WalkResolver
-from safefs.resolved import DirectoryPath, Resolved
-from safefs.resolvers import Resolver, make_resolver
 from safefs.tree import DirEntry, canonical, remove_tree_fd, scan_fd, walk_fd
 
 _FS_ENCODING = sys.getfilesystemencoding()
@@ -134,8 +141,8 @@ class Root:
     fd holds. Errors carry the caller's path, never the host path of the root.
     """
 
-    def __init__(self, path: PathArg, *, resolver: str = "auto", symlinks: str = "beneath",
-                 _use_o_path: bool = True) -> None:
+    def __init__(self, path: PathArg, *, resolver: ResolverName = "auto",
+                 symlinks: SymlinkMode = "beneath", _use_o_path: bool = True) -> None:
         raw = to_bytes(path)
         use_o_path = _use_o_path and _sys.HAVE_O_PATH
         # The root's own path is trusted: it is the one path we let the kernel follow.
@@ -168,12 +175,12 @@ class Root:
     # -- lifecycle -------------------------------------------------------------------------------
 
     @property
-    def resolver(self) -> str:
+    def resolver(self) -> BackendName:
         """``"openat2"`` or ``"walk"``: the backend in use."""
         return self._resolver.name
 
     @property
-    def symlinks(self) -> str:
+    def symlinks(self) -> SymlinkMode:
         """The ``symlinks=`` mode: ``"beneath"``, ``"none"`` or ``"in_root"``."""
         return self._resolver.mode
 
@@ -285,32 +292,8 @@ class Root:
         except OSError:
             return False
 
-    def _fstat_dir(self, rel: bytes) -> os.stat_result:
-        fd = self._open_dir(rel)
-        try:
-            return os.fstat(fd)
-        finally:
-            os.close(fd)
-
     def _stat_rel(self, rel: bytes, *, follow: bool) -> os.stat_result:
-        if self._resolver.use_o_path:
-            fd = self._open(rel, _sys.O_PATH, follow=follow)
-            try:
-                return os.fstat(fd)
-            finally:
-                os.close(fd)
-        # Without O_PATH (macOS) opening could block or need read access: stat via the parent.
-        _parent, name, trailing = split_parent(rel)
-        if name in SPECIAL_NAMES or trailing:  # a directory as a whole
-            return self._fstat_dir(rel)
-        try:
-            found = self._lookup(rel, follow=follow, lstat=True)
-        except DirectoryPath as directory:
-            return self._fstat_dir(directory.rel)
-        with found:
-            if found.st is None:
-                raise error(errno.ENOENT)
-            return found.st
+        return self._resolver.stat(self._fd, rel, follow=follow)
 
     def _open_regular(self, rel: bytes, flags: int, mode: int = 0o666
                       ) -> tuple[int, os.stat_result]:
@@ -351,24 +334,7 @@ class Root:
                     raise PathEscapeError()
             elif part not in (b"", b"."):
                 depth += 1
-        judge = WalkResolver("beneath", use_o_path=self._resolver.use_o_path)
-        where = join(directory, target)
-        try:
-            _parent, name, trailing = split_parent(where)
-            if trailing or name in SPECIAL_NAMES:  # "x/" and "x/." follow x: judge all of it
-                raise DirectoryPath(where)
-            judge.lookup(self._fd, where, follow=True).release()
-        except DirectoryPath as whole:
-            try:
-                os.close(judge.open(self._fd, whole.rel, judge.dir_flags, follow=True))
-            except PathEscapeError:
-                raise
-            except OSError:
-                pass
-        except PathEscapeError:
-            raise
-        except OSError:
-            pass  # dangling or not a directory on the way: it leads nowhere outside
+        self._resolver.check_beneath(self._fd, join(directory, target))
 
     def _check_moved_link(self, sfd: int, sname: bytes, dest: Resolved) -> None:
         """Moving or linking a symlink puts its target in a new directory: judged there."""
@@ -609,34 +575,7 @@ class Root:
         itself cannot be chmodded (EOPNOTSUPP, as Linux answers)."""
         rel = self._rel(path)
         with reporting(path):
-            if self._resolver.use_o_path:
-                self._chmod_o_path(rel, mode, follow_symlinks)
-                return
-            _parent, name, trailing = split_parent(rel)
-            try:
-                if name in SPECIAL_NAMES or trailing:
-                    raise DirectoryPath(rel)
-                found = self._lookup(rel, follow=follow_symlinks, lstat=True)
-            except DirectoryPath as whole:
-                fd = self._open_dir(whole.rel)
-                try:
-                    _sys.fchmod(fd, mode)
-                finally:
-                    os.close(fd)
-                return
-            with found:
-                if found.st is None:
-                    raise error(errno.ENOENT)
-                entries.chmod(found.fd, found.name, mode)
-
-    def _chmod_o_path(self, rel: bytes, mode: int, follow: bool) -> None:
-        fd = self._open(rel, _sys.O_PATH, follow=follow)
-        try:
-            if stat_mod.S_ISLNK(os.fstat(fd).st_mode):
-                raise error(errno.EOPNOTSUPP)
-            _sys.fchmod(fd, mode)
-        finally:
-            os.close(fd)
+            self._resolver.chmod(self._fd, rel, mode, follow=follow_symlinks)
 
     @_operation
     def readlink(self, path: PathArg) -> Any:

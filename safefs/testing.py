@@ -32,8 +32,7 @@ from dataclasses import asdict, dataclass, field
 from types import TracebackType
 from typing import Any, Protocol
 
-from safefs import _sys
-from safefs.root import Root
+from safefs import ResolverName, Root, _sys
 
 
 def _swap_forever(a: bytes, b: bytes, stop: Any, ready: Any, swaps: Any) -> None:
@@ -193,7 +192,7 @@ class Victim(Protocol):
 class SafefsVictim:
     """A :class:`safefs.Root` on the workspace, as a race victim."""
 
-    def __init__(self, workspace: str, resolver: str = "auto") -> None:
+    def __init__(self, workspace: str, resolver: ResolverName = "auto") -> None:
         self.root = Root(workspace, resolver=resolver)
 
     def __enter__(self) -> SafefsVictim:

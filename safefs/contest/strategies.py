@@ -206,7 +206,7 @@ class RealpathGuard(Strategy):
 class SafefsRoot(Strategy):
     """``safefs.Root`` with one backend forced, so each backend is measured on its own."""
 
-    def __init__(self, root: str, resolver: str) -> None:
+    def __init__(self, root: str, resolver: safefs.ResolverName) -> None:
         self.name = f"safefs-{resolver}"
         try:
             self.root = safefs.Root(root, resolver=resolver)

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 import safefs
-from safefs import _sys, resolvers
+import safefs._resolve as resolvers
+from safefs import _sys
 
 needs_native = pytest.mark.skipif(not _sys.HAVE_NATIVE, reason="native extension not built")
 
@@ -44,7 +45,7 @@ def test_auto_falls_back_to_the_walk_when_openat2_is_blocked(
 def test_a_blocked_probe_is_remembered(tmp_path: Path) -> None:
     # A fresh process whose probe fails must keep using the walk without probing again.
     code = (
-        "import errno, safefs, safefs.resolvers as r\n"
+        "import errno, safefs, safefs._resolve as r\n"
         "calls = []\n"
         "def probe(fd):\n"
         "    calls.append(fd)\n"

@@ -1,8 +1,8 @@
 """What one resolution hands back to an operation: a held directory fd and the final name in it.
 
-The resolvers (:mod:`safefs.resolve_walk`, :mod:`safefs.resolve_openat2`) resolve everything but
-the final component; the operation then acts on ``name`` relative to ``fd`` and never re-resolves
-a path string.
+The resolvers (:mod:`safefs._resolve.walk`, :mod:`safefs._resolve.openat2`) resolve everything
+but the final component; the operation then acts on ``name`` relative to ``fd`` and never
+re-resolves a path string.
 """
 
 from __future__ import annotations
