@@ -1,5 +1,7 @@
 """safefs: race-free confinement of file operations to a workspace directory.
 
+Threat model: docs/threat-model.md.
+
 The workspace is held as a directory file descriptor and every path is resolved beneath it: by
 one ``openat2(RESOLVE_BENEATH)`` call on Linux, or by a component-by-component
 ``openat(O_NOFOLLOW)`` walk elsewhere. No path string is re-resolved after a check.
@@ -8,16 +10,16 @@ Public: :class:`Root` and its errors; :func:`capabilities` (what this platform g
 :mod:`safefs.testing` (the attack harness: a renaming attacker process and counted races).
 """
 
+from safefs._capabilities import Capabilities, capabilities
 from safefs._resolve import ResolverName, SymlinkMode
-from safefs.capabilities import Capabilities, capabilities
+from safefs._root import Root
+from safefs._tree import DirEntry
 from safefs.errors import (
     ESCAPE_MESSAGE,
     NotRegularFileError,
     PathEscapeError,
     ResolverUnavailableError,
 )
-from safefs.root import Root
-from safefs.tree import DirEntry
 
 __all__ = [
     "ESCAPE_MESSAGE",

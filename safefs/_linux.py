@@ -1,6 +1,8 @@
 """Linux-only system calls: openat2 and renameat2 (through the cffi extension, or ctypes for
 renameat2), O_TMPFILE, and the ``/proc/self/fd`` entries that act on an O_PATH descriptor.
 
+Threat model: docs/threat-model.md.
+
 Nothing here adds flags or judges paths: :mod:`safefs._sys` does that, and imports this module
 only on Linux. What safefs needs from ``/proc``: ``/proc/self/fd/N`` to give an O_TMPFILE inode a
 name and to chmod through an O_PATH descriptor. Without ``/proc`` atomic writes fall back to named

@@ -1,4 +1,7 @@
-"""Turning what a caller passes into a root-relative byte path, without touching the disk."""
+"""Turning what a caller passes into a root-relative byte path, without touching the disk.
+
+Threat model: docs/threat-model.md.
+"""
 
 from __future__ import annotations
 

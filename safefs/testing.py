@@ -1,5 +1,7 @@
 """Attack harness: a real attacker process, and races that count what a victim let out.
 
+Threat model: docs/threat-model.md.
+
 Public so that programs built on safefs (and its own tests and benchmarks) can show the attack
 and the defence without private imports. Linux only (the attacker needs renameat2).
 

@@ -46,7 +46,7 @@ def test_install_without_a_compiler_falls_back_to_the_walk(tmp_path: Path) -> No
     if build.returncode and any(s in build.stderr for s in NETWORK_TROUBLE):
         pytest.skip("the package index is unreachable for the isolated build")
     assert build.returncode == 0, build.stderr[-2000:]
-    assert (target / "safefs" / "root.py").exists()
+    assert (target / "safefs" / "_root.py").exists()
     assert not list((target / "safefs").glob("_native*")), "no compiler, yet an extension?"
     # -S: no site-packages, so the editable install of the checkout cannot shadow the copy.
     run = subprocess.run([sys.executable, "-S", "-c", CHECK], capture_output=True, text=True,

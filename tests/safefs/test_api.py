@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 
 import safefs
-from safefs import _sys, atomic
+from safefs import _atomic, _sys
 from tests.safefs.conftest import Flavour, Workspace
 
 OpenRoot = Callable[..., safefs.Root]
@@ -44,7 +44,7 @@ def no_hang(seconds: int = 5, what: str = "call") -> Iterator[None]:
 
 
 def leftovers(directory: Path) -> list[str]:
-    return [n for n in os.listdir(directory) if n.endswith(atomic.TEMP_SUFFIX.decode())]
+    return [n for n in os.listdir(directory) if n.endswith(_atomic.TEMP_SUFFIX.decode())]
 
 
 # -- open ----------------------------------------------------------------------------------------
@@ -174,7 +174,7 @@ def test_failed_write_leaves_no_temp_file_and_the_old_content(
         open_root: OpenRoot, workspace: Workspace, monkeypatch: pytest.MonkeyPatch,
         tmpfile: bool) -> None:
     if not tmpfile:  # the path taken where the filesystem has no O_TMPFILE (and on macOS)
-        monkeypatch.setattr(atomic, "_tmpfile_works", False)
+        monkeypatch.setattr(_atomic, "_tmpfile_works", False)
     root = open_root(["d/f"])
 
     # A buffer, but not a contiguous one: writing it fails after the temporary file was created.

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from safefs import _sys
-from safefs.atomic import TEMP_SUFFIX
+from safefs._atomic import TEMP_SUFFIX
 
 N_FILES = 24
 KILLS = 5
@@ -28,12 +28,12 @@ KILLS = 5
 CHILD = r"""
 import sys
 import safefs
-import safefs.atomic
+import safefs._atomic
 
 root_path, backend, fallback, rounds, n_files = sys.argv[1:6]
 if fallback == "named":
     # The code path used where O_TMPFILE is missing (macOS, some filesystems).
-    safefs.atomic._tmpfile_works = False
+    safefs._atomic._tmpfile_works = False
 kwargs = {"resolver": "walk", "_use_o_path": False} if backend == "walk-no-o-path" else {
     "resolver": backend}
 root = safefs.Root(root_path, **kwargs)

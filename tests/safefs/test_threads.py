@@ -11,7 +11,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import safefs
-from safefs.atomic import TEMP_SUFFIX
+from safefs._atomic import TEMP_SUFFIX
 
 THREADS = 6
 ROUNDS = 60

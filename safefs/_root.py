@@ -1,28 +1,14 @@
 """``Root``: a directory held open by fd, and every file operation resolved beneath it.
 
-Threat model. Anyone may write inside the root while we work (swap a directory for a symlink,
-plant links to the outside, rename things). Whatever they do, an operation reaches only inodes
-beneath the root's directory fd, or fails cleanly; and a symlink that safefs itself creates or
-moves resolves beneath the root at that moment (so it plants no escape for programs that follow
-links without safefs). An absolute path is accepted only under a spelling of the root that denotes
-the very directory the fd holds (same device and inode). An atomic write never carries the
-setuid/setgid bits of the file it replaces onto the new inode.
-
-Not covered: a hard link inside the root to an outside inode (it is readable; an atomic write
-replaces it rather than changing the shared inode), a bind mount inside the root, a directory
-moved out of the root by someone who can also write outside it while we are inside it, symlinks
-inside a directory that is moved (only a moved link itself is judged), and the root itself being
-moved (we keep working on the directory the fd holds).
-
-What safefs needs from ``/proc`` (Linux only): ``/proc/self/fd/N``, to give an O_TMPFILE inode its
-name and to chmod through an O_PATH descriptor. Path resolution never goes through ``/proc``, and
-magic links (``/proc/*/fd``, ``/proc/*/root``) met inside the root are refused.
+Threat model: docs/threat-model.md.
 
 The layers: :mod:`safefs._paths` turns the caller's path into a root-relative one; a resolver
-(:mod:`safefs.resolve_openat2` or :mod:`safefs.resolve_walk`) resolves it to a held directory fd
-and a final name, with one link budget per operation; :mod:`safefs.entries` acts on that name,
-emulating the kernel's rules for ``name/``, ``.`` and ``..``; :mod:`safefs._sys` makes every
-system call, with the one flag policy. Each method below is a short step through those layers.
+(:mod:`safefs._resolve`: openat2 or the portable walk) resolves it to a held directory fd and a
+final name, with one link budget per operation, and stats and chmods what a path names without
+opening it; :mod:`safefs._entries` acts on that name, emulating the kernel's rules for ``name/``,
+``.`` and ``..``; :mod:`safefs._atomic` and :mod:`safefs._tree` write files and walk trees
+through held fds; :mod:`safefs._sys` makes every system call, with the one flag policy. Each
+method below is a short step through those layers.
 """
 
 from __future__ import annotations
@@ -37,7 +23,9 @@ import threading
 from collections.abc import Callable, Iterator
 from typing import IO, Any, Concatenate, ParamSpec, TypeVar
 
-from safefs import _sys, entries
+from safefs import _entries, _sys
+from safefs._atomic import write_atomic
+from safefs._entries import open_mode_flags
 from safefs._paths import (
     SPECIAL_NAMES,
     PathArg,
@@ -57,10 +45,8 @@ from safefs._resolve import (
     SymlinkMode,
     make_resolver,
 )
-from safefs.atomic import write_atomic
-from safefs.entries import open_mode_flags
+from safefs._tree import DirEntry, canonical, remove_tree_fd, scan_fd, walk_fd
 from safefs.errors import NotRegularFileError, PathEscapeError, error, reporting, with_filename
-from safefs.tree import DirEntry, canonical, remove_tree_fd, scan_fd, walk_fd
 
 _FS_ENCODING = sys.getfilesystemencoding()
 _FS_ERRORS = sys.getfilesystemencodeerrors()
@@ -130,6 +116,17 @@ def _file_object(raw: io.FileIO, mode: str, blksize: int, encoding: str | None,
 
 class Root:
     """A workspace directory, held by fd; every path is resolved beneath it.
+
+    Whatever others do inside the root meanwhile (swap a directory for a symlink, plant links to
+    the outside, rename), an operation reaches only inodes beneath the directory the fd holds, or
+    fails cleanly; a symlink that safefs creates or moves resolves beneath the root when it is
+    made; an atomic write never carries setuid/setgid bits onto the new inode. Not covered: a
+    hard link or a bind mount inside the root to something outside, a directory moved out of the
+    root by someone who can also write outside, symlinks inside a moved directory (only a moved
+    link itself is judged), and the root itself being moved (the directory the fd holds is
+    kept). From ``/proc`` only ``/proc/self/fd/N`` is used (to name an O_TMPFILE
+    inode, to chmod through O_PATH); magic links met inside the root are refused. The full
+    threat model: docs/threat-model.md.
 
     ``resolver``: ``"auto"`` (openat2 where the kernel allows it, else the walk), ``"openat2"``
     or ``"walk"``. ``symlinks``: ``"beneath"`` (follow links that stay inside; any step above the
@@ -440,7 +437,7 @@ class Root:
                 with self._lookup_file(rel) as found:
                     if found.st is not None:
                         _kept_mode(found.st)  # a directory or a FIFO is refused, as before
-                        entries.touch(found.fd, found.name)
+                        _entries.touch(found.fd, found.name)
                         return
             os.close(self._open_regular(rel, flags)[0])
 
@@ -454,7 +451,7 @@ class Root:
         rel = self._rel(path)
         with reporting(path), self._lookup(rel, follow=False, parents=parents) as found:
             try:
-                entries.mkdir(found.fd, found.name, mode)
+                _entries.mkdir(found.fd, found.name, mode)
             except FileExistsError:
                 if not exist_ok or not self._is_dir_or_escape(rel):
                     raise
@@ -587,7 +584,7 @@ class Root:
                 self._judge_dir(rel)
                 raise error(errno.EINVAL)
             with self._lookup(rel, follow=False) as found:
-                return _like(path, entries.readlink(found.fd, found.name))
+                return _like(path, _entries.readlink(found.fd, found.name))
 
     @_operation
     def resolve(self, path: PathArg = ".", *, strict: bool = False) -> Any:
@@ -626,7 +623,7 @@ class Root:
         """Remove a file or symlink (the link itself, never its target)."""
         rel = self._rel(path)
         with reporting(path), self._lookup(rel, follow=False) as found:
-            entries.unlink(found.fd, found.name, found.trailing)
+            _entries.unlink(found.fd, found.name, found.trailing)
 
     unlink = remove
 
@@ -635,7 +632,7 @@ class Root:
         """Remove an empty directory."""
         rel = self._rel(path)
         with reporting(path), self._lookup(rel, follow=False) as found:
-            entries.rmdir(found.fd, found.name)
+            _entries.rmdir(found.fd, found.name)
 
     @_operation
     def rename(self, src: PathArg, dst: PathArg, *, replace: bool = True) -> None:
@@ -645,10 +642,10 @@ class Root:
         srel, drel = self._rel(src), self._rel(dst)
         with reporting(src, dst), self._lookup(srel, follow=False) as source:
             with self._lookup(drel, follow=False) as dest:
-                entries.check_rename(source.fd, source.name, source.trailing, dest.name,
+                _entries.check_rename(source.fd, source.name, source.trailing, dest.name,
                                      dest.trailing)
                 self._check_moved_link(source.fd, source.name, dest)
-                entries.rename(source.fd, source.name, dest.fd, dest.name, replace)
+                _entries.rename(source.fd, source.name, dest.fd, dest.name, replace)
 
     def replace(self, src: PathArg, dst: PathArg) -> None:
         """``rename(src, dst)``, replacing ``dst`` (``pathlib.Path.replace``)."""
@@ -666,10 +663,10 @@ class Root:
             if source.trailing:
                 self._judge_dir(srel)  # ENOENT, ENOTDIR, ELOOP or an escape
             with self._lookup(drel, follow=False) as dest:
-                entries.check_link(source.fd, source.name, src_is_dir, dest.fd, dest.name,
+                _entries.check_link(source.fd, source.name, src_is_dir, dest.fd, dest.name,
                                    dest.trailing)
                 self._check_moved_link(source.fd, source.name, dest)
-                entries.link(source.fd, source.name, dest.fd, dest.name)
+                _entries.link(source.fd, source.name, dest.fd, dest.name)
 
     @_operation
     def symlink(self, target: PathArg, path: PathArg) -> None:
@@ -681,7 +678,7 @@ class Root:
         with reporting(path, target), self._lookup(rel, follow=False) as found:
             if raw_target and found.name not in SPECIAL_NAMES and not found.trailing:
                 self._check_new_link(raw_target, self._dir_of(found))
-            entries.symlink(raw_target, found.fd, found.name, found.trailing)
+            _entries.symlink(raw_target, found.fd, found.name, found.trailing)
 
 
 def _raw_mode(mode: str) -> str:

@@ -1,4 +1,7 @@
-"""Directory listing, walking and removal through held fds: no step ever follows a symlink."""
+"""Directory listing, walking and removal through held fds: no step ever follows a symlink.
+
+Threat model: docs/threat-model.md.
+"""
 
 from __future__ import annotations
 
@@ -12,7 +15,7 @@ from safefs import _sys
 from safefs.errors import PathEscapeError, error
 
 if TYPE_CHECKING:
-    from safefs.root import Root
+    from safefs._root import Root
 
 _DIR_FLAGS = os.O_RDONLY | _sys.O_DIRECTORY
 

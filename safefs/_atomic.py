@@ -1,5 +1,7 @@
 """Atomic replacement of one file inside a directory we hold by fd.
 
+Threat model: docs/threat-model.md.
+
 Readers see the old content or the new one, never a torn mix: the data goes to a new inode that is
 renamed over the target relative to the same directory fd (so a hard-linked target is replaced,
 never modified in place). On Linux the new inode is an unnamed O_TMPFILE until the last moment, so

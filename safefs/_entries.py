@@ -1,5 +1,7 @@
 """Operations on one name in a directory fd we hold: the final step of an entry operation.
 
+Threat model: docs/threat-model.md.
+
 The directory was resolved beneath the root already; nothing here follows the name itself. Where
 Linux answers a call on ``name/``, ``.`` or ``..`` with a particular error before (or instead of)
 touching the name, that rule is emulated here, next to the call it belongs to, so every backend
