@@ -283,14 +283,11 @@ class Root:
     def _is_dir_or_escape(self, rel: bytes) -> bool:
         """Whether ``rel`` is a directory; an escape is still reported as one."""
         try:
-            return stat_mod.S_ISDIR(self._stat_rel(rel, follow=True).st_mode)
+            return stat_mod.S_ISDIR(self._resolver.stat(self._fd, rel, follow=True).st_mode)
         except PathEscapeError:
             raise
         except OSError:
             return False
-
-    def _stat_rel(self, rel: bytes, *, follow: bool) -> os.stat_result:
-        return self._resolver.stat(self._fd, rel, follow=follow)
 
     def _open_regular(self, rel: bytes, flags: int, mode: int = 0o666
                       ) -> tuple[int, os.stat_result]:
@@ -528,7 +525,7 @@ class Root:
         """``os.stat`` of the entry (``follow_symlinks=False``: of a final link itself)."""
         rel = self._rel(path)
         with reporting(path):
-            return self._stat_rel(rel, follow=follow_symlinks)
+            return self._resolver.stat(self._fd, rel, follow=follow_symlinks)
 
     def lstat(self, path: PathArg) -> os.stat_result:
         """``os.lstat``: a final symlink is described itself."""

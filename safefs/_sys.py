@@ -2,12 +2,12 @@
 
 Threat model: docs/threat-model.md.
 
-Invariant: every open goes through :func:`open_how`, which adds ``O_CLOEXEC | O_NOCTTY`` and
+Invariant: every open goes through :func:`open_flags`, which adds ``O_CLOEXEC | O_NOCTTY`` and
 ``O_NOFOLLOW`` itself. Following a trailing symlink is an explicit ``follow=True`` from the caller,
 never a default, so no descriptor leaks into a child and no path is followed by accident. The two
-calls that take flags already worked out (:func:`open_component`, :func:`openat2`, for hot
-loops) say so. Calls by name (``fstatat``, ``unlinkat``, ``fchmodat_nofollow``,
-``utimensat_nofollow`` ...) never follow the final name either.
+calls that take flags already worked out by :func:`open_flags` or :func:`open_how` for a hot loop
+(:func:`open_component`, :func:`openat2`) say so. Calls by name (``fstatat``, ``unlinkat``,
+``fchmodat_nofollow``, ``utimensat_nofollow`` ...) never follow the final name either.
 
 Portable: only POSIX ``*at`` calls. Linux-only calls live in :mod:`safefs._linux`; what this module
 takes from it is named below, with a portable stand-in where there is none.
@@ -103,32 +103,38 @@ _O_PATH_ALLOWED: Final = O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC
 _O_BASE: Final[int] = O_CLOEXEC | O_NOCTTY
 
 
-def open_how(flags: int, mode: int = 0, *, follow: bool = False) -> tuple[int, int]:
-    """The flags and mode the kernel is given for an open with ``flags``: the one flag policy.
+def open_flags(flags: int, *, follow: bool = False) -> int:
+    """The flags the kernel is given for an open with ``flags``: the one flag policy.
 
     ``O_CLOEXEC | O_NOCTTY`` always, and ``O_NOFOLLOW`` unless ``follow``; with O_PATH only the
-    flags O_PATH accepts; the mode is 0 unless the open may create (O_CREAT, O_TMPFILE), since
-    openat2 rejects any other. A caller that opens the same way in a hot loop works it out once.
-    """
+    flags O_PATH accepts (openat2 rejects any other)."""
     if flags & O_PATH:
         flags = (flags & _O_PATH_ALLOWED) | O_CLOEXEC
     else:
         flags |= _O_BASE
     if not follow:
         flags |= O_NOFOLLOW
+    return flags
+
+
+def open_how(flags: int, mode: int = 0, *, follow: bool = False) -> tuple[int, int]:
+    """The flags and the mode the kernel is given: open_flags(), and a mode of 0 unless the open
+    may create (O_CREAT, O_TMPFILE), since openat2 rejects any other. A caller that opens the
+    same way in a hot loop works it out once."""
+    flags = open_flags(flags, follow=follow)
     if not (flags & os.O_CREAT or (O_TMPFILE and flags & O_TMPFILE == O_TMPFILE)):
         mode = 0
     return flags, mode
 
 
 def openat(dirfd: int, name: bytes, flags: int, mode: int = 0o666, *, follow: bool = False) -> int:
-    """openat(2) of one name relative to ``dirfd``; never follows a trailing symlink unless asked."""
-    flags, mode = open_how(flags, mode, follow=follow)
-    return os.open(name, flags, mode, dir_fd=dirfd)
+    """openat(2) of one name relative to ``dirfd``; never follows a trailing symlink unless asked.
+    (openat ignores a mode it does not need, so open_flags() is all it takes.)"""
+    return os.open(name, open_flags(flags, follow=follow), mode, dir_fd=dirfd)
 
 
 def open_component(dirfd: int, name: bytes, flags: int) -> int:
-    """openat(2) of one directory on a walk, ``flags`` from open_how() (so: never follows)."""
+    """openat(2) of one directory on a walk, ``flags`` from open_flags() (so: never follows)."""
     return os.open(name, flags, 0, dir_fd=dirfd)
 
 

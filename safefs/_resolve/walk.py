@@ -34,7 +34,7 @@ from collections.abc import Callable
 from typing import Final, TypeVar
 
 from safefs import _sys
-from safefs._paths import SPECIAL_NAMES, join
+from safefs._paths import SPECIAL_NAMES, join, split_parent
 from safefs._resolve import metadata
 from safefs._resolve.base import MODES, BackendName, SymlinkMode
 from safefs._resolve.resolved import DirectoryPath, Resolved
@@ -46,6 +46,9 @@ MAX_SYMLINKS: Final = 40
 PATH_MAX: Final = 4096
 
 _T = TypeVar("_T")
+# The per-operation final step: (the walk, the directory fd it holds, the final name, whether the
+# path ended in "/") -> the operation's result, or Continue to walk on.
+FinalStep = Callable[["_Walk", int, bytes, bool], "_T | Continue"]
 
 
 class Continue:
@@ -57,18 +60,6 @@ class Continue:
 
     def __init__(self, path: bytes) -> None:
         self.path = path
-
-
-def _split(path: bytes) -> tuple[list[bytes], bytes, bool]:
-    """``a/b/c/`` -> (components before the last, next one last; ``c``; trailing slash)."""
-    parts = path.split(b"/")
-    trailing = False
-    while len(parts) > 1 and not parts[-1]:
-        parts.pop()
-        trailing = True
-    name = parts.pop() or b"."  # "" only when the path is all slashes: the directory itself
-    parts.reverse()
-    return parts, name, trailing
 
 
 class _Walk:
@@ -121,22 +112,31 @@ class _Walk:
             self.names.clear()
         return target
 
-    def run(self, path: bytes, final: Callable[[_Walk, bytes, bool], _T | Continue], *,
-            create: bool = False, missing_ok: bool = False) -> _T:
+    def run(self, path: bytes, final: FinalStep[_T], *, create: bool = False,
+            missing_ok: bool = False) -> _T:
         """Walk every component of ``path`` but the last as a directory, then return what
-        ``final(walk, name, trailing_slash)`` makes of the last; the fds still held are closed
-        on the way out. ``create``: make the missing directories of the caller's own path.
+        ``final(walk, dirfd, name, trailing_slash)`` makes of the last; the fds still held are
+        closed on the way out. ``create``: make the missing directories of the caller's own path.
         ``missing_ok``: past a missing directory, names are only recorded (``..`` takes one
         back), for ``canonical``."""
         if len(path) >= PATH_MAX:
             raise error(errno.ENAMETOOLONG)
+        stack, names, flags = self.stack, self.names, self.flags
+        # The bottom ``own`` entries of todo are the caller's own components: a link's target is
+        # pushed above them, and ``own`` shrinks to what is left below it when that happens.
+        own = -1 if create else 0
         try:
-            todo, name, trailing = _split(path)
-            # The bottom ``own`` entries of todo are the caller's own components: a link's target
-            # is pushed above them, and ``own`` shrinks to what is left below it when that happens.
-            own = len(todo) if create else 0
-            stack, names, flags = self.stack, self.names, self.flags
             while True:
+                # Split "a/b/c/" into the components to walk (next one last), "c" and the slash.
+                todo = path.split(b"/")
+                trailing = False
+                while len(todo) > 1 and not todo[-1]:
+                    todo.pop()
+                    trailing = True
+                name = todo.pop() or b"."  # "" only for a path of slashes: the directory itself
+                todo.reverse()
+                if own < 0:
+                    own = len(todo)
                 while todo:
                     comp = todo.pop()
                     if comp == b"" or comp == b".":
@@ -174,13 +174,14 @@ class _Walk:
                         continue
                     stack.append(fd)
                     names.append(comp)
-                answer = final(self, name, trailing)
+                answer = final(self, stack[-1] if stack else self.root_fd, name, trailing)
                 if not isinstance(answer, Continue):
                     return answer
                 own = 0
-                todo, name, trailing = _split(answer.path)
+                path = answer.path
         finally:
-            self.close()
+            if self.stack:  # (result() took the innermost already; usually nothing is left)
+                self.close()
 
     def result(self, name: bytes, st: os.stat_result | None, trailing: bool) -> Resolved:
         """Hand the innermost directory over to the caller; close the others."""
@@ -199,10 +200,10 @@ class _Walk:
         _sys.close_all(stack)
 
 
-def _canonical_final(strict: bool) -> Callable[[_Walk, bytes, bool], bytes | Continue]:
+def _canonical_final(strict: bool) -> FinalStep[bytes]:
     """The final step of ``canonical``: the name's own canonical path, links followed."""
 
-    def final(walk: _Walk, name: bytes, trailing: bool) -> bytes | Continue:
+    def final(walk: _Walk, cur: int, name: bytes, trailing: bool) -> bytes | Continue:
         if name == b"..":
             walk.up()
             return walk.rel()
@@ -210,7 +211,6 @@ def _canonical_final(strict: bool) -> Callable[[_Walk, bytes, bool], bytes | Con
             return walk.rel()
         if walk.missing:
             return join(walk.rel(), name)
-        cur = walk.cur
         try:
             st = _sys.fstatat(cur, name)
         except FileNotFoundError:
@@ -244,13 +244,13 @@ class WalkResolver:
         self.mode: SymlinkMode = mode
         self.use_o_path = use_o_path and _sys.HAVE_O_PATH
         self.dir_flags = _sys.dir_flags(self.use_o_path)
-        self._component_flags = _sys.open_how(self.dir_flags)[0]
+        self._component_flags = _sys.open_flags(self.dir_flags)
 
     def lookup(self, root_fd: int, rel: bytes, *, follow: bool, parents: bool = False,
                lstat: bool = False) -> Resolved:
         """See :meth:`Resolver.lookup`."""
 
-        def final(walk: _Walk, name: bytes, trailing: bool) -> Resolved | Continue:
+        def final(walk: _Walk, cur: int, name: bytes, trailing: bool) -> Resolved | Continue:
             if name in SPECIAL_NAMES:
                 if name == b".." and not walk.stack and walk.mode != "in_root":
                     raise PathEscapeError()
@@ -258,14 +258,14 @@ class WalkResolver:
             st: os.stat_result | None = None
             if follow or lstat:
                 try:
-                    st = _sys.fstatat(walk.cur, name)
+                    st = _sys.fstatat(cur, name)
                 except FileNotFoundError:
                     st = None
             if not (follow and not trailing and st is not None and stat.S_ISLNK(st.st_mode)):
                 return walk.result(name, st, trailing)
-            target = walk.link(walk.cur, name, error(errno.ELOOP))
+            target = walk.link(cur, name, error(errno.ELOOP))
             whole = target.lstrip(b"/") or b"."
-            _, target_name, to_dir = _split(whole)
+            _, target_name, to_dir = split_parent(whole)
             if to_dir or target_name in SPECIAL_NAMES:
                 raise DirectoryPath(join(walk.rel(), whole))
             return Continue(target)
@@ -297,12 +297,12 @@ class WalkResolver:
         """See :meth:`Resolver.open`."""
         follow_o_path = follow and bool(flags & _sys.O_PATH)
 
-        def final(walk: _Walk, name: bytes, trailing: bool) -> int | Continue:
+        def final(walk: _Walk, cur: int, name: bytes, trailing: bool) -> int | Continue:
             if name == b"..":
                 walk.up()
-                name = b"."
-            if name == b".":
                 return _sys.openat(walk.cur, b".", flags, mode)
+            if name == b".":
+                return _sys.openat(cur, b".", flags, mode)
             if trailing:
                 # O_CREAT of "name/" is EISDIR once the parent is resolved, as in the kernel:
                 # the name itself is never looked at. Otherwise it must be a directory, reached
@@ -310,7 +310,6 @@ class WalkResolver:
                 if flags & os.O_CREAT:
                     raise error(errno.EISDIR)
                 return Continue(name + b"/.")
-            cur = walk.cur
             try:
                 fd = _sys.openat(cur, name, flags, mode)
             except OSError as exc:
