@@ -6,12 +6,16 @@ The workspace is held as a directory file descriptor and every path is resolved 
 one ``openat2(RESOLVE_BENEATH)`` call on Linux, or by a component-by-component
 ``openat(O_NOFOLLOW)`` walk elsewhere. No path string is re-resolved after a check.
 
-Public: :class:`Root` and its errors; :func:`capabilities` (what this platform gives safefs);
-:mod:`safefs.testing` (the attack harness: a renaming attacker process and counted races).
+Public: :class:`Root`, :class:`DirEntry` and the errors (also as :mod:`safefs.errors`); the
+types of ``Root(resolver=, symlinks=)`` and ``Root.resolver`` (:data:`ResolverName`,
+:data:`SymlinkMode`, :data:`BackendName`); :func:`capabilities` (what this platform gives
+safefs); :mod:`safefs.testing` (the attack harness: a renaming attacker process and counted
+races). Every module whose name starts with ``_`` is private, the :mod:`safefs._resolve` layer
+included.
 """
 
 from safefs._capabilities import Capabilities, capabilities
-from safefs._resolve import ResolverName, SymlinkMode
+from safefs._resolve import BackendName, ResolverName, SymlinkMode
 from safefs._root import Root
 from safefs._tree import DirEntry
 from safefs.errors import (
@@ -23,6 +27,7 @@ from safefs.errors import (
 
 __all__ = [
     "ESCAPE_MESSAGE",
+    "BackendName",
     "Capabilities",
     "DirEntry",
     "NotRegularFileError",

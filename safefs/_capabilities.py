@@ -7,7 +7,7 @@ import sys
 from dataclasses import dataclass
 
 from safefs import _sys
-from safefs._resolve import openat2_status
+from safefs._resolve import BackendName, openat2_status
 
 
 @dataclass(frozen=True)
@@ -15,7 +15,7 @@ class Capabilities:
     """Facts about this platform and build, as safefs sees them."""
 
     platform: str
-    resolvers: tuple[str, ...]  # the resolvers a Root can use here, fastest first
+    resolvers: tuple[BackendName, ...]  # the resolvers a Root can use here, fastest first
     openat2: bool  # Root(resolver="openat2") works: the native extension and the kernel allow it
     native_extension: bool  # the cffi extension (openat2, renameat2) was built
     o_path: bool  # directories are looked through with O_PATH (needs no permission at all)
@@ -31,9 +31,10 @@ def capabilities() -> Capabilities:
         has_openat2 = openat2_status(fd) == 0
     finally:
         os.close(fd)
+    resolvers: tuple[BackendName, ...] = ("openat2", "walk") if has_openat2 else ("walk",)
     return Capabilities(
         platform=sys.platform,
-        resolvers=("openat2", "walk") if has_openat2 else ("walk",),
+        resolvers=resolvers,
         openat2=has_openat2,
         native_extension=_sys.HAVE_NATIVE,
         o_path=_sys.HAVE_O_PATH,

@@ -47,11 +47,6 @@ class Resolver(Protocol):
         ...
 
     @property
-    def use_o_path(self) -> bool:
-        """Whether directories (and nodes for stat and chmod) are held through O_PATH fds."""
-        ...
-
-    @property
     def dir_flags(self) -> int:
         """The open flags of a directory that is only looked through (see ``_sys.dir_flags``)."""
         ...

@@ -38,7 +38,6 @@ class Openat2Resolver:
     """The openat2 backend; it always holds directories through O_PATH."""
 
     name: BackendName = "openat2"
-    use_o_path = True
 
     def __init__(self, mode: SymlinkMode = "beneath") -> None:
         if mode not in MODES:

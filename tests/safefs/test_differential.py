@@ -318,6 +318,12 @@ KNOWN_TREES: list[tuple[list[Entry], list[str]]] = [
     ([Entry("a", "dir"), Entry("a/f", "file"), Entry("l0", "link", "a")]
      + [Entry(f"l{i}", "link", f"l{i - 1}") for i in range(1, 41)],
      ["l39/f", "l40/f", "l39", "l40", "l39/", "l40/"]),
+    # One budget for the whole operation: 30 links on the way to a directory and then 10 (or 11)
+    # trailing links to a file make 40 (41, ELOOP), as the kernel counts them.
+    ([Entry("a", "dir"), Entry("a/f", "file"), Entry("c0", "link", "a")]
+     + [Entry(f"c{i}", "link", f"c{i - 1}") for i in range(1, 30)]
+     + [Entry("a/t0", "link", "f")] + [Entry(f"a/t{i}", "link", f"t{i - 1}") for i in range(1, 11)],
+     ["c29/t9", "c29/t10", "c29/t9/", "c29/t0", "c28/t10"]),
     # Links whose target ends in "." or ".." designate directories, not "is a directory" errors.
     ([Entry("a", "dir"), Entry("a/b", "dir"), Entry("a/dot", "link", "."),
       Entry("a/up", "link", ".."), Entry("a/bup", "link", "b/.."), Entry("top", "link", "a/b/../..")],

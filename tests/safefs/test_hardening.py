@@ -389,3 +389,65 @@ def test_parents_created_with_one_mkdirat_per_level(flavour: Flavour, workspace:
     assert calls["from the root"] <= 3
     opens = calls["openat"] + calls["open_component"] + calls["openat2"]
     assert opens <= 2 * 8 + 3  # per level: the failed open and the open of the new directory
+
+
+# -- the one flag policy ----------------------------------------------------------------------
+
+O_CREAT, O_RDONLY, O_WRONLY = os.O_CREAT, os.O_RDONLY, os.O_WRONLY
+ALWAYS = _sys.O_CLOEXEC | _sys.O_NOCTTY
+
+
+@pytest.mark.parametrize(("flags", "mode", "follow", "want_flags", "want_mode"), [
+    (O_RDONLY, 0o666, False, O_RDONLY | ALWAYS | _sys.O_NOFOLLOW, 0),
+    (O_RDONLY, 0o666, True, O_RDONLY | ALWAYS, 0),
+    (O_WRONLY | O_CREAT, 0o640, False, O_WRONLY | O_CREAT | ALWAYS | _sys.O_NOFOLLOW, 0o640),
+    # O_PATH takes only the flags it accepts (openat2 says EINVAL to any other) and no NOCTTY.
+    (_sys.O_PATH | _sys.O_NONBLOCK | O_CREAT, 0o666, True, _sys.O_PATH | _sys.O_CLOEXEC, 0),
+    (_sys.O_PATH | _sys.O_DIRECTORY, 0, False,
+     _sys.O_PATH | _sys.O_DIRECTORY | _sys.O_CLOEXEC | _sys.O_NOFOLLOW, 0),
+    (O_WRONLY | _sys.O_TMPFILE, 0o600, False, O_WRONLY | _sys.O_TMPFILE | ALWAYS | _sys.O_NOFOLLOW,
+     0o600 if _sys.O_TMPFILE else 0),
+], ids=["read", "read-follow", "create", "o-path-masked", "o-path-dir", "tmpfile"])
+def test_open_flag_policy(flags: int, mode: int, follow: bool, want_flags: int,
+                          want_mode: int) -> None:
+    if flags & _sys.O_PATH and not _sys.HAVE_O_PATH:
+        pytest.skip("no O_PATH on this platform")
+    assert _sys.open_how(flags, mode, follow=follow) == (want_flags, want_mode)
+    assert _sys.open_flags(flags, follow=follow) == want_flags
+
+
+# -- openat2: EAGAIN retried in one place, a bounded number of times ---------------------------
+
+
+@pytest.mark.skipif(not _sys.HAVE_NATIVE, reason="native extension not built")
+@pytest.mark.parametrize("operation", ["read_bytes", "stat", "write_bytes"])
+def test_openat2_eagain_is_retried_then_reported(tmp_path: Path, operation: str,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """As if a rename somewhere raced with every ".." step: the kernel's EAGAIN is asked again
+    up to MAX_EAGAIN_RETRIES times, on the read path, an ordinary open and a lookup alike; one
+    more is a clean EAGAIN error naming the caller's path."""
+    from safefs._resolve.openat2 import MAX_EAGAIN_RETRIES
+    (tmp_path / "d").mkdir()
+    (tmp_path / "d" / "f").write_bytes(b"x")
+    real = _sys.openat2
+    refusals = 0
+
+    def raced(*args: Any) -> int:
+        nonlocal refusals
+        if refusals:
+            refusals -= 1
+            return -errno.EAGAIN
+        return real(*args)
+
+    monkeypatch.setattr(_sys, "openat2", raced)
+    run = {"read_bytes": lambda r: r.read_bytes("d/../d/f"), "stat": lambda r: r.stat("d/../d/f"),
+           "write_bytes": lambda r: r.write_bytes("d/../d/f", b"y")}[operation]
+    with safefs.Root(tmp_path, resolver="openat2") as root:
+        refusals = MAX_EAGAIN_RETRIES
+        run(root)
+        assert refusals == 0
+        refusals = MAX_EAGAIN_RETRIES + 1
+        with pytest.raises(OSError) as info:
+            run(root)
+        assert info.value.errno == errno.EAGAIN and info.value.filename == "d/../d/f"
+        assert refusals == 0
