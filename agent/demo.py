@@ -18,12 +18,12 @@ from typing import TextIO
 
 import safefs
 from agent import demo_scenario as sc
-from agent.approval import BASH_DENIAL_REASON
 from agent.audit import AuditLog, verify
 from agent.console import Printer, shorten
 from agent.loop import run_agent
 from agent.messages import Message, ToolResult, dumps
 from agent.models.scripted import ScriptedModelClient
+from agent.policy.approval import BASH_DENIAL_REASON
 from agent.policy.modes import DEFAULT_MODE
 from agent.policy.sensitive import PathRules
 from agent.policy.setup import prepare

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import threading
 from abc import ABC, abstractmethod
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -61,6 +62,19 @@ def path_error(exc: OSError, path: str) -> ToolOutput:
     return ToolOutput(describe_os_error(exc, path), is_error=True)
 
 
+def declared_paths(path_fields: Mapping[str, str | None], args: Any) -> list[str]:
+    """The values of ``args`` that ``path_fields`` (a tool's declaration, see :class:`Tool`)
+    names as paths, each field's default standing in for it when it is left out."""
+    if not isinstance(args, dict):
+        return []
+    paths = []
+    for field, default in path_fields.items():
+        value = args.get(field, default)
+        if isinstance(value, str):
+            paths.append(value)
+    return paths
+
+
 class Tool(ABC):
     """One tool the model may call. Subclasses declare ``name``, ``description``, ``input_schema``
     and implement :meth:`run`, which receives input already validated against the schema.
@@ -78,14 +92,7 @@ class Tool(ABC):
     def target_paths(self, args: Any) -> list[str]:
         """The workspace paths (as the model gave them) that a call with ``args`` reads or
         changes. A tool that walks a tree names the directory it starts from."""
-        if not isinstance(args, dict):
-            return []
-        paths = []
-        for field, default in self.path_fields.items():
-            value = args.get(field, default)
-            if isinstance(value, str):
-                paths.append(value)
-        return paths
+        return declared_paths(self.path_fields, args)
 
     def spec(self) -> dict[str, Any]:
         """The tool's definition in the Anthropic Messages API ``tools`` format."""

@@ -5,7 +5,7 @@ limits the command to the workspace, a private temporary directory and the read-
 network namespace takes the network away, rlimits bound it and, when the agent is root, it runs
 as an unprivileged uid. Where a required layer is missing the command is refused, never run
 unconfined; only ``sandbox="off"`` (``--sandbox=off``) runs it with the agent's rights. The agent
-still denies ``bash`` unless an approval policy allows it (see ``agent.approval``).
+still denies ``bash`` unless an approval policy allows it (see ``agent.policy.approval``).
 
 What the tool guarantees besides: a timeout and a kill cap on the output (both error results),
 every process the command started killed when it returns (listed in the result), an environment

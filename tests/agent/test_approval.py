@@ -5,18 +5,18 @@ from __future__ import annotations
 import os
 
 import safefs
-from agent.approval import (
+from agent.loop import run_agent
+from agent.messages import AssistantMessage, ToolCall, ToolResult
+from agent.models.scripted import ScriptedModelClient
+from agent.policy.approval import (
     BASH_DENIAL_REASON,
     Decision,
     allow_all,
     compose,
     deny,
     deny_bash_by_default,
-    deny_paths,
 )
-from agent.loop import run_agent
-from agent.messages import AssistantMessage, ToolCall, ToolResult
-from agent.models.scripted import ScriptedModelClient
+from agent.policy.rules import deny_paths
 from agent.tools import BashTool, ReadTool, WriteTool
 from tests.agent.conftest import AgentWorkspace
 

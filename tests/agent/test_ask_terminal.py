@@ -12,8 +12,8 @@ import time
 from pathlib import Path
 
 import safefs
-from agent.approval import Decision
 from agent.messages import ToolCall
+from agent.policy.approval import Decision
 from agent.policy.ask import (
     DENIED_BY_PERSON,
     NO_TERMINAL,

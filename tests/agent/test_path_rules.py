@@ -19,8 +19,11 @@ from agent.policy.sensitive import (
     PatternError,
 )
 from agent.policy.targets import canonical_path
+from agent.session import read_messages
 from agent.tools import ReadTool, WriteTool
 from tests.agent.conftest import AgentWorkspace
+from tests.agent.messages_api_server import LoopbackMessagesAPI, text_reply, tool_reply
+from tests.agent.test_cli import run_cli
 
 
 def example_path(pattern: str) -> str:
@@ -167,6 +170,40 @@ def test_the_rule_hook_judges_directory_tools_on_their_path(ws: AgentWorkspace) 
     assert policy(call("list")).approved  # "." itself is never a sensitive path
     assert policy(call("bash", command="cat .env")).approved  # bash is the mode's to judge
     assert policy(call("read", path="../outside/secret.txt")).approved  # the tool refuses it
+
+
+# A workspace opened as BASE/link/ws, with link -> real, has two absolute spellings: as opened and
+# its realpath. safefs accepts both, so every rule must judge both as the same workspace path, also
+# for a file in a directory that does not exist yet.
+SPELLINGS = pytest.mark.parametrize("spelling", ["as-opened", "realpath"])
+DENIED_WRITES = pytest.mark.parametrize(("options", "target", "rule"), [
+    (["--deny-path", "secrets/"], "secrets/new/x", "path denied by --deny-path 'secrets/'"),
+    ([], ".ssh/new/authorized_keys", "sensitive path (built-in rule '.ssh/'; --allow-path "
+     "overrides it)"),
+    ([], ".git/hooks/new/pre-commit", "deferred-execution path (built-in rule '**/.git/hooks/'; "
+     "--allow-path overrides it)"),
+], ids=["deny-path", "sensitive", "deferred-execution"])
+
+
+@SPELLINGS
+@DENIED_WRITES
+def test_rules_hold_for_every_absolute_spelling_of_the_workspace(
+        tmp_path: Path, messages_api: LoopbackMessagesAPI, spelling: str, options: list[str],
+        target: str, rule: str) -> None:
+    real = tmp_path / "real" / "ws"
+    real.mkdir(parents=True)
+    os.symlink("real", tmp_path / "link")
+    opened = tmp_path / "link" / "ws"
+    path = str((opened if spelling == "as-opened" else real) / target)
+    messages_api.queue(tool_reply("", ("w1", "write", {"path": path, "content": "planted\n"})))
+    messages_api.queue(text_reply("done"))
+    session = tmp_path / "session.jsonl"
+    proc = run_cli(messages_api, "--workspace", str(opened), "--session", str(session), *options,
+                   "go")
+    assert proc.returncode == 0, proc.stderr
+    got = [m for m in read_messages(session) if isinstance(m, ToolResult)]
+    assert got == [ToolResult("w1", f"write to {path!r} (really {target!r}) denied: {rule}", True)]
+    assert sorted(p.name for p in real.iterdir()) == []
 
 
 def test_the_readme_lists_every_built_in_pattern() -> None:
