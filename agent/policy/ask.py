@@ -126,12 +126,14 @@ def describe_call(call: ToolCall, root: safefs.Root, *, sandbox: str = UNCONFINE
     if not given:
         return [bold(f"The agent wants to call {visible(call.name)} with:"),
                 f"  {visible(repr(call.input))}"]
-    path = given[0]  # each file tool names one path
-    canonical = canonical_path(root, path)
-    lines = [bold(f"The agent wants to {call.name} a file:"),
-             f"  path as given: {visible(path)!r}",
-             "  really:        " + (f"{visible(canonical)!r} (in the workspace)" if canonical
-                                    else "outside the workspace or invalid: the call will fail")]
+    lines = [bold(f"The agent wants to {visible(call.name)} a file:")]
+    for path in given:
+        really = canonical_path(root, path)
+        lines += [f"  path as given: {visible(path)!r}",
+                  "  really:        " + (f"{visible(really)!r} (in the workspace)" if really
+                                         else "outside the workspace or invalid: the call will "
+                                         "fail")]
+    canonical = canonical_path(root, given[0])  # write and edit name one path: the file changed
     if canonical is None or call.name not in ("write", "edit"):
         return lines
     try:

@@ -49,7 +49,7 @@ class ToolCallAudit:
         self.audit = audit
         self.root = root
         self.sandbox = sandbox
-        self.paths_of = paths_of(tools)
+        self.paths = paths_of(tools)
         self.offered = None if offered is None else frozenset(offered)
         self._pending: _Pending | None = None
         self._lock = threading.Lock()
@@ -101,7 +101,7 @@ class ToolCallAudit:
     def _target(self, call: ToolCall) -> str | None:
         if call.name == "bash":
             return "."
-        paths = self.paths_of(call)
+        paths = self.paths(call)
         return canonical_path(self.root, paths[0]) if paths else None
 
     def _write(self, call: ToolCall, decision: Decision | None, outcome: str,
