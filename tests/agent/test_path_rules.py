@@ -169,8 +169,8 @@ def test_the_rule_hook_judges_directory_tools_on_their_path(ws: AgentWorkspace) 
     assert policy(call("read", path="../outside/secret.txt")).approved  # the tool refuses it
 
 
-def test_the_readme_lists_every_built_in_pattern() -> None:
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
-    section = readme.split("## Permissions, secrets and the audit log", 1)[1].split("\n## ", 1)[0]
+def test_the_permissions_doc_lists_every_built_in_pattern() -> None:
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "permissions.md").read_text()
+    section = doc.split("## Sensitive paths, denied by default", 1)[1].split("\n## ", 1)[0]
     missing = [p for p in SENSITIVE_PATHS + DEFERRED_EXECUTION_PATHS if f"`{p}`" not in section]
     assert missing == []
