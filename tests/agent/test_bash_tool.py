@@ -18,14 +18,10 @@ import pytest
 import safefs
 from agent.cli import main
 from agent.tools import BashTool
-from agent.tools.bash import (
-    DEFAULT_OUTPUT_CAP,
-    DEFAULT_SHELL,
-    DEFAULT_TIMEOUT,
-    MODEL_OUTPUT_CHARS,
-    truncate_middle,
-)
+from agent.tools.bash import DEFAULT_OUTPUT_CAP, DEFAULT_SHELL, DEFAULT_TIMEOUT
 from safefs.sandbox import Refused, make_sandbox
+from safefs.workspace.limits import MAX_RESULT_CHARS as MODEL_OUTPUT_CHARS
+from safefs.workspace.limits import truncate_middle
 from tests.agent.conftest import API_KEY, AgentWorkspace
 from tests.agent.messages_api_server import LoopbackMessagesAPI, text_reply, tool_reply
 from tests.agent.processes import survivors
