@@ -1,7 +1,7 @@
 """A small coding agent whose file tools are confined to a workspace by safefs.
 
 The loop (``agent.loop``) asks a model for the next step and runs its tool calls through an
-approval seam (``agent.approval``); ``read`` and ``write`` go through ``safefs.Root``, ``bash`` is
+approval seam (``agent.policy.approval``); ``read`` and ``write`` go through ``safefs.Root``, ``bash`` is
 denied unless a policy allows it; every message is appended to a JSON Lines session.
 """
 
@@ -11,16 +11,17 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from agent.approval import Decision, compose, deny_bash_by_default, deny_paths
     from agent.loop import AgentError, Cancelled, TurnLimitExceeded, run_agent
     from agent.messages import AssistantMessage, Message, ToolCall, ToolResult, UserMessage
+    from agent.policy.approval import Decision, compose, deny_bash_by_default
+    from agent.policy.rules import deny_paths
     from agent.session import Session, SessionError
 
 # Imported on first use, so that a console script can check its extra is installed before any
 # module that needs it is imported (``agent.extras``).
 _EXPORTS = {
-    "Decision": "agent.approval", "compose": "agent.approval",
-    "deny_bash_by_default": "agent.approval", "deny_paths": "agent.approval",
+    "Decision": "agent.policy.approval", "compose": "agent.policy.approval",
+    "deny_bash_by_default": "agent.policy.approval", "deny_paths": "agent.policy.rules",
     "AgentError": "agent.loop", "Cancelled": "agent.loop", "TurnLimitExceeded": "agent.loop",
     "run_agent": "agent.loop",
     "AssistantMessage": "agent.messages", "Message": "agent.messages", "ToolCall": "agent.messages",

@@ -15,7 +15,6 @@ the last ``hash`` (printed at the end of a run) elsewhere when that matters.
 from __future__ import annotations
 
 import datetime
-import fcntl
 import hashlib
 import json
 import os
@@ -23,7 +22,9 @@ import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from types import TracebackType
-from typing import IO, Any
+from typing import Any
+
+from agent.jsonl import JsonLinesWriter
 
 GENESIS = "0" * 64
 
@@ -78,21 +79,15 @@ class AuditLog:
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = os.fspath(path)
         self._lock = threading.Lock()
-        parent = os.path.dirname(self.path)
-        if parent:
-            os.makedirs(parent, exist_ok=True)  # as the session file's directory is made
-        self._stream: IO[str] = open(self.path, "a", encoding="ascii",  # noqa: SIM115
-                                     newline="\n")
         try:
             # One writer at a time: two runs appending to one file would fork its chain.
-            fcntl.flock(self._stream.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+            self._writer = JsonLinesWriter(self.path, exclusive=True)
         except BlockingIOError:
-            self._stream.close()
             raise AuditError(f"audit log {self.path} is in use by another run") from None
         try:
             self.seq, self.head = self._resume()
         except BaseException:
-            self._stream.close()
+            self._writer.close()
             raise
 
     def _resume(self) -> tuple[int, str]:
@@ -114,14 +109,13 @@ class AuditLog:
             entry: dict[str, Any] = {"seq": self.seq, "time": _now(), "event": event, **fields,
                                      "prev": self.head}
             entry["hash"] = entry_hash(entry)
-            self._stream.write(canonical_json(entry) + "\n")
-            self._stream.flush()
+            self._writer.append(canonical_json(entry))
             self.seq += 1
             self.head = entry["hash"]
             return entry
 
     def close(self) -> None:
-        self._stream.close()
+        self._writer.close()
 
     def __enter__(self) -> AuditLog:
         return self

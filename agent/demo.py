@@ -14,22 +14,25 @@ import sys
 import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 import safefs
 from agent import demo_scenario as sc
-from agent.approval import BASH_DENIAL_REASON
 from agent.audit import AuditLog, verify
 from agent.console import Printer, shorten
 from agent.loop import run_agent
 from agent.messages import Message, ToolResult, dumps
 from agent.models.scripted import ScriptedModelClient
+from agent.policy.approval import BASH_DENIAL_REASON
 from agent.policy.modes import DEFAULT_MODE
 from agent.policy.sensitive import PathRules
 from agent.policy.setup import prepare
 from agent.secret_scanner import PLACEHOLDER_PATTERN, SecretScanner
 from agent.session import Session
 from agent.tools import BashTool, ReadTool, WriteTool
+
+if TYPE_CHECKING:
+    from safefs.testing import RaceCounts
 
 BLOCKED = "Blocked"
 DETECTED = "Detected"
@@ -51,16 +54,6 @@ class Row:
     requested: str
     did: str
     verdict: str
-
-
-@dataclass(frozen=True)
-class RaceLine:
-    guard: str
-    op: str
-    attempts: int
-    inside: int
-    refused: int
-    escapes: int
 
 
 def _results(messages: Sequence[Message]) -> dict[str, ToolResult]:
@@ -205,7 +198,7 @@ def _kernel_answer(result: str) -> str:
     return lines[3].strip() if len(lines) == 4 and lines[3].strip() else lines[0]
 
 
-def run_race(seconds: float) -> tuple[list[RaceLine], Row]:
+def run_race(seconds: float) -> tuple[list[RaceCounts], Row]:
     """A realpath check-then-open guard and safefs, each attacked by a swapping process."""
     requested = "read/write d/f while a process swaps d/ with a symlink to the outside"
     try:
@@ -215,14 +208,11 @@ def run_race(seconds: float) -> tuple[list[RaceLine], Row]:
         if not capabilities().renameat2:
             raise OSError("the attacker needs renameat2, which this platform lacks")
         safe = "safefs-openat2" if capabilities().openat2 else "safefs-walk"
-        lines = []
-        for strategy in ("realpath", safe):
-            for op in ("read", "write"):
-                c = race_guard(strategy, op, seconds, swap="dir")
-                lines.append(RaceLine(strategy, op, c.attempts, c.inside, c.refused, c.escapes))
+        lines = [race_guard(strategy, op, seconds, swap="dir")
+                 for strategy in ("realpath", safe) for op in ("read", "write")]
     except (ImportError, OSError) as exc:
         return [], Row("race", "safefs.Root", requested, f"not run: {exc}", SKIPPED)
-    guard = {(line.guard, line.op): line for line in lines}
+    guard = {(line.strategy, line.op): line for line in lines}
     r_read, r_write = guard["realpath", "read"], guard["realpath", "write"]
     s_read, s_write = guard[safe, "read"], guard[safe, "write"]
     did = (f"realpath guard let out {r_read.escapes} reads and {r_write.escapes} writes; "
@@ -232,13 +222,13 @@ def run_race(seconds: float) -> tuple[list[RaceLine], Row]:
     return lines, Row("race", "safefs.Root", requested, did, _verdict(held))
 
 
-def print_race(lines: Sequence[RaceLine], seconds: float, out: TextIO) -> None:
+def print_race(lines: Sequence[RaceCounts], seconds: float, out: TextIO) -> None:
     print(f"Race: {seconds:g} s per line, attacker in a separate process (renameat2 exchange)",
           file=out)
     print(f"  {'guard':<16} {'op':<6} {'attempts':>9} {'inside':>8} {'refused':>8} "
           f"{'escapes':>8}", file=out)
     for line in lines:
-        print(f"  {line.guard:<16} {line.op:<6} {line.attempts:>9} {line.inside:>8} "
+        print(f"  {line.strategy:<16} {line.op:<6} {line.attempts:>9} {line.inside:>8} "
               f"{line.refused:>8} {line.escapes:>8}", file=out)
 
 

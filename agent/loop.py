@@ -26,7 +26,6 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterable, Sequence
 
-from agent.approval import ALLOW, DEFAULT_DENIAL_REASON, Policy
 from agent.messages import (
     AssistantMessage,
     Message,
@@ -38,6 +37,7 @@ from agent.messages import (
     unanswered_calls,
 )
 from agent.models.base import ModelClient, RequestCancelled
+from agent.policy.approval import ALLOW, DEFAULT_DENIAL_REASON, Policy
 from agent.session import Session
 from agent.tools.base import Tool
 

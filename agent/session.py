@@ -19,8 +19,8 @@ import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 from types import TracebackType
-from typing import IO
 
+from agent.jsonl import JsonLinesWriter
 from agent.messages import Message, MessageFormatError, loads, message_to_dict
 from agent.redact import JsonHider
 
@@ -110,12 +110,12 @@ def read_messages(path: str | os.PathLike[str]) -> list[Message]:
 class Session:
     """An append-only session file. Use :meth:`open`; ``messages`` holds what was resumed."""
 
-    def __init__(self, path: str, stream: IO[str], messages: list[Message],
+    def __init__(self, path: str, writer: JsonLinesWriter, messages: list[Message],
                  truncated: TruncatedTail | None, hider: JsonHider) -> None:
         self.path = path
         self.messages = messages
         self.truncated = truncated
-        self._stream = stream
+        self._writer = writer
         self._hider = hider
 
     @classmethod
@@ -135,9 +135,6 @@ class Session:
                 data = existing.read()
         except FileNotFoundError:
             data = b""
-            parent = os.path.dirname(path)
-            if parent:
-                os.makedirs(parent, exist_ok=True)
         messages, cut = _parse(path, data)
         truncated = None
         if cut is not None:
@@ -147,22 +144,17 @@ class Session:
             os.truncate(path, cut)
             data = data[:cut]
             truncated = TruncatedTail(data.count(b"\n") + 1, len(messages), saved)
-        stream = open(path, "a", encoding="utf-8", newline="\n")  # noqa: SIM115 (owned by the Session)
-        if data and not data.endswith(b"\n"):
-            # A complete last message that only lost its newline: finish the line first.
-            stream.write("\n")
+        # A complete last message that only lost its newline gets it back from the writer.
+        writer = JsonLinesWriter(path)
         if not data.strip(BOM + b" \t\r\n"):
-            stream.write(json.dumps({"format": FORMAT, "version": VERSION}, separators=(",", ":"))
-                         + "\n")
-        stream.flush()
-        return cls(path, stream, messages, truncated, JsonHider(secrets))
+            writer.append(json.dumps({"format": FORMAT, "version": VERSION}, separators=(",", ":")))
+        return cls(path, writer, messages, truncated, JsonHider(secrets))
 
     def append(self, message: Message) -> None:
-        self._stream.write(self._hider.dumps(message_to_dict(message)) + "\n")
-        self._stream.flush()
+        self._writer.append(self._hider.dumps(message_to_dict(message)))
 
     def close(self) -> None:
-        self._stream.close()
+        self._writer.close()
 
     def __enter__(self) -> Session:
         return self

@@ -19,8 +19,8 @@ import safefs
 from benchmarks.criteria import BY_KEY
 from safefs import capabilities
 from safefs.contest.machine import filesystem_of
-from safefs.contest.strategies import RealpathGuard
 from safefs.contest.trees import DEPTH_1, DEPTH_16, DEPTHS, FILE_CONTENT, WRITE_DATA, Shape
+from safefs.testing import RealpathGuard
 
 TMPFS_DIR = "/dev/shm"
 by_depth = pytest.mark.parametrize("shape", DEPTHS, ids=[s.name for s in DEPTHS])

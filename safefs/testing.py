@@ -32,7 +32,7 @@ import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from types import TracebackType
-from typing import Any, Protocol
+from typing import Any, Protocol, Self
 
 from safefs import ResolverName, Root, _sys
 
@@ -210,33 +210,82 @@ class SafefsVictim:
         self.root.write_bytes(rel, data)
 
 
+class GuardRefusal(PermissionError):
+    """The realpath guard judged the path to be outside the workspace."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__(errno.EXDEV, "path escapes workspace", path)
+
+
+def is_inside(real_root: str, real_target: str) -> bool:
+    """Node's ``relative()`` containment test: never a string-prefix comparison (which would let
+    ``/ws-evil`` pass for ``/ws``)."""
+    rel = os.path.relpath(real_target, real_root)
+    return not (rel == os.pardir or rel.startswith(os.pardir + os.sep) or os.path.isabs(rel))
+
+
+def realpath_of_nearest_existing(path: str) -> str:
+    """``realpath`` of ``path``, or of its nearest existing ancestor when it does not exist yet
+    (a file about to be created), as the reference does for writes."""
+    probe = path
+    while True:
+        try:
+            return os.path.realpath(probe, strict=True)
+        except FileNotFoundError:
+            parent = os.path.dirname(probe)
+            if parent == probe:
+                raise
+            probe = parent
+
+
 class RealpathGuard:
-    """The usual check-then-open guard (realpath of the target must lie under the root's, then
-    the path string is opened). RACY BY DESIGN: the baseline a race shows escaping."""
+    """The check-then-use guard most agent tools ship, a faithful port of the reference agent's.
+    RACY BY DESIGN: the baseline a race shows escaping, not a defence.
+
+    Per call: realpath of the root, the target resolved lexically against it (as Node's
+    ``path.resolve``), realpath of the target (or nearest existing ancestor), a ``relative()``
+    check, then the operation on the *path string*, which the kernel resolves all over again.
+    Between the check and the use, anyone who can write inside the workspace can swap a directory
+    for a symlink, and the use goes outside.
+    """
 
     def __init__(self, workspace: str) -> None:
-        self._root = os.path.realpath(workspace)
+        self._root = os.path.abspath(workspace)
 
-    def __enter__(self) -> RealpathGuard:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:
         pass
 
-    def _check(self, rel: str) -> str:
-        target = os.path.join(self._root, rel)
-        real = os.path.realpath(os.path.dirname(target))
-        if os.path.commonpath([self._root, real]) != self._root:
-            raise PermissionError(errno.EXDEV, "path escapes workspace", rel)
+    def check(self, rel: str) -> str:
+        """The path string the operation will use, once the guard has accepted it."""
+        real_root = os.path.realpath(self._root)
+        target = os.path.normpath(os.path.join(real_root, rel))
+        if not is_inside(real_root, target):
+            raise GuardRefusal(rel)
+        if not is_inside(real_root, realpath_of_nearest_existing(target)):
+            raise GuardRefusal(rel)
         return target
 
     def read(self, rel: str) -> bytes:
-        with open(self._check(rel), "rb") as f:  # the window: resolved again here
+        path = self.check(rel)
+        with open(path, "rb") as f:  # the window: the path string is resolved again here
             return f.read()
 
     def write(self, rel: str, data: bytes) -> None:
-        with open(self._check(rel), "wb") as f:
+        path = self.check(rel)
+        with open(path, "wb") as f:
             f.write(data)
+
+    def stat(self, rel: str) -> os.stat_result:
+        return os.stat(self.check(rel))
+
+    def listdir(self, rel: str) -> list[str]:
+        return os.listdir(self.check(rel))
+
+    def makedirs(self, rel: str) -> None:
+        os.makedirs(self.check(rel), exist_ok=True)
 
 
 GUARDS: dict[str, Callable[[str], Victim]] = {

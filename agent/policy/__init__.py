@@ -1,8 +1,11 @@
-"""Permission modes, path rules and the tool-layer guard, all built on the approval seam.
+"""The approval seam, and the permission modes, path rules and tool-layer guard built on it.
 
-- ``targets``: the canonical root-relative path a call would really touch;
+- ``approval``: the seam itself: ``Decision``, ``Policy``, ``compose``, ``deny_bash_by_default``;
+- ``targets``: which paths a call names (as its tool declares them) and where they lead (as
+  safefs resolves them), relative to the workspace root;
 - ``sensitive``: the built-in sensitive-path lists and ``--allow-path``/``--deny-path`` rules;
-- ``rules``: those rules, and the redaction-placeholder refusal, as approval hooks;
+- ``rules``: those rules, a library user's ``deny_paths``, and the redaction-placeholder refusal,
+  as approval hooks;
 - ``modes``: ``read-only``, ``edit``, ``ask``, ``full`` as approval hooks;
 - ``ask``: the terminal approver behind ``ask``;
 - ``guard``: secret redaction of every tool result, and the audit of every call;

@@ -17,13 +17,14 @@ import difflib
 import os
 import re
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Protocol
 
 import safefs
-from agent.approval import Decision, deny
 from agent.messages import ToolCall
-from agent.policy.targets import call_path, canonical_path
+from agent.policy.approval import Decision, deny
+from agent.policy.targets import PathsOf, canonical_path, paths_of
+from agent.tools.base import Tool
 
 NO_TERMINAL = "approval needs a terminal"
 DENIED_BY_PERSON = "the person at the terminal declined this call"
@@ -111,8 +112,9 @@ def coloured_diff(before: str | None, after: str, name: str, *, colour: bool = T
 
 
 def describe_call(call: ToolCall, root: safefs.Root, *, sandbox: str = UNCONFINED_BASH,
-                  colour: bool = True) -> list[str]:
-    """The lines shown to the person for ``call``."""
+                  colour: bool = True, paths: PathsOf | None = None) -> list[str]:
+    """The lines shown to the person for ``call``; ``paths`` gives its paths (by default as the
+    built-in file tools declare them)."""
     bold = (lambda s: f"{_BOLD}{s}{_RESET}") if colour else (lambda s: s)
     if call.name == "bash":
         command = str(call.input.get("command", ""))
@@ -120,15 +122,18 @@ def describe_call(call: ToolCall, root: safefs.Root, *, sandbox: str = UNCONFINE
                 *(f"  $ {visible(line)}" for line in command.splitlines() or [""]),
                 f"  in:      the workspace ({visible(root.path)})",
                 f"  sandbox: {visible(sandbox)}"]
-    path = call_path(call.name, call.input)
-    if path is None:
+    given = (paths or paths_of())(call)
+    if not given:
         return [bold(f"The agent wants to call {visible(call.name)} with:"),
                 f"  {visible(repr(call.input))}"]
-    canonical = canonical_path(root, path)
-    lines = [bold(f"The agent wants to {call.name} a file:"),
-             f"  path as given: {visible(path)!r}",
-             "  really:        " + (f"{visible(canonical)!r} (in the workspace)" if canonical
-                                    else "outside the workspace or invalid: the call will fail")]
+    lines = [bold(f"The agent wants to {visible(call.name)} a file:")]
+    for path in given:
+        really = canonical_path(root, path)
+        lines += [f"  path as given: {visible(path)!r}",
+                  "  really:        " + (f"{visible(really)!r} (in the workspace)" if really
+                                         else "outside the workspace or invalid: the call will "
+                                         "fail")]
+    canonical = canonical_path(root, given[0])  # write and edit name one path: the file changed
     if canonical is None or call.name not in ("write", "edit"):
         return lines
     try:
@@ -199,13 +204,15 @@ class TerminalApprover:
     """Asks at the terminal about each call given to it; remembers "always" per tool.
 
     ``terminal`` is a factory for the terminal stream (``/dev/tty`` by default); it returning
-    None means there is no terminal, and every call is denied with :data:`NO_TERMINAL`."""
+    None means there is no terminal, and every call is denied with :data:`NO_TERMINAL`.
+    ``tools`` declare each call's paths (by default the built-in file tools)."""
 
     def __init__(self, root: safefs.Root, *, sandbox: str = UNCONFINED_BASH,
                  terminal: Callable[[], Terminal | None] = open_terminal,
-                 colour: bool | None = None) -> None:
+                 colour: bool | None = None, tools: Iterable[Tool] | None = None) -> None:
         self.root = root
         self.sandbox = sandbox
+        self.paths = paths_of(tools)  # each call's paths, as its tool declares them
         self._terminal = terminal
         self._colour = colour
         self._always: set[str] = set()
@@ -240,7 +247,7 @@ class TerminalApprover:
     def _ask(self, tty: Terminal, call: ToolCall) -> Answer:
         colour = self._colour if self._colour is not None else os.environ.get("NO_COLOR") is None
         tty.write("\n" + "\n".join(describe_call(call, self.root, sandbox=self.sandbox,
-                                                 colour=colour)) + "\n")
+                                                 colour=colour, paths=self.paths)) + "\n")
         question = f"Allow? [y]es / [n]o / [a]lways allow {call.name} for this run: "
         for _ in range(3):
             tty.write(question)

@@ -16,7 +16,6 @@ given and canonically (so a link to ``.env`` is denied like ``.env``).
 from __future__ import annotations
 
 import json
-import posixpath
 import re
 import threading
 from collections.abc import Iterable
@@ -24,11 +23,11 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import safefs
-from agent.approval import Decision, Policy
 from agent.audit import AuditLog, digest
 from agent.messages import ToolCall
+from agent.policy.approval import Decision, Policy
 from agent.policy.sensitive import PathRule, PathRules
-from agent.policy.targets import call_path, canonical_path
+from agent.policy.targets import Target, canonical_path, paths_of, relative, target
 from agent.secret_scanner import SecretScanner, redaction_note
 from agent.tools.base import Tool, ToolOutput
 
@@ -44,11 +43,14 @@ class ToolCallAudit:
     the decision and who made it, and the outcome (with a digest and size of the result)."""
 
     def __init__(self, audit: AuditLog, root: safefs.Root, *, sandbox: str | None = None,
-                 tools: Iterable[str] | None = None) -> None:
+                 tools: Iterable[Tool] | None = None, offered: Iterable[str] | None = None) -> None:
+        """``tools`` declare each call's paths (by default the built-in file tools); ``offered``
+        names the tools the loop will run (None: any name may run)."""
         self.audit = audit
         self.root = root
         self.sandbox = sandbox
-        self.tools = None if tools is None else frozenset(tools)  # None: any name may run
+        self.paths = paths_of(tools)
+        self.offered = None if offered is None else frozenset(offered)
         self._pending: _Pending | None = None
         self._lock = threading.Lock()
 
@@ -64,7 +66,7 @@ class ToolCallAudit:
                 raise
             if not decision.approved:
                 self._write(call, decision, "denied")
-            elif self.tools is not None and call.name not in self.tools:
+            elif self.offered is not None and call.name not in self.offered:
                 self._write(call, decision, "unknown tool")  # the loop will not run it
             else:
                 with self._lock:
@@ -99,8 +101,8 @@ class ToolCallAudit:
     def _target(self, call: ToolCall) -> str | None:
         if call.name == "bash":
             return "."
-        path = call_path(call.name, call.input)
-        return None if path is None else canonical_path(self.root, path)
+        paths = self.paths(call)
+        return canonical_path(self.root, paths[0]) if paths else None
 
     def _write(self, call: ToolCall, decision: Decision | None, outcome: str,
                **extra: Any) -> None:
@@ -135,11 +137,12 @@ class DeniedFiles:
 
     def rule_for(self, path: str, *, directory: bool = False,
                  canonical: str | None = None) -> PathRule | None:
-        candidates = [posixpath.normpath(path).lstrip("/")]
-        canonical = canonical or canonical_path(self.root, path)
         if canonical is not None:
-            candidates.append(canonical)
-        for candidate in candidates:
+            found: Target | None = Target(relative(self.root, path) or path, canonical)
+        else:
+            found = target(self.root, path)
+        # A link that leads out of the workspace (or loops) is still judged by its own name.
+        for candidate in (found or Target(path, path)).candidates():
             rule = self.rules.denial(candidate, writing=False, directory=directory)
             if rule is not None:
                 return rule
@@ -181,13 +184,13 @@ class DeniedFiles:
                         f"denied file{'s' if len(files) > 1 else ''} not shown]")
         return "\n".join(kept)
 
-    def apply(self, tool: str, args: Any, output: ToolOutput) -> ToolOutput:
+    def apply(self, tool: Tool, args: Any, output: ToolOutput) -> ToolOutput:
         if output.is_error:
             return output
-        if tool in ("list", "glob"):
-            start = call_path(tool, args)
-            return ToolOutput(self.mark_listing(output.content, start or "."))
-        if tool == "grep":
+        if tool.name in ("list", "glob"):
+            start = tool.target_paths(args)
+            return ToolOutput(self.mark_listing(output.content, start[0] if start else "."))
+        if tool.name == "grep":
             return ToolOutput(self.filter_matches(output.content))
         return output
 
@@ -220,7 +223,7 @@ class GuardedTool(Tool):
                 self.audit.finished(args, None, 0)
             raise
         if self.denied is not None:
-            output = self.denied.apply(self.name, args, output)
+            output = self.denied.apply(self.inner, args, output)
         redacted = 0
         if self.scanner is not None:
             redaction = self.scanner.redact(output.content)

@@ -11,7 +11,7 @@ ask         the read tools freely; every ``write``, ``edit`` and ``bash`` call i
 full        every tool, ``bash`` included (it runs in the sandbox the bash tool provides)
 ==========  ===============================================================================
 
-A mode is an approval hook like any other (:data:`agent.approval.Policy`); the path rules of
+A mode is an approval hook like any other (:data:`agent.policy.approval.Policy`); the path rules of
 ``agent.policy.rules`` are composed in front of it, so a denied path is never even asked about.
 """
 
@@ -19,8 +19,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from agent.approval import BASH_DENIAL_REASON, Decision, Policy, deny
 from agent.messages import ToolCall
+from agent.policy.approval import BASH_DENIAL_REASON, Decision, Policy, deny
 
 MODES = ("read-only", "edit", "ask", "full")
 DEFAULT_MODE = "edit"

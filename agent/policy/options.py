@@ -80,7 +80,7 @@ def permissions(args: argparse.Namespace, root: safefs.Root, tools: Sequence[Too
     mode = chosen_mode(args)
     rules = PathRules(allow=args.allow_path, deny=args.deny_path)
     sandbox = describe_sandbox(tools)
-    approver = TerminalApprover(root, sandbox=sandbox) if mode == "ask" else None
+    approver = TerminalApprover(root, sandbox=sandbox, tools=tools) if mode == "ask" else None
     if audit is not None:
         audit.record("run_start", mode=mode, allow_path=list(args.allow_path),
                      deny_path=list(args.deny_path), sandbox=sandbox)

@@ -1,58 +1,93 @@
-"""Rules as approval hooks: sensitive paths, and edits built on a redaction placeholder.
+"""Rules as approval hooks: path rules (the built-in sensitive lists, ``--allow-path`` and
+``--deny-path``, or a library user's own patterns), and edits built on a redaction placeholder.
 
-Each returns a :data:`agent.approval.Policy`; :func:`agent.approval.compose` puts them in front
-of a permission mode, so a denied call is refused before anyone is asked about it.
+Each returns a :data:`agent.policy.approval.Policy`; :func:`agent.policy.approval.compose` puts
+them in front of a permission mode, so a denied call is refused before anyone is asked about it.
+One engine judges every path: :class:`agent.policy.sensitive.PathRules` on the paths a call's tool
+declares, each as given and canonically (:mod:`agent.policy.targets`).
 """
 
 from __future__ import annotations
 
-import posixpath
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 import safefs
-from agent.approval import ALLOW, Decision, Policy, deny
 from agent.messages import ToolCall
+from agent.policy.approval import ALLOW, Decision, Policy, deny
 from agent.policy.sensitive import PathRule, PathRules
-from agent.policy.targets import DIRECTORY_TOOLS, WRITING_TOOLS, call_path, canonicaliser
+from agent.policy.targets import DIRECTORY_TOOLS, WRITING_TOOLS, Target, paths_of, target
 from agent.secret_scanner import PLACEHOLDER_PATTERN
+from agent.tools.base import Tool
+
+# What the model is told: the call, the path it gave, where that leads, and the rule.
+Explain = Callable[[ToolCall, str, Target, PathRule], str]
 
 
-def _denied_message(call: ToolCall, path: str, canonical: str | None, rule: PathRule) -> str:
-    verb = "write to" if call.name in WRITING_TOOLS else f"{call.name} of"
-    shown = repr(path)
-    if canonical is not None and canonical != posixpath.normpath(path).lstrip("/"):
-        shown += f" (really {canonical!r})"
-    return f"{verb} {shown} denied: {rule.describe()}"
-
-
-def _default_paths(call: ToolCall) -> list[str]:
-    path = call_path(call.name, call.input)
-    return [] if path is None else [path]
-
-
-def path_rules(rules: PathRules, root: safefs.Root | None = None, *,
-               paths_of: Callable[[ToolCall], list[str]] = _default_paths) -> Policy:
-    """Deny a call whose path, as given or canonicalised through ``root``, a rule denies. A
-    path the operation refuses anyway (one escaping the workspace) is left to safefs.
-    ``paths_of`` gives a call's paths (by default the built-in tools' ``path`` argument; a
-    tool's own ``target_paths`` where the tools are known)."""
-    canonical_of = canonicaliser(root)
+def _rule_policy(rules: PathRules, root: safefs.Root | None, tools: Iterable[Tool] | None,
+                 explain: Explain) -> Policy:
+    """Deny a call when a rule denies one of its paths, as given or canonically. A path the
+    operation refuses anyway (one escaping the workspace) is left to safefs."""
+    paths = paths_of(tools)
 
     def policy(call: ToolCall) -> Decision:
         writing = call.name in WRITING_TOOLS
         directory = call.name in DIRECTORY_TOOLS
-        for path in paths_of(call):
-            canonical = canonical_of(path)
-            if canonical is None:
+        for path in paths(call):
+            found = target(root, path)
+            if found is None:
                 continue  # the operation refuses this path itself (an escape, say)
-            for candidate in (posixpath.normpath(path).lstrip("/"), canonical):
+            for candidate in found.candidates():
                 rule = rules.denial(candidate, writing=writing, directory=directory)
                 if rule is not None:
-                    return deny(_denied_message(call, path, canonical, rule),
+                    return deny(explain(call, path, found, rule),
                                 decided_by=f"rule:{rule.pattern}")
         return ALLOW
 
     return policy
+
+
+def _denied_message(call: ToolCall, path: str, found: Target, rule: PathRule) -> str:
+    verb = "write to" if call.name in WRITING_TOOLS else f"{call.name} of"
+    shown = repr(path)
+    if found.canonical != path:
+        shown += f" (really {found.canonical!r})"
+    return f"{verb} {shown} denied: {rule.describe()}"
+
+
+def path_rules(rules: PathRules, root: safefs.Root | None = None, *,
+               tools: Iterable[Tool] | None = None) -> Policy:
+    """Deny a call whose path, as given or canonicalised through ``root``, a rule denies, with a
+    reason naming the rule. Each call's paths are the ones its tool declares among ``tools``
+    (by default the built-in file tools)."""
+    return _rule_policy(rules, root, tools, _denied_message)
+
+
+def deny_paths(patterns: Iterable[str], *, root: safefs.Root | None = None,
+               tools: Iterable[Tool] | None = None) -> Policy:
+    """Deny calls whose path matches one of ``patterns``, with the reason ``path 'P' is denied
+    by policy (PATTERN)``.
+
+    Patterns are ``--deny-path`` patterns, judged by the same engine: ``.gitignore`` syntax
+    (:mod:`agent.policy.sensitive`), so a pattern without a slash (``"*.pem"``, ``".env"``)
+    catches a name in any directory, ``"secrets/"`` a directory and everything beneath it, and a
+    pattern with a slash inside (``"secrets/*"``) is anchored at the workspace root (``**/``
+    for any depth); a ``*`` does not cross a ``/``. (Before, they were ``fnmatch`` patterns
+    matched against the whole path and its final name, whose ``*`` crossed ``/``.) An empty
+    pattern, a comment or one starting with ``!`` is a
+    :class:`agent.policy.sensitive.PatternError`.
+
+    Each call's paths are the ones its tool declares among ``tools`` (by default the built-in
+    file tools). With ``root``, a path is also judged canonically, as the operation will follow
+    it, so an alias made of symlinks inside the workspace does not slip by, not even a dangling
+    one whose target's directory does not exist yet, and an absolute path is judged relative to
+    the root whichever spelling of it (as opened or its realpath) it starts with. This is a
+    policy that reads arguments, not a confinement boundary: safefs is the boundary; a policy
+    only narrows what is allowed inside it.
+    """
+    rules = PathRules(deny=patterns, builtin=False)
+    return _rule_policy(rules, root, tools,
+                        lambda call, path, found, rule:
+                        f"path {path!r} is denied by policy ({rule.pattern})")
 
 
 PLACEHOLDER_REFUSAL = (

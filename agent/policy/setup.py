@@ -6,33 +6,23 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import safefs
-from agent.approval import Policy, compose
 from agent.audit import AuditLog
-from agent.messages import ToolCall
+from agent.policy.approval import Policy, compose
 from agent.policy.guard import DeniedFiles, ToolCallAudit, guard_tools
 from agent.policy.modes import mode_notice, mode_policy, unavailable_tools
 from agent.policy.rules import path_rules, refuse_placeholder_writes
 from agent.policy.sensitive import PathRules
-from agent.policy.targets import call_path
 from agent.secret_scanner import SecretScanner
 from agent.tools.base import Tool
 
 
 def permission_policy(mode: str, root: safefs.Root, *, rules: PathRules | None = None,
                       approver: Policy | None = None, tools: Sequence[Tool] = ()) -> Policy:
-    """Path rules, then the placeholder refusal, then ``mode``: the first denial wins. With
-    ``tools``, each call's paths are the ones its tool declares (``Tool.target_paths``)."""
-    by_name = {tool.name: tool for tool in tools}
-
-    def paths_of(call: ToolCall) -> list[str]:
-        tool = by_name.get(call.name)
-        if tool is not None:
-            return tool.target_paths(call.input)
-        path = call_path(call.name, call.input)
-        return [] if path is None else [path]
-
+    """Path rules, then the placeholder refusal, then ``mode``: the first denial wins. Each
+    call's paths are the ones its tool declares among ``tools`` (``Tool.target_paths``; without
+    tools, the built-in file tools')."""
     return compose(path_rules(rules if rules is not None else PathRules(), root,
-                              paths_of=paths_of),
+                              tools=tools or None),
                    refuse_placeholder_writes, mode_policy(mode, approver=approver))
 
 
@@ -57,7 +47,7 @@ def prepare(tools: Sequence[Tool], root: safefs.Root, *, mode: str,
     policy = permission_policy(mode, root, rules=rules, approver=approver, tools=tools)
     offered = [tool for tool in tools if tool.name not in missing]
     call_audit = None if audit is None else ToolCallAudit(
-        audit, root, sandbox=sandbox, tools=[tool.name for tool in offered])
+        audit, root, sandbox=sandbox, tools=tools, offered=[tool.name for tool in offered])
     if call_audit is not None:
         policy = call_audit.policy(policy)
     return Permissions(policy, guard_tools(offered, scanner=scanner, audit=call_audit,

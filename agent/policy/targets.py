@@ -1,11 +1,16 @@
-"""What a tool call would really touch: its paths, canonical and relative to the workspace root.
+"""What a tool call would really touch: its paths, relative to the workspace root, as given and
+canonically.
 
-A rule judged on the path as the model spelled it is easy to walk around: ``innocent.txt`` may
-be a symlink to ``secrets/db.txt``. So each path is canonicalised the way the operation itself
-will follow it. ``Root.resolve`` does that when the path's parent exists. A write creates missing
-parents, so a path such as ``docs/alias -> ../secrets/new/x`` (a dangling link into a missing
-directory) must still be judged as ``secrets/new/x``: :func:`canonical_path` then walks the
-existing components itself, following links as the write would, and appends the missing rest.
+Which arguments of a call are paths, each tool declares itself (``Tool.path_fields``, read by
+``Tool.target_paths``); :func:`paths_of` asks the tools, or, where a caller has none at hand, the
+built-in file tools' own declarations. Where a path leads is for safefs to say, never a string:
+``Root.relative`` spells it relative to the root by the rule every operation applies (an
+absolute path is accepted under any of ``Root.anchors``, the root as opened or its realpath), and
+``Root.resolve`` follows links as the operation will, with its link budget and symlinks mode,
+appending a tail that does not exist yet as a write creating parents would. So a rule cannot be
+walked around by spelling: ``innocent.txt`` may be a link to ``secrets/db.txt``, and a write to
+``docs/alias -> ../secrets/new/x`` (a dangling link into a missing directory) is judged as
+``secrets/new/x``, whichever absolute spelling of the workspace the path starts with.
 
 This is a judgement made before the call runs, not a confinement boundary: safefs is the
 boundary, and the tree may change between the check and the call.
@@ -14,134 +19,99 @@ boundary, and the tree may change between the check and the call.
 from __future__ import annotations
 
 import errno
-import posixpath
-import stat
-from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 
 import safefs
-from safefs import PathEscapeError
+from agent.messages import ToolCall
+from agent.tools.base import Tool, declared_paths
+from agent.tools.edit import EditTool
+from agent.tools.glob import GlobTool
+from agent.tools.grep import GrepTool
+from agent.tools.list import ListTool
+from agent.tools.read import ReadTool
+from agent.tools.write import WriteTool
 
-MAX_SYMLINKS = 40  # the kernel's budget, which safefs keeps too
-
-# Which arguments of each tool name a path, and the default when the argument is absent.
-PATH_ARGUMENTS: dict[str, tuple[str, str | None]] = {
-    "read": ("path", None),
-    "write": ("path", None),
-    "edit": ("path", None),
-    "list": ("path", "."),
-    "glob": ("path", "."),
-    "grep": ("path", "."),
-}
 # Tools whose path names a directory whose entries the tool reports.
 DIRECTORY_TOOLS = frozenset({"list", "glob", "grep"})
 # Tools that change the file their path names.
 WRITING_TOOLS = frozenset({"write", "edit"})
 
+# Asked for their declarations when the caller has no tool objects: a policy built on its own.
+_FILE_TOOLS: dict[str, type[Tool]] = {
+    tool.name: tool for tool in (ReadTool, WriteTool, EditTool, ListTool, GlobTool, GrepTool)}
 
-def call_path(name: str, args: object) -> str | None:
-    """The path argument of a call to tool ``name`` (its default when omitted), or None when
-    the tool takes no path or the argument is not a string."""
-    spec = PATH_ARGUMENTS.get(name)
-    if spec is None or not isinstance(args, dict):
-        return None
-    key, default = spec
-    value = args.get(key, default)
-    return value if isinstance(value, str) else None
+PathsOf = Callable[[ToolCall], list[str]]
 
 
-def _relative(root: safefs.Root, path: str) -> str | None:
-    """``path`` relative to the root, or None when it is absolute and not beneath it."""
-    if not path.startswith("/"):
-        return path
-    base = root.path.rstrip("/")
-    if path == base:
-        return "."
-    if path.startswith(base + "/"):
-        return path[len(base) + 1:]
-    return None
+def paths_of(tools: Iterable[Tool] | None = None) -> PathsOf:
+    """A call's paths as given, as its tool declares them (``Tool.target_paths``). Without
+    ``tools``, the built-in file tools' declarations. A call of any other tool names no path."""
+    if tools is None:
+        return lambda call: (declared_paths(_FILE_TOOLS[call.name].path_fields, call.input)
+                             if call.name in _FILE_TOOLS else [])
+    by_name = {tool.name: tool for tool in tools}
+
+    def paths(call: ToolCall) -> list[str]:
+        tool = by_name.get(call.name)
+        return [] if tool is None else tool.target_paths(call.input)
+
+    return paths
 
 
-def _walk(root: safefs.Root, rel: str) -> str | None:
-    """Canonicalise ``rel`` component by component, following links as an operation would and
-    keeping what does not exist yet as plain names. None when the path leaves the root (or
-    meets a link where the root refuses links)."""
-    done = "."  # canonical, and made only of real directories, so ``..`` is its lexical parent
-    parts = deque(rel.split("/"))
-    links = 0
-    while parts:
-        name = parts.popleft()
-        if name in ("", "."):
-            continue
-        if name == "..":
-            if done == ".":
-                if root.symlinks != "in_root":
-                    return None
-                continue
-            done = posixpath.dirname(done) or "."
-            continue
-        candidate = name if done == "." else f"{done}/{name}"
-        try:
-            mode = root.lstat(candidate).st_mode
-        except FileNotFoundError:
-            rest = posixpath.normpath("/".join([candidate, *parts]))
-            return None if rest.startswith("..") else rest
-        if not stat.S_ISLNK(mode):
-            done = candidate
-            continue
-        links += 1
-        if links > MAX_SYMLINKS or root.symlinks == "none":
-            return None
-        target = root.readlink(candidate)
-        if target.startswith("/"):
-            if root.symlinks != "in_root":
-                return None
-            done = "."
-        parts.extendleft(reversed(target.split("/")))
-    return done
+@dataclass(frozen=True)
+class Target:
+    """One path of a call: ``relative`` is the path as given, spelled relative to the root;
+    ``canonical`` is what the operation will reach. A rule judges both."""
+
+    relative: str
+    canonical: str
+
+    def candidates(self) -> tuple[str, ...]:
+        if self.relative == self.canonical:
+            return (self.canonical,)
+        return (self.relative, self.canonical)
 
 
 # Errors with which the operation itself refuses the path, whatever a rule would say.
 _REFUSED = (errno.ELOOP, errno.ENOTDIR, errno.ENAMETOOLONG)
 
 
-def canonical_path(root: safefs.Root, path: str) -> str | None:
-    """The canonical root-relative path ``path`` designates, or None when the operation will
-    refuse it (it escapes the root, loops, or is malformed). When it cannot be worked out for
-    another reason (a directory that cannot be listed, say), the path normalised lexically is
-    returned, so a rule still judges something rather than nothing."""
+def relative(root: safefs.Root, path: str) -> str | None:
+    """``path`` spelled relative to the root as every operation reads it (``Root.relative``):
+    None when it is absolute and lies under none of the root's spellings, or is malformed."""
     if not path or "\0" in path:
         return None
     try:
-        return str(root.resolve(path))
-    except FileNotFoundError:
-        pass  # a missing parent, perhaps behind a dangling link: walk it ourselves
-    except (OSError, ValueError) as exc:
-        return _after_failure(exc, path)
-    rel = _relative(root, path)
+        rel: str = root.relative(path)
+    except (safefs.PathEscapeError, ValueError):
+        return None
+    return rel
+
+
+def target(root: safefs.Root | None, path: str) -> Target | None:
+    """Where ``path`` lies in the workspace of ``root``, or None when the operation will refuse
+    it (it escapes the root, loops, or is malformed). Without a root there is only the path as
+    given. When the canonical path cannot be worked out for another reason (a directory that
+    cannot be searched, say), it is the path relative to the root, so a rule still judges what
+    was asked rather than nothing."""
+    if root is None:
+        return Target(path, path) if path and "\0" not in path else None
+    rel = relative(root, path)
     if rel is None:
         return None
     try:
-        return _walk(root, rel)
-    except (OSError, ValueError) as exc:
-        return _after_failure(exc, path)
-
-
-def _after_failure(exc: OSError | ValueError, path: str) -> str | None:
-    if isinstance(exc, (PathEscapeError, ValueError)) or exc.errno in _REFUSED:
+        return Target(rel, root.resolve(path))
+    except (safefs.PathEscapeError, ValueError):
         return None
-    return _lexical(path)
+    except OSError as exc:
+        if exc.errno in _REFUSED:
+            return None
+        return Target(rel, rel)
 
 
-def _lexical(path: str) -> str:
-    return posixpath.normpath(path).lstrip("/")
-
-
-Canonicalise = Callable[[str], "str | None"]
-
-
-def canonicaliser(root: safefs.Root | None) -> Canonicalise:
-    """``canonical_path`` bound to ``root``; without a root, the path normalised lexically."""
-    if root is None:
-        return lambda path: _lexical(path) if path else None
-    return lambda path: canonical_path(root, path)
+def canonical_path(root: safefs.Root, path: str) -> str | None:
+    """The canonical root-relative path ``path`` designates (see :func:`target`), or None when
+    the operation will refuse it."""
+    found = target(root, path)
+    return None if found is None else found.canonical

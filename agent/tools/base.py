@@ -1,5 +1,8 @@
 """What every tool shares: its Anthropic tool-use schema, input validation, and error texts.
 
+Input is validated against the schema the model was shown, by the validator ``safefs-mcp`` uses
+too (:mod:`safefs.workspace.arguments`).
+
 A bad input or a refused path is an error *result* the model sees and can act on; only a bug in a
 tool raises. Error texts name the path as the model gave it and never the host's workspace path.
 """
@@ -8,9 +11,11 @@ from __future__ import annotations
 
 import threading
 from abc import ABC, abstractmethod
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from safefs.workspace.arguments import argument_problem
 from safefs.workspace.errors import check_path, describe_os_error
 
 
@@ -18,38 +23,6 @@ from safefs.workspace.errors import check_path, describe_os_error
 class ToolOutput:
     content: str
     is_error: bool = False
-
-
-_JSON_TYPES: dict[str, tuple[type, ...]] = {
-    "string": (str,),
-    "integer": (int,),
-    "boolean": (bool,),
-    "object": (dict,),
-}
-
-
-def validate_input(schema: dict[str, Any], args: Any) -> str | None:
-    """The first problem with ``args`` against a flat object schema, or None when it is valid.
-
-    Covers what our tools declare: typed properties, ``required``, ``additionalProperties``.
-    """
-    if not isinstance(args, dict):
-        return "input must be a JSON object"
-    properties: dict[str, Any] = schema.get("properties", {})
-    for name in schema.get("required", []):
-        if name not in args:
-            return f"missing required field {name!r}"
-    for name, value in args.items():
-        if name not in properties:
-            if schema.get("additionalProperties", True) is False:
-                return f"unexpected field {name!r}"
-            continue
-        kind = properties[name].get("type")
-        allowed = _JSON_TYPES.get(kind, (object,))
-        # bool is an int in Python but not an integer in JSON.
-        if not isinstance(value, allowed) or (kind == "integer" and isinstance(value, bool)):
-            return f"field {name!r} must be of type {kind}"
-    return None
 
 
 def path_error(exc: OSError, path: str) -> ToolOutput:
@@ -61,9 +34,23 @@ def path_error(exc: OSError, path: str) -> ToolOutput:
     return ToolOutput(describe_os_error(exc, path), is_error=True)
 
 
+def declared_paths(path_fields: Mapping[str, str | None], args: Any) -> list[str]:
+    """The values of ``args`` that ``path_fields`` (a tool's declaration, see :class:`Tool`)
+    names as paths, each field's default standing in for it when it is left out."""
+    if not isinstance(args, dict):
+        return []
+    paths = []
+    for field, default in path_fields.items():
+        value = args.get(field, default)
+        if isinstance(value, str):
+            paths.append(value)
+    return paths
+
+
 class Tool(ABC):
     """One tool the model may call. Subclasses declare ``name``, ``description``, ``input_schema``
-    and implement :meth:`run`, which receives input already validated against the schema.
+    and implement :meth:`run`, which receives input already validated against the schema (a field
+    declared integer holds an ``int``).
 
     ``path_fields`` names the input fields that hold workspace paths, each with the value used
     when the field is left out (None: no default). :meth:`target_paths` turns a call's input into
@@ -78,21 +65,14 @@ class Tool(ABC):
     def target_paths(self, args: Any) -> list[str]:
         """The workspace paths (as the model gave them) that a call with ``args`` reads or
         changes. A tool that walks a tree names the directory it starts from."""
-        if not isinstance(args, dict):
-            return []
-        paths = []
-        for field, default in self.path_fields.items():
-            value = args.get(field, default)
-            if isinstance(value, str):
-                paths.append(value)
-        return paths
+        return declared_paths(self.path_fields, args)
 
     def spec(self) -> dict[str, Any]:
         """The tool's definition in the Anthropic Messages API ``tools`` format."""
         return {"name": self.name, "description": self.description, "input_schema": self.input_schema}
 
     def execute(self, args: Any, cancel: threading.Event | None = None) -> ToolOutput:
-        problem = validate_input(self.input_schema, args)
+        problem = argument_problem(self.input_schema, args)
         if problem is not None:
             return ToolOutput(f"invalid input for {self.name}: {problem}", is_error=True)
         return self.run(args, cancel)
@@ -119,4 +99,4 @@ def error_output(exc: Exception) -> ToolOutput:
 
 
 __all__ = ["Tool", "ToolOutput", "check_path", "error_output", "object_schema", "path_error",
-           "string_schema", "validate_input"]
+           "string_schema"]

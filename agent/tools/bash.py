@@ -5,11 +5,12 @@ limits the command to the workspace, a private temporary directory and the read-
 network namespace takes the network away, rlimits bound it and, when the agent is root, it runs
 as an unprivileged uid. Where a required layer is missing the command is refused, never run
 unconfined; only ``sandbox="off"`` (``--sandbox=off``) runs it with the agent's rights. The agent
-still denies ``bash`` unless an approval policy allows it (see ``agent.approval``).
+still denies ``bash`` unless an approval policy allows it (see ``agent.policy.approval``).
 
 What the tool guarantees besides: a timeout and a kill cap on the output (both error results),
 every process the command started killed when it returns (listed in the result), an environment
-built from an allowlist, and at most ``MODEL_OUTPUT_CHARS`` characters of output to the model.
+built from an allowlist, and at most ``safefs.workspace.limits.MAX_RESULT_CHARS`` characters of
+output to the model (its head and tail, the middle cut), the cap every tool result keeps.
 """
 
 from __future__ import annotations
@@ -25,10 +26,10 @@ from agent.tools.base import Tool, ToolOutput, string_schema
 from agent.tools.environment import scrub_environment
 from safefs.sandbox import AUTO, Refused, Sandbox, make_sandbox
 from safefs.sandbox.process import CommandOutcome
+from safefs.workspace.limits import truncate_middle
 
 DEFAULT_TIMEOUT = 30.0
 DEFAULT_OUTPUT_CAP = 1 << 20  # bytes; the command is killed beyond it
-MODEL_OUTPUT_CHARS = 30_000  # what the model sees: head and tail, the middle cut
 KILLED_SHOWN = 10  # processes named in the "killed" line; the rest are counted
 
 
@@ -41,16 +42,6 @@ def find_shell() -> str:
 
 
 DEFAULT_SHELL = find_shell()
-
-
-def truncate_middle(text: str, limit: int = MODEL_OUTPUT_CHARS) -> str:
-    """``text`` if it fits in ``limit`` characters, else its head and tail around a
-    ``[truncated N characters]`` line."""
-    if len(text) <= limit:
-        return text
-    half = limit // 2
-    cut = len(text) - 2 * half
-    return f"{text[:half]}\n[truncated {cut} characters]\n{text[-half:]}"
 
 
 def _status_line(returncode: int) -> str:

@@ -5,13 +5,15 @@ are *baselines that are racy by design* and exist only to be measured against:
 
 - ``unconfined``: the joined path handed to ``open()``; the physical floor, contains nothing.
 - ``realpath``: the check-then-use guard most agent tools ship (a port of the reference agent's
-  guard): canonicalise the root and the target with ``realpath``, check containment with
-  ``relative()`` logic, then use the *path string*. Between the check and the use, anyone who can
-  write inside the workspace can swap a directory for a symlink, and the use goes outside.
+  guard, :class:`safefs.testing.RealpathGuard`): canonicalise the root and the target with
+  ``realpath``, check containment with ``relative()`` logic, then use the *path string*. Between
+  the check and the use, anyone who can write inside the workspace can swap a directory for a
+  symlink, and the use goes outside.
 
 The others resolve beneath a directory fd they hold: ``safefs-walk`` and ``safefs-openat2``
 (``safefs.Root`` with each backend) and ``pathrs`` (libpathrs' Python bindings, when they import).
-The baselines live here and never in ``safefs``.
+The baselines are never part of ``safefs.Root``: ``unconfined`` lives here, and ``realpath`` in the
+attack harness, whose races show it escaping.
 
 ``landlock`` is kernel confinement instead of user-space resolution: plain ``open()`` of the
 joined path string, as ``unconfined`` does, but in a worker process that Landlock restricts to
@@ -31,7 +33,7 @@ from types import TracebackType
 from typing import Any
 
 import safefs
-from safefs import capabilities
+from safefs import capabilities, testing
 
 UNCONFINED = "unconfined"
 REALPATH = "realpath"
@@ -59,13 +61,6 @@ DESCRIPTIONS: dict[str, str] = {
 
 class StrategyUnavailable(RuntimeError):
     """This strategy cannot run on this machine; ``str()`` says why, for a skip note."""
-
-
-class GuardRefusal(PermissionError):
-    """The realpath guard judged the path to be outside the workspace."""
-
-    def __init__(self, path: str) -> None:
-        super().__init__(errno.EXDEV, "path escapes workspace", path)
 
 
 class Strategy(ABC):
@@ -139,68 +134,11 @@ class Unconfined(Strategy):
         os.makedirs(self._path(rel), exist_ok=True)
 
 
-def is_inside(real_root: str, real_target: str) -> bool:
-    """Node's ``relative()`` containment test: never a string-prefix comparison (which would let
-    ``/ws-evil`` pass for ``/ws``)."""
-    rel = os.path.relpath(real_target, real_root)
-    return not (rel == os.pardir or rel.startswith(os.pardir + os.sep) or os.path.isabs(rel))
-
-
-def realpath_of_nearest_existing(path: str) -> str:
-    """``realpath`` of ``path``, or of its nearest existing ancestor when it does not exist yet
-    (a file about to be created), as the reference does for writes."""
-    probe = path
-    while True:
-        try:
-            return os.path.realpath(probe, strict=True)
-        except FileNotFoundError:
-            parent = os.path.dirname(probe)
-            if parent == probe:
-                raise
-            probe = parent
-
-
-class RealpathGuard(Strategy):
-    """The reference's guard, ported faithfully. RACY BY DESIGN: a baseline, not a defence.
-
-    Per call: realpath of the root, the target resolved lexically against it (as Node's
-    ``path.resolve``), realpath of the target (or nearest existing ancestor), a ``relative()``
-    check, then the operation on the *path string*, which the kernel resolves all over again.
-    """
+class RealpathGuard(testing.RealpathGuard, Strategy):
+    """:class:`safefs.testing.RealpathGuard` as a contestant: the harness's baseline and the
+    contest's are one guard."""
 
     name = REALPATH
-
-    def __init__(self, root: str) -> None:
-        self._root = os.path.abspath(root)
-
-    def check(self, rel: str) -> str:
-        """The path string the operation will use, once the guard has accepted it."""
-        real_root = os.path.realpath(self._root)
-        target = os.path.normpath(os.path.join(real_root, rel))
-        if not is_inside(real_root, target):
-            raise GuardRefusal(rel)
-        if not is_inside(real_root, realpath_of_nearest_existing(target)):
-            raise GuardRefusal(rel)
-        return target
-
-    def read(self, rel: str) -> bytes:
-        path = self.check(rel)
-        with open(path, "rb") as f:  # the window: the path string is resolved again here
-            return f.read()
-
-    def write(self, rel: str, data: bytes) -> None:
-        path = self.check(rel)
-        with open(path, "wb") as f:
-            f.write(data)
-
-    def stat(self, rel: str) -> os.stat_result:
-        return os.stat(self.check(rel))
-
-    def listdir(self, rel: str) -> list[str]:
-        return os.listdir(self.check(rel))
-
-    def makedirs(self, rel: str) -> None:
-        os.makedirs(self.check(rel), exist_ok=True)
 
 
 class SafefsRoot(Strategy):

@@ -14,7 +14,7 @@ MISSING_EXTRA = f"{PROG}: the MCP server needs its extra: pip install 'safefs[mc
 
 
 def _directory(text: str) -> str:
-    if not text:  # os.path.abspath("") is the current directory: never served by accident
+    if not text:  # an empty string names no directory, not even the current one
         raise argparse.ArgumentTypeError("an empty DIR names no directory")
     return text
 

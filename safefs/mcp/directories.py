@@ -1,43 +1,38 @@
 """The directories a server may touch, and how a path given by a client is mapped into one.
 
-Each DIR on the command line is held as a :class:`safefs.Root`. A path is accepted when it is
-relative (taken against the first DIR) or absolute and lies under one of the DIRs, compared by
-whole components (so ``/work_evil`` is not under ``/work``). The remainder is handed to safefs,
-which resolves it beneath the directory's fd: ``..`` or a symlink that leads out is refused
-there, whatever the string looked like. ``~`` is a name, never expanded.
+Each DIR on the command line is opened as given, as a :class:`safefs.Root`: the kernel resolves
+it, so ``lnk/../ROOT`` is the directory the link's parent holds, not the one the string seems to
+name, and the server names each directory as its Root does (``Root.path``). A client path is
+accepted when it is relative (taken against the first DIR) or absolute under one of a DIR's own
+spellings (``Root.anchors``: as opened and its realpath, each only if it denotes the directory
+held), compared by ``Root.relative`` by whole components (so ``/work_evil`` is not under
+``/work``). The rest is resolved by safefs beneath the directory's fd: ``..`` or a symlink that
+leads out is refused there, whatever the string looked like. ``~`` is a name, never expanded.
 
-A client's roots may narrow the set (each root under a DIR becomes a sub-root opened through
+A client's roots may narrow the set (each root inside a DIR becomes a sub-root opened through
 safefs), never widen it: a root outside every DIR is ignored.
 """
 
 from __future__ import annotations
 
-import os
 import sys
 import urllib.parse
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import safefs
-from safefs.workspace.errors import WorkspaceError, require_path
+from safefs.workspace.errors import WorkspaceError, os_failure, require_path
 
 
 @dataclass(frozen=True)
 class Directory:
-    display: str  # the absolute path as the operator (or the client's root) gave it
-    anchors: tuple[str, ...]  # absolute spellings a client path may start with
     root: safefs.Root
     owned: bool = True  # False for a DIR kept as it is by narrowing: its owner closes it
 
-
-def remainder(anchor: str, path: str) -> str | None:
-    """``path`` relative to ``anchor`` when it lies under it by whole components, else None."""
-    base = anchor.rstrip("/")
-    if path == base or path == base + "/":
-        return "."
-    if path.startswith(base + "/"):
-        return path[len(base) + 1:].lstrip("/") or "."
-    return None
+    @property
+    def display(self) -> str:
+        """The directory's absolute path, as its Root names it."""
+        return self.root.path
 
 
 def escape(path: str) -> WorkspaceError:
@@ -50,14 +45,11 @@ class Directories:
 
     @classmethod
     def open(cls, paths: Sequence[str]) -> Directories:
-        """Open every DIR; OSError names the one that failed."""
+        """Open every DIR as given; OSError names the one that failed."""
         opened: list[Directory] = []
         try:
             for path in paths:
-                absolute = os.path.abspath(path)
-                root = safefs.Root(absolute)
-                anchors = tuple(dict.fromkeys((absolute, os.path.realpath(absolute))))
-                opened.append(Directory(absolute, anchors, root))
+                opened.append(Directory(safefs.Root(path)))
         except BaseException:
             for d in opened:
                 d.root.close()
@@ -70,49 +62,52 @@ class Directories:
                 d.root.close()
 
     def locate(self, path: str) -> tuple[Directory, str]:
-        """The directory a client path lies in and the path relative to it."""
+        """The directory a client path lies in and the path relative to it: for an absolute path
+        the deepest directory holding it (the one it is least far below), for a relative one the
+        first (every directory takes it as it is)."""
         require_path(path)
         if not self.directories:
             raise WorkspaceError("no allowed directories: the client's roots lie outside the "
                                  "server's directories")
-        if not path.startswith("/"):
-            return self.directories[0], path
-        best: tuple[int, Directory, str] | None = None
+        best: tuple[Directory, str] | None = None
         for d in self.directories:
-            for anchor in d.anchors:
-                rest = remainder(anchor, path)
-                if rest is not None and (best is None or len(anchor) > best[0]):
-                    best = (len(anchor), d, rest)
+            try:
+                rel: str = d.root.relative(path)
+            except safefs.PathEscapeError:
+                continue
+            except OSError as exc:  # a path too long for any directory
+                raise os_failure(exc, path) from None
+            if best is None or _depth_below(rel) < _depth_below(best[1]):
+                best = (d, rel)
         if best is None:
             raise escape(path)
-        return best[1], best[2]
+        return best
 
     def displays(self) -> list[str]:
         return [d.display for d in self.directories]
 
     def narrowed(self, uris: Iterable[str]) -> Directories:
         """The part of these directories that lies inside the client's roots (file URIs or
-        absolute paths). Roots are opened beneath a DIR through safefs, so a root that names a
-        symlink out of a DIR is refused, not followed."""
+        absolute paths). A root that holds a whole DIR keeps the DIR; a root inside a DIR is
+        opened beneath it through safefs, so a root that names a symlink out of a DIR is
+        refused, not followed."""
         out: list[Directory] = []
         for uri in uris:
             path = root_path(uri)
             if path is None:
                 continue
-            for d in self.directories:
-                if any(remainder(path, anchor) is not None for anchor in d.anchors):
-                    out.append(Directory(d.display, d.anchors, d.root, owned=False))
-                    continue  # the root contains the whole DIR: keep the DIR
-                rest = next((r for a in d.anchors if (r := remainder(a, path)) is not None), None)
-                if rest is None:
-                    continue
-                try:
-                    sub = d.root.opendir(rest)
-                except OSError as exc:
-                    print(f"safefs-mcp: client root ignored ({exc.strerror}): {path}",
-                          file=sys.stderr)
-                    continue
-                out.append(Directory(path.rstrip("/") or "/", (path,), sub))
+            held = _open_outer(path)
+            try:
+                for d in self.directories:
+                    if held is not None and _holds(held, d.root):
+                        out.append(Directory(d.root, owned=False))
+                        continue
+                    sub = _inside(d.root, path)
+                    if sub is not None:
+                        out.append(Directory(sub))
+            finally:
+                if held is not None:
+                    held.close()
         kept: dict[str, Directory] = {}
         for d in out:
             if d.display in kept and d.owned:
@@ -120,6 +115,48 @@ class Directories:
             else:
                 kept.setdefault(d.display, d)
         return Directories(list(kept.values()))
+
+
+def _depth_below(rel: str) -> int:
+    """How far below its directory a path relative to it lies, for choosing the deepest DIR:
+    every DIR holding an absolute path leaves a tail of it, the deepest one the shortest."""
+    return 0 if rel in (".", "./") else len(rel)
+
+
+def _open_outer(path: str) -> safefs.Root | None:
+    """A client root opened only to learn its spellings (``Root.anchors``); nothing is served
+    through it. None when there is no directory there: it then holds no DIR."""
+    try:
+        return safefs.Root(path)
+    except OSError:
+        return None
+
+
+def _holds(outer: safefs.Root, inner: safefs.Root) -> bool:
+    """Whether ``outer`` holds the whole of ``inner``: one of the spellings of ``inner`` lies
+    under one of ``outer``'s, as safefs compares them."""
+    for anchor in inner.anchors:
+        try:
+            outer.relative(anchor)
+        except OSError:
+            continue
+        return True
+    return False
+
+
+def _inside(root: safefs.Root, path: str) -> safefs.Root | None:
+    """The client root ``path`` opened beneath ``root`` through safefs, or None when it does not
+    lie under ``root`` or cannot be opened there (said on stderr)."""
+    try:
+        rel = root.relative(path)
+    except OSError:
+        return None
+    try:
+        sub: safefs.Root = root.opendir(rel)
+    except OSError as exc:
+        print(f"safefs-mcp: client root ignored ({exc.strerror}): {path}", file=sys.stderr)
+        return None
+    return sub
 
 
 def root_path(uri: str) -> str | None:

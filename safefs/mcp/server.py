@@ -7,7 +7,6 @@ an unexpected exception is reported by type, its traceback kept on the server's 
 
 from __future__ import annotations
 
-import functools
 import sys
 import traceback
 import weakref
@@ -15,7 +14,6 @@ from typing import Any
 
 import anyio
 import anyio.to_thread
-import jsonschema  # type: ignore[import-untyped]
 import mcp_types as types
 from mcp.server.lowlevel import Server
 from mcp.server.session import ServerSession
@@ -24,6 +22,7 @@ import safefs
 from safefs.mcp.directories import Directories
 from safefs.mcp.stdio_transport import pipe_stdio_server
 from safefs.mcp.tools import McpTool, Media, Reply, as_given, target_paths
+from safefs.workspace.arguments import argument_problem
 from safefs.workspace.errors import WorkspaceError
 
 SERVER_NAME = "safefs-mcp"
@@ -65,18 +64,12 @@ def _snake(hints: dict[str, bool]) -> dict[str, Any]:
     return {names[k]: v for k, v in hints.items()}
 
 
-@functools.cache
-def _validator(tool: McpTool) -> Any:
-    return jsonschema.Draft7Validator(tool.input_schema())
-
-
 def run_tool(tool: McpTool, directories: Directories, args: dict[str, Any]) -> types.CallToolResult:
     """Validate and run one call (blocking; called in a worker thread)."""
-    problem = next(iter(_validator(tool).iter_errors(args)), None)
-    if problem is not None:
-        where = "/".join(str(p) for p in problem.absolute_path) or "arguments"
+    problem = argument_problem(tool.input_schema(), args)
+    if problem is not None:  # in the words of the MCP SDKs: jsonschema's sentence, and where
         return error_result(f"Input validation error: Invalid arguments for tool {tool.name}: "
-                            f"{problem.message} at {where}")
+                            f"{problem.message} at {problem.where or 'arguments'}")
     try:
         return reply_result(tool.run(directories, args))
     except WorkspaceError as exc:

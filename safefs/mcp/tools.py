@@ -20,7 +20,7 @@ from typing import Any
 from safefs.mcp.directories import Directories, Directory
 from safefs.workspace import edits, files, listing, search, text
 from safefs.workspace.errors import WorkspaceError
-from safefs.workspace.limits import MAX_ENTRIES, MAX_RESULT_CHARS, join_capped
+from safefs.workspace.limits import MAX_ENTRIES, MAX_RESULT_CHARS, NOTE_CHARS, join_capped
 from safefs.workspace.patterns import glob_match
 from safefs.workspace.walk import Entry, join
 
@@ -126,7 +126,7 @@ def _cut_note(r: text.LineRange) -> str:
 
 
 def read_text(d: Directory, rel: str, args: dict[str, Any], budget: int = MAX_RESULT_CHARS) -> str:
-    budget -= 200  # room for the header or the note on a cut
+    budget -= NOTE_CHARS  # room for the header or the note on a cut
     head, tail = _count(args, "head"), _count(args, "tail")
     offset, limit = _count(args, "offset"), _count(args, "limit")
     if head is not None and tail is not None:

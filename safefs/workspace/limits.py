@@ -8,6 +8,7 @@ MAX_RESULT_CHARS = 30_000  # no result shown to a model is longer than about thi
 MAX_ENTRIES = 1_000  # listings, tree views, glob and grep results
 MAX_LINE_CHARS = 500  # one grep match line
 MAX_GREP_FILE_BYTES = 32 << 20  # larger files are skipped by grep, and counted
+NOTE_CHARS = 200  # kept free under a cap for the line that says what was cut
 
 
 def cut_text(text: str, limit: int, how_to_continue: str) -> str:
@@ -26,7 +27,7 @@ def join_capped(lines: Iterable[str], *, limit: int = MAX_RESULT_CHARS, what: st
     size = 0
     left_out = more
     full = False
-    budget = limit - 200  # room for the last line
+    budget = limit - NOTE_CHARS
     for line in lines:
         full = full or size + len(line) + 1 > budget
         if full:
@@ -43,3 +44,14 @@ def shorten_line(line: str, limit: int = MAX_LINE_CHARS) -> str:
     if len(line) <= limit:
         return line
     return f"{line[:limit]}[... {len(line) - limit} more characters]"
+
+
+def truncate_middle(text: str, limit: int = MAX_RESULT_CHARS) -> str:
+    """``text`` if it fits in ``limit`` characters, else its head and tail around a
+    ``[truncated N characters]`` line (for command output, whose end matters as much as its
+    start)."""
+    if len(text) <= limit:
+        return text
+    half = limit // 2
+    cut = len(text) - 2 * half
+    return f"{text[:half]}\n[truncated {cut} characters]\n{text[-half:]}"

@@ -176,7 +176,7 @@ def lines_of(stream: IO[bytes], offset: int, limit: int, *, budget: int = MAX_RE
                     last_shown = line
             if ends_line:
                 line += 1
-    total = line - 1 if last_char in ("", "\n") else line
+    total = _line_count(line - 1, last_char)
     return LineRange("".join(kept), offset, min(last_shown, total), total, cut, line_cut)
 
 

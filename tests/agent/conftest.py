@@ -6,6 +6,7 @@ import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 import pytest
 
@@ -59,7 +60,7 @@ def messages_api() -> Iterator[LoopbackMessagesAPI]:
 @pytest.fixture(params=["openat2", "walk", "walk-no-o-path"])
 def each_backend(request: pytest.FixtureRequest, ws: AgentWorkspace) -> Iterator[AgentWorkspace]:
     """``ws`` with its root reopened on each safefs backend: the tools must hold on all."""
-    backend: str = request.param
+    backend: safefs.ResolverName | Literal["walk-no-o-path"] = request.param
     if backend == "openat2" and not capabilities().native_extension:
         pytest.skip("native extension not built")
     if backend == "walk-no-o-path":

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from agent.approval import deny_bash_by_default
 from agent.loop import run_agent
 from agent.messages import AssistantMessage, Message, ToolCall, ToolResult, Usage, UserMessage
 from agent.models.anthropic_client import AnthropicModelClient, to_api_messages
 from agent.models.base import ModelError
+from agent.policy.approval import deny_bash_by_default
 from agent.tools import default_tools
 from tests.agent.conftest import API_KEY, AgentWorkspace
 from tests.agent.messages_api_server import (

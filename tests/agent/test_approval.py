@@ -4,19 +4,22 @@ from __future__ import annotations
 
 import os
 
+import pytest
+
 import safefs
-from agent.approval import (
+from agent.loop import run_agent
+from agent.messages import AssistantMessage, ToolCall, ToolResult
+from agent.models.scripted import ScriptedModelClient
+from agent.policy.approval import (
     BASH_DENIAL_REASON,
     Decision,
     allow_all,
     compose,
     deny,
     deny_bash_by_default,
-    deny_paths,
 )
-from agent.loop import run_agent
-from agent.messages import AssistantMessage, ToolCall, ToolResult
-from agent.models.scripted import ScriptedModelClient
+from agent.policy.rules import deny_paths
+from agent.policy.sensitive import PatternError
 from agent.tools import BashTool, ReadTool, WriteTool
 from tests.agent.conftest import AgentWorkspace
 
@@ -72,6 +75,31 @@ def test_deny_paths_reads_the_arguments() -> None:
     assert denial == Decision(False, "path 'a/.env' is denied by policy (.env)", "rule:.env")
     assert policy(call("read", path="src/main.py")).approved
     assert policy(call("bash", command="cat x.pem")).approved  # not a path tool: not its job
+
+
+def test_deny_paths_patterns_are_gitignore_patterns_as_deny_path_takes_them() -> None:
+    anchored = deny_paths(["*/secret.txt", "build/"])
+    assert not anchored(call("read", path="a/secret.txt")).approved
+    assert anchored(call("read", path="a/b/secret.txt")).approved  # a "*" stops at a "/"
+    assert not anchored(call("read", path="build/out/x.o")).approved
+    assert not anchored(call("list", path="build")).approved  # the directory itself too
+    assert not deny_paths(["**/secret.txt"])(call("read", path="a/b/secret.txt")).approved
+    for bad in ("", "!keep.txt", "# a comment"):
+        with pytest.raises(PatternError):
+            deny_paths([bad])
+
+
+def test_deny_paths_judges_the_paths_each_tool_declares(ws: AgentWorkspace) -> None:
+    class Archive(ReadTool):
+        name = "archive"
+        path_fields = {"into": "archive/default.tar"}
+
+    policy = deny_paths(["archive/"], root=ws.root, tools=[Archive(ws.root), ReadTool(ws.root)])
+    assert not policy(call("archive")).approved  # the declared default is judged too
+    assert not policy(call("archive", into="archive/x.tar")).approved
+    assert policy(call("archive", into="elsewhere.tar")).approved
+    assert not policy(call("read", path="archive/x.tar")).approved
+    assert policy(call("write", path="archive/x.tar", content="")).approved  # not among tools
 
 
 def test_deny_paths_with_root_sees_through_symlink_aliases(ws: AgentWorkspace) -> None:

@@ -12,8 +12,8 @@ import time
 from pathlib import Path
 
 import safefs
-from agent.approval import Decision
-from agent.messages import ToolCall
+from agent.messages import ToolCall, ToolResult
+from agent.policy.approval import Decision
 from agent.policy.ask import (
     DENIED_BY_PERSON,
     NO_TERMINAL,
@@ -132,7 +132,7 @@ def test_ask_mode_through_a_pseudo_terminal(ws: AgentWorkspace, messages_api: Lo
     assert (ws.path / "one.txt").read_text() == "one\n"
     assert (ws.path / "two.txt").read_text() == "two\n"
     with Session.open(session) as stored:
-        results = {m.tool_call_id: m for m in stored.messages if hasattr(m, "tool_call_id")}
+        results = {m.tool_call_id: m for m in stored.messages if isinstance(m, ToolResult)}
     assert results["w2"].content == "the person at the terminal declined this call"
     audit = [json.loads(line) for line in
              (tmp_path / "run.audit.jsonl").read_text().splitlines()]

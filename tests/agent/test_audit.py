@@ -8,6 +8,7 @@ import itertools
 import json
 import os
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -83,8 +84,8 @@ def edited_and_rehashed(lines: list[str]) -> list[str]:
     (lambda ls: [*ls[:-1], ls[-1][:40]], 5, "not an audit entry"),
 ], ids=["edited", "edited-and-rehashed", "removed", "two-removed", "first-removed",
         "reordered", "repeated", "cut-off"])
-def test_the_first_altered_or_missing_line_is_reported(tmp_path: Path, change, line: int,
-                                                       words: str) -> None:  # type: ignore[no-untyped-def]
+def test_the_first_altered_or_missing_line_is_reported(
+        tmp_path: Path, change: Callable[[list[str]], list[str]], line: int, words: str) -> None:
     log = tmp_path / "a.jsonl"
     write_log(log, 5)
     tamper(log, change)

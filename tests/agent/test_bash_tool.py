@@ -18,14 +18,10 @@ import pytest
 import safefs
 from agent.cli import main
 from agent.tools import BashTool
-from agent.tools.bash import (
-    DEFAULT_OUTPUT_CAP,
-    DEFAULT_SHELL,
-    DEFAULT_TIMEOUT,
-    MODEL_OUTPUT_CHARS,
-    truncate_middle,
-)
+from agent.tools.bash import DEFAULT_OUTPUT_CAP, DEFAULT_SHELL, DEFAULT_TIMEOUT
 from safefs.sandbox import Refused, make_sandbox
+from safefs.workspace.limits import MAX_RESULT_CHARS as MODEL_OUTPUT_CHARS
+from safefs.workspace.limits import truncate_middle
 from tests.agent.conftest import API_KEY, AgentWorkspace
 from tests.agent.messages_api_server import LoopbackMessagesAPI, text_reply, tool_reply
 from tests.agent.processes import survivors
@@ -187,18 +183,19 @@ def test_cancel_kills_a_running_command(ws: AgentWorkspace, bash: BashTool) -> N
 
 def test_an_exception_while_waiting_still_kills_everything(
         ws: AgentWorkspace, bash: BashTool, monkeypatch: pytest.MonkeyPatch) -> None:
-    from safefs.sandbox import process
+    import selectors
 
-    real_select = process.selectors.DefaultSelector.select
+    real_select = selectors.DefaultSelector.select
     calls = {"n": 0}
 
     def select_then_interrupt(self: object, timeout: float | None = None) -> object:
         calls["n"] += 1
         if (ws.path / "started").exists():
             raise KeyboardInterrupt
-        return real_select(self, timeout)  # type: ignore[arg-type]
+        assert isinstance(self, selectors.DefaultSelector)
+        return real_select(self, timeout)
 
-    monkeypatch.setattr(process.selectors.DefaultSelector, "select", select_then_interrupt)
+    monkeypatch.setattr(selectors.DefaultSelector, "select", select_then_interrupt)
     with pytest.raises(KeyboardInterrupt):
         bash.execute({"command": "setsid sleep 3141 & sleep 3142 & touch started; sleep 3143"})
     monkeypatch.undo()

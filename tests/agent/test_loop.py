@@ -9,7 +9,6 @@ from typing import Any
 
 import pytest
 
-from agent.approval import Decision, deny
 from agent.loop import (
     APPROVAL_FAILED,
     BUDGET_SPENT,
@@ -38,6 +37,7 @@ from agent.messages import (
     loads,
 )
 from agent.models.scripted import ScriptedModelClient
+from agent.policy.approval import Decision, deny
 from agent.session import Session, read_messages
 from agent.tools.base import Tool, ToolOutput, string_schema
 

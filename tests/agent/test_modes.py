@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from agent.approval import BASH_DENIAL_REASON, Decision
 from agent.cli import main
 from agent.messages import ToolCall
+from agent.policy.approval import BASH_DENIAL_REASON, Decision
 from agent.policy.ask import NO_TERMINAL
 from agent.policy.modes import mode_notice, mode_policy, unavailable_tools
 from tests.agent.conftest import API_KEY, AgentWorkspace

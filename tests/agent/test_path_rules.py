@@ -3,14 +3,19 @@
 
 from __future__ import annotations
 
+import json
 import os
+import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from agent.audit import AuditLog
 from agent.loop import run_agent
 from agent.messages import AssistantMessage, ToolCall, ToolResult
 from agent.models.scripted import ScriptedModelClient
+from agent.policy.ask import describe_call
 from agent.policy.rules import path_rules
 from agent.policy.sensitive import (
     DEFERRED_EXECUTION_PATHS,
@@ -18,9 +23,14 @@ from agent.policy.sensitive import (
     PathRules,
     PatternError,
 )
-from agent.policy.targets import canonical_path
+from agent.policy.setup import prepare
+from agent.policy.targets import canonical_path, paths_of
+from agent.session import read_messages
 from agent.tools import ReadTool, WriteTool
+from agent.tools.base import Tool, ToolOutput, string_schema
 from tests.agent.conftest import AgentWorkspace
+from tests.agent.messages_api_server import LoopbackMessagesAPI, text_reply, tool_reply
+from tests.agent.test_cli import run_cli
 
 
 def example_path(pattern: str) -> str:
@@ -169,8 +179,91 @@ def test_the_rule_hook_judges_directory_tools_on_their_path(ws: AgentWorkspace) 
     assert policy(call("read", path="../outside/secret.txt")).approved  # the tool refuses it
 
 
-def test_the_readme_lists_every_built_in_pattern() -> None:
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
-    section = readme.split("## Permissions, secrets and the audit log", 1)[1].split("\n## ", 1)[0]
+class CopyTool(Tool):
+    """A tool of a library user's own, with two path fields of other names than ``path``."""
+
+    name = "copy"
+    description = "Copy a file in the workspace."
+    input_schema = string_schema(source="file to read", destination="file to write")
+    path_fields = {"source": None, "destination": None}
+
+    def __init__(self, root: Any) -> None:
+        self.root = root
+
+    def run(self, args: dict[str, Any], cancel: threading.Event | None) -> ToolOutput:
+        self.root.write_bytes(args["destination"], self.root.read_bytes(args["source"]))
+        return ToolOutput("copied")
+
+
+def test_a_tools_own_path_fields_are_judged_audited_and_shown(ws: AgentWorkspace,
+                                                              tmp_path: Path) -> None:
+    (ws.path / ".env").write_text("TOKEN=abc\n")
+    (ws.path / "docs").mkdir()
+    os.symlink("../.ssh/new/authorized_keys", ws.path / "docs" / "alias")  # .ssh is missing
+    os.symlink("hello.txt", ws.path / "greeting")
+    copy = CopyTool(ws.root)
+    turn = AssistantMessage("", (
+        ToolCall("c1", "copy", {"source": ".env", "destination": "leak.txt"}),
+        ToolCall("c2", "copy", {"source": "hello.txt", "destination": "docs/alias"}),
+        ToolCall("c3", "copy", {"source": "greeting", "destination": "copy.txt"}),
+    ))
+    with AuditLog(tmp_path / "audit.jsonl") as log:
+        permissions = prepare([copy], ws.root, mode="full", audit=log)
+        history = run_agent(ScriptedModelClient([turn, AssistantMessage("ok")]),
+                            permissions.tools, prompt="go",
+                            before_tool_call=permissions.policy)
+    got = {m.tool_call_id: m for m in history if isinstance(m, ToolResult)}
+    assert got["c1"] == ToolResult("c1", "copy of '.env' denied: sensitive path (built-in rule "
+                                   "'.env'; --allow-path overrides it)", True)
+    assert got["c2"].is_error and "(really '.ssh/new/authorized_keys')" in got["c2"].content
+    assert got["c3"] == ToolResult("c3", "copied", False)
+    assert not (ws.path / "leak.txt").exists() and not (ws.path / ".ssh").exists()
+    entries = [json.loads(line) for line in (tmp_path / "audit.jsonl").read_text().splitlines()]
+    targets = {e["call_id"]: e["target"] for e in entries if e["event"] == "tool_call"}
+    assert targets == {"c1": ".env", "c2": "hello.txt", "c3": "hello.txt"}
+    shown = describe_call(turn.tool_calls[2], ws.root, colour=False, paths=paths_of([copy]))
+    assert shown[1:] == ["  path as given: 'greeting'",
+                         "  really:        'hello.txt' (in the workspace)",
+                         "  path as given: 'copy.txt'",
+                         "  really:        'copy.txt' (in the workspace)"]
+
+
+# A workspace opened as BASE/link/ws, with link -> real, has two absolute spellings: as opened and
+# its realpath. safefs accepts both, so every rule must judge both as the same workspace path, also
+# for a file in a directory that does not exist yet.
+SPELLINGS = pytest.mark.parametrize("spelling", ["as-opened", "realpath"])
+DENIED_WRITES = pytest.mark.parametrize(("options", "target", "rule"), [
+    (["--deny-path", "secrets/"], "secrets/new/x", "path denied by --deny-path 'secrets/'"),
+    ([], ".ssh/new/authorized_keys", "sensitive path (built-in rule '.ssh/'; --allow-path "
+     "overrides it)"),
+    ([], ".git/hooks/new/pre-commit", "deferred-execution path (built-in rule '**/.git/hooks/'; "
+     "--allow-path overrides it)"),
+], ids=["deny-path", "sensitive", "deferred-execution"])
+
+
+@SPELLINGS
+@DENIED_WRITES
+def test_rules_hold_for_every_absolute_spelling_of_the_workspace(
+        tmp_path: Path, messages_api: LoopbackMessagesAPI, spelling: str, options: list[str],
+        target: str, rule: str) -> None:
+    real = tmp_path / "real" / "ws"
+    real.mkdir(parents=True)
+    os.symlink("real", tmp_path / "link")
+    opened = tmp_path / "link" / "ws"
+    path = str((opened if spelling == "as-opened" else real) / target)
+    messages_api.queue(tool_reply("", ("w1", "write", {"path": path, "content": "planted\n"})))
+    messages_api.queue(text_reply("done"))
+    session = tmp_path / "session.jsonl"
+    proc = run_cli(messages_api, "--workspace", str(opened), "--session", str(session), *options,
+                   "go")
+    assert proc.returncode == 0, proc.stderr
+    got = [m for m in read_messages(session) if isinstance(m, ToolResult)]
+    assert got == [ToolResult("w1", f"write to {path!r} (really {target!r}) denied: {rule}", True)]
+    assert sorted(p.name for p in real.iterdir()) == []
+
+
+def test_the_permissions_doc_lists_every_built_in_pattern() -> None:
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "permissions.md").read_text()
+    section = doc.split("## Sensitive paths, denied by default", 1)[1].split("\n## ", 1)[0]
     missing = [p for p in SENSITIVE_PATHS + DEFERRED_EXECUTION_PATHS if f"`{p}`" not in section]
     assert missing == []

@@ -101,7 +101,9 @@ def test_walking_tools_never_list_or_read_outside(tmp_path: Path, tool: str,
     (outside / "only-outside.txt").write_text(OUTSIDE)
     counts = RaceCounts()
     with safefs.Root(work) as root:
-        runner = {"list": ListTool, "glob": GlobTool, "grep": GrepTool}[tool](root)
+        kinds: dict[str, type[ListTool | GlobTool | GrepTool]] = {
+            "list": ListTool, "glob": GlobTool, "grep": GrepTool}
+        runner = kinds[tool](root)
 
         def attempt() -> None:
             counts.attempts += 1

@@ -15,14 +15,12 @@ from safefs.contest.strategies import (
     REALPATH,
     STRATEGY_NAMES,
     UNCONFINED,
-    GuardRefusal,
     Strategy,
     StrategyUnavailable,
-    is_inside,
     open_strategy,
-    realpath_of_nearest_existing,
 )
 from safefs.contest.trees import FILE_CONTENT, READ_SIZE, SHAPES, Shape, build_tree, real_dir
+from safefs.testing import GuardRefusal, is_inside, realpath_of_nearest_existing
 
 CONFINED = [n for n in STRATEGY_NAMES if n not in BASELINES]
 SECRET = b"outside secret\n"

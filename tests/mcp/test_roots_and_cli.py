@@ -3,6 +3,7 @@ cleanly, naming the extra to install when the MCP SDK is missing."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -42,6 +43,58 @@ def test_a_symlinked_root_is_opened_through_safefs(arena: Arena) -> None:
     with mcp_client(str(arena.ws), roots=[(arena.ws / "link_out").as_uri()]) as client:
         assert client.text("list_allowed_directories", {}) == (False, "Allowed directories:\n")
         assert client.text("read_text_file", {"path": "secret.txt"})[0]
+
+
+def linked_parent(base: Path) -> tuple[str, Path, Path]:
+    """``base/lnk/../ROOT`` with ``lnk -> real/x``: the kernel follows lnk to real/x, so ".."
+    leads to real and the directory is real/ROOT. Collapsed lexically, the string would name
+    base/ROOT, a decoy here. Returns (the spelling, the directory it reaches, the decoy)."""
+    (base / "real" / "x").mkdir(parents=True)
+    (base / "real" / "ROOT" / "sub").mkdir(parents=True)
+    (base / "ROOT").mkdir()
+    os.symlink("real/x", base / "lnk")
+    served, decoy = base / "real" / "ROOT", base / "ROOT"
+    (served / "where.txt").write_text("served\n")
+    (served / "sub" / "where.txt").write_text("served sub\n")
+    (decoy / "where.txt").write_text("decoy\n")
+    return f"{base}/lnk/../ROOT", served, decoy
+
+
+def test_the_directory_served_is_the_one_the_dir_argument_reaches(tmp_path: Path) -> None:
+    spelled, served, decoy = linked_parent(tmp_path)
+    with mcp_client(spelled) as client:
+        assert client.text("list_allowed_directories", {}) == (
+            False, f"Allowed directories:\n{served}")
+        assert client.text("read_text_file", {"path": "where.txt"}) == (False, "served\n")
+        assert client.text("read_text_file", {"path": str(served / "where.txt")}) == (
+            False, "served\n")
+        assert not client.text("write_file", {"path": "new.txt", "content": "a"})[0]
+        assert not client.text("write_file", {"path": str(served / "abs.txt"), "content": "b"})[0]
+        assert not client.text("create_directory", {"path": "made"})[0]
+        error, text = client.text("read_text_file", {"path": str(decoy / "where.txt")})
+        assert error and text == f"path escapes workspace: '{decoy / 'where.txt'}'"
+        assert client.text("write_file", {"path": str(decoy / "planted.txt"), "content": "c"})[0]
+    assert (served / "new.txt").read_text() == "a"
+    assert (served / "abs.txt").read_text() == "b"
+    assert (served / "made").is_dir()
+    assert sorted(p.name for p in decoy.iterdir()) == ["where.txt"]
+
+
+def test_client_roots_are_judged_against_the_directory_served(tmp_path: Path) -> None:
+    spelled, served, decoy = linked_parent(tmp_path)
+    # The decoy is what the DIR argument spells lexically, not a directory that is served.
+    with mcp_client(spelled, roots=[decoy.as_uri()]) as client:
+        assert client.text("list_allowed_directories", {}) == (False, "Allowed directories:\n")
+        error, text = client.text("read_text_file", {"path": "where.txt"})
+        assert error and text.startswith("no allowed directories")
+    # A root inside the directory served narrows to it; one holding it keeps it whole.
+    with mcp_client(spelled, roots=[(served / "sub").as_uri()]) as client:
+        assert client.text("list_allowed_directories", {}) == (
+            False, f"Allowed directories:\n{served / 'sub'}")
+        assert client.text("read_text_file", {"path": "where.txt"}) == (False, "served sub\n")
+    with mcp_client(spelled, roots=[(tmp_path / "real").as_uri()]) as client:
+        assert client.text("list_allowed_directories", {}) == (
+            False, f"Allowed directories:\n{served}")
 
 
 def test_missing_directory_is_one_line(tmp_path: Path) -> None:

@@ -1,44 +1,56 @@
-"""A wheel built from the tree works as well as the editable install.
+"""The two distributions, built as wheels, install what they should and nothing else, and every
+console script works from the install.
 
-The wheel is built from a copy of the checkout, installed into fresh virtual environments (bare,
-then with every extra), and every console script is started from there, outside the checkout.
+``safefs`` (the root ``pyproject.toml``) and ``safefs-agent`` (``agent/pyproject.toml``) are built
+from a copy of the checkout into one wheelhouse. Fresh virtual environments then install
+``safefs``, ``safefs[mcp]`` and ``safefs[agent]`` with ``--find-links`` on it (so ``safefs-agent``
+is found by name, as from an index), and each is checked from outside the checkout: which
+top-level packages our distributions put into site-packages, and a real use of each command.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
 import sys
 import tomllib
 import venv
+import zipfile
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
+from safefs.contest.mcp_client import mcp_session
+
 PROJECT = Path(__file__).resolve().parents[2]
 NETWORK_TROUBLE = ("Could not find a version", "ConnectionError", "Max retries exceeded",
                    "Temporary failure in name resolution", "No matching distribution")
-# Each console script, and the extra it needs (None: the bare install is enough).
-SCRIPT_EXTRAS: dict[str, str | None] = {
-    "safefs-agent": "agent",
-    "safefs-mcp": "mcp",
-    "safefs-bench": None,
-}
-# How each command that needs an extra is used for real (the workspace path is appended).
-SCRIPT_USE: dict[str, list[str]] = {
-    "safefs-agent": ["run", "--workspace"],
-    "safefs-mcp": [],
-}
+OURS = {"safefs", "safefs-agent"}
+# Each console script: the distribution that installs it.
+SCRIPT_DIST = {"safefs-bench": "safefs", "safefs-mcp": "safefs", "safefs-agent": "safefs-agent"}
 SKIP_COPY = shutil.ignore_patterns(".git", ".venv", "build", "dist", "*.egg-info", "__pycache__",
                                    ".*_cache", ".hypothesis", ".benchmarks", "bench-results",
-                                   "node_modules", "*.so")
+                                   "node_modules", ".bench-node", "*.so")
+# Run in an installed environment: for each distribution, the first path component of every file
+# its RECORD lists inside site-packages; and what site-packages holds.
+SITE_REPORT = """
+import importlib.metadata as md, json, os, sysconfig
+site = sysconfig.get_path("purelib")
+owned = {}
+for dist in md.distributions():
+    tops = {f.parts[0] for f in dist.files or () if f.parts[0] != ".."}
+    owned.setdefault(dist.metadata["Name"].lower(), set()).update(tops)
+print(json.dumps({"owned": {k: sorted(v) for k, v in owned.items()}, "entries": os.listdir(site)}))
+"""
 
 
-def console_scripts() -> dict[str, str]:
-    with open(PROJECT / "pyproject.toml", "rb") as f:
-        scripts: dict[str, str] = tomllib.load(f)["project"]["scripts"]
-    return scripts
+def scripts(pyproject: Path) -> dict[str, str]:
+    with open(pyproject, "rb") as f:
+        found: dict[str, str] = tomllib.load(f)["project"]["scripts"]
+    return found
 
 
 def run(cmd: list[str], cwd: Path, timeout: float = 600) -> subprocess.CompletedProcess[str]:
@@ -48,77 +60,161 @@ def run(cmd: list[str], cwd: Path, timeout: float = 600) -> subprocess.Completed
                           stdin=subprocess.DEVNULL)
 
 
-def pip(env_dir: Path, *args: str, cwd: Path) -> None:
-    done = run([str(env_dir / "bin" / "python"), "-m", "pip", "install", "--quiet", *args], cwd)
+def skip_on_network_trouble(done: subprocess.CompletedProcess[str], what: str) -> None:
     if done.returncode and any(s in done.stderr for s in NETWORK_TROUBLE):
-        pytest.skip("the package index is unreachable")
+        pytest.skip(f"the package index is unreachable for {what}")
     assert done.returncode == 0, done.stderr[-3000:]
 
 
 def test_every_console_script_is_covered() -> None:
-    assert set(console_scripts()) <= set(SCRIPT_EXTRAS)
+    declared = scripts(PROJECT / "pyproject.toml") | scripts(PROJECT / "agent" / "pyproject.toml")
+    assert set(declared) == set(SCRIPT_DIST)
+
+
+@dataclass(frozen=True)
+class Wheelhouse:
+    path: Path
+    safefs: Path
+    agent: Path
 
 
 @pytest.fixture(scope="module")
-def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def wheelhouse(tmp_path_factory: pytest.TempPathFactory) -> Wheelhouse:
     work = tmp_path_factory.mktemp("wheel")
-    source = work / "source"
+    source, house = work / "source", work / "wheelhouse"
     shutil.copytree(PROJECT, source, ignore=SKIP_COPY)
-    built = run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(work / "dist"),
-                 str(source)], work)
-    if built.returncode and any(s in built.stderr for s in NETWORK_TROUBLE):
-        pytest.skip("the package index is unreachable for the isolated build")
-    assert built.returncode == 0, built.stderr[-3000:]
-    (found,) = (work / "dist").glob("safefs-*.whl")
-    return found
+    for tree in (source, source / "agent"):
+        built = run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(house),
+                     str(tree)], work)
+        skip_on_network_trouble(built, "the isolated build")
+    (safefs_wheel,) = house.glob("safefs-*.whl")
+    (agent_wheel,) = house.glob("safefs_agent-*.whl")
+    return Wheelhouse(house, safefs_wheel, agent_wheel)
 
 
-def fresh_env(path: Path) -> Path:
-    venv.EnvBuilder(with_pip=True, clear=True).create(path)
-    return path
+def wheel_files(wheel: Path) -> set[str]:
+    with zipfile.ZipFile(wheel) as z:
+        return {name for name in z.namelist() if ".dist-info/" not in name}
 
 
-def test_bare_install_is_the_library_alone(wheel: Path, tmp_path: Path) -> None:
-    env = fresh_env(tmp_path / "bare")
-    pip(env, str(wheel), cwd=tmp_path)
-    py = str(env / "bin" / "python")
-    listed = run([py, "-m", "pip", "list", "--format=freeze"], tmp_path).stdout.lower()
-    names = {line.split("==")[0] for line in listed.split()}
-    assert "anthropic" not in names and "mcp" not in names, names
+def source_modules(package: str) -> set[str]:
+    """Every .py file of a package in the checkout, as its path inside a wheel."""
+    top = PROJECT / package
+    return {f"{package}/{p.relative_to(top)}" for p in top.rglob("*.py")
+            if not {"build", "__pycache__"} & set(p.relative_to(top).parts)}
+
+
+def test_each_wheel_holds_its_package_whole_and_nothing_else(wheelhouse: Wheelhouse) -> None:
+    safefs_files, agent_files = wheel_files(wheelhouse.safefs), wheel_files(wheelhouse.agent)
+    assert {name.split("/")[0] for name in safefs_files} == {"safefs"}
+    assert {name.split("/")[0] for name in agent_files} == {"agent"}
+    # Every module made it in, subpackages without an __init__.py too.
+    assert source_modules("safefs") <= safefs_files, source_modules("safefs") - safefs_files
+    assert source_modules("agent") <= agent_files, source_modules("agent") - agent_files
+    assert {"safefs/py.typed", "agent/py.typed"} <= safefs_files | agent_files
+    if sys.platform.startswith("linux") and shutil.which("cc"):
+        for extension in ("safefs/_native", "safefs/sandbox/_native"):
+            assert any(name.startswith(extension + ".") and name.endswith(".so")
+                       for name in safefs_files), extension
+
+
+@dataclass(frozen=True)
+class Installed:
+    env: Path
+    cwd: Path  # outside the checkout
+
+    def bin(self, name: str) -> Path:
+        return self.env / "bin" / name
+
+    def run(self, name: str, *args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+        return run([str(self.bin(name)), *args], self.cwd, timeout=timeout)
+
+    def our_top_levels(self) -> set[str]:
+        """The top-level names our distributions put into site-packages (besides their
+        .dist-info), after checking that nothing else there is unaccounted for."""
+        done = self.run("python", "-c", SITE_REPORT)
+        assert done.returncode == 0, done.stderr
+        report = json.loads(done.stdout)
+        owned: dict[str, list[str]] = report["owned"]
+        # Every entry of site-packages belongs to an installed distribution: nothing was put
+        # there beside the RECORDs (a stray top-level package would be).
+        recorded = {top for tops in owned.values() for top in tops}
+        assert set(report["entries"]) - {"__pycache__"} <= recorded, report
+        theirs = {top for name, tops in owned.items() if name not in OURS for top in tops}
+        assert not theirs & {"safefs", "agent"}, owned
+        return {top for name in OURS for top in owned.get(name, ())
+                if not top.endswith(".dist-info")}
+
+
+def install(house: Wheelhouse, tmp_path: Path, extra: str | None) -> Installed:
+    env = tmp_path / "env"
+    venv.EnvBuilder(with_pip=True, clear=True).create(env)
+    cwd = tmp_path / "cwd"
+    cwd.mkdir()
+    # The safefs wheel by its file (an index could hold another safefs); what it needs of ours
+    # (safefs-agent) by name from the wheelhouse, the rest from the index.
+    wanted = f"safefs{f'[{extra}]' if extra else ''} @ {house.safefs.as_uri()}"
+    done = run([str(env / "bin" / "python"), "-m", "pip", "install", "--quiet",
+                "--find-links", str(house.path), wanted], cwd)
+    skip_on_network_trouble(done, "the install")
+    return Installed(env, cwd)
+
+
+def assert_from_the_install(installed: Installed, *packages: str) -> None:
+    shown = "; ".join(f"print({p}.__file__)" for p in packages)
+    done = installed.run("python", "-c", f"import {', '.join(packages)}; {shown}")
+    assert done.returncode == 0, done.stderr
+    for line in done.stdout.splitlines():
+        assert line.startswith(str(installed.env)) and str(PROJECT) not in line, done.stdout
+
+
+def test_bare_install_is_the_library_alone(wheelhouse: Wheelhouse, tmp_path: Path) -> None:
+    installed = install(wheelhouse, tmp_path, None)
+    assert installed.our_top_levels() == {"safefs"}
+    assert_from_the_install(installed, "safefs")
     check = ("import safefs, tempfile; d = tempfile.mkdtemp()\n"
              "with safefs.Root(d) as r:\n"
              "    r.write_text('a/b', 'x', parents=True); print(r.resolver, r.read_text('a/b'))\n")
-    done = run([py, "-c", check], tmp_path)
+    done = installed.run("python", "-c", check)
     assert done.returncode == 0, done.stderr
     expected = "openat2" if sys.platform.startswith("linux") and shutil.which("cc") else "walk"
     assert done.stdout.split() == [expected, "x"]
-    for script in console_scripts():
-        extra = SCRIPT_EXTRAS[script]
-        if extra is None:
-            started = run([str(env / "bin" / script), "--help"], tmp_path, timeout=120)
-            assert started.returncode == 0, (script, started.stderr)
-            continue
-        # A real use of the command, which needs the extra.
-        started = run([str(env / "bin" / script), *SCRIPT_USE[script], str(tmp_path)], tmp_path,
-                      timeout=120)
-        assert started.returncode != 0, (script, started.stdout, started.stderr)
-        assert "Traceback" not in started.stderr
-        assert started.stderr.count("\n") == 1, started.stderr
-        assert f"pip install 'safefs[{extra}]'" in started.stderr
+    bench = installed.run("safefs-bench", "--help")
+    assert bench.returncode == 0 and "usage" in bench.stdout.lower(), bench.stderr
+    # The MCP server is installed but needs its extra: a real start says so in one line.
+    served = installed.run("safefs-mcp", str(installed.cwd))
+    assert served.returncode != 0, (served.stdout, served.stderr)
+    assert "Traceback" not in served.stderr and served.stderr.count("\n") == 1, served.stderr
+    assert "pip install 'safefs[mcp]'" in served.stderr
+    assert not installed.bin("safefs-agent").exists()
 
 
-def test_install_with_every_extra_runs_every_script(wheel: Path, tmp_path: Path) -> None:
-    env = fresh_env(tmp_path / "full")
-    extras = ",".join(sorted({e for e in SCRIPT_EXTRAS.values() if e}))
-    pip(env, f"{wheel}[{extras}]", cwd=tmp_path)
-    for script in console_scripts():
-        started = run([str(env / "bin" / script), "--help"], tmp_path, timeout=120)
-        assert started.returncode == 0, (script, started.stderr[-2000:])
-        assert "usage" in started.stdout.lower(), (script, started.stdout)
-    # Every subpackage made it into the wheel: the demo runs the whole agent offline.
-    demo = run([str(env / "bin" / "safefs-agent"), "demo", "--race-seconds", "0.3"], tmp_path)
+def test_mcp_install_serves_a_directory_over_stdio(wheelhouse: Wheelhouse, tmp_path: Path) -> None:
+    installed = install(wheelhouse, tmp_path, "mcp")
+    assert installed.our_top_levels() == {"safefs"}
+    assert not installed.bin("safefs-agent").exists()
+    helped = installed.run("safefs-mcp", "--help")
+    assert helped.returncode == 0 and "usage" in helped.stdout.lower(), helped.stderr
+    served = tmp_path / "served"
+    served.mkdir()
+    (tmp_path / "secret.txt").write_text("kept outside\n")
+    with mcp_session([str(installed.bin("safefs-mcp"))], str(served)) as client:
+        assert client.text("write_file", {"path": "notes/a.txt", "content": "round trip\n"}) == (
+            False, "Successfully wrote to notes/a.txt")
+        assert client.text("read_text_file", {"path": "notes/a.txt"}) == (False, "round trip\n")
+        error, text = client.text("read_text_file", {"path": "../secret.txt"})
+        assert error and "kept outside" not in text and str(tmp_path) not in text, text
+    assert (served / "notes" / "a.txt").read_text() == "round trip\n"
+
+
+def test_agent_install_brings_the_agent_and_its_command(wheelhouse: Wheelhouse,
+                                                        tmp_path: Path) -> None:
+    installed = install(wheelhouse, tmp_path, "agent")
+    assert installed.our_top_levels() == {"safefs", "agent"}
+    assert_from_the_install(installed, "agent", "safefs")
+    helped = installed.run("safefs-agent", "--help")
+    assert helped.returncode == 0 and "usage" in helped.stdout.lower(), helped.stderr
+    # The demo runs the whole agent offline: loop, policy, tools, session, sandbox.
+    demo = installed.run("safefs-agent", "demo", "--race-seconds", "0.3", timeout=300)
     assert demo.returncode == 0, demo.stderr[-2000:]
     assert "Blocked" in demo.stdout
-    imported = run([str(env / "bin" / "python"), "-c",
-                    "import agent, safefs; print(agent.__file__, safefs.__file__)"], tmp_path)
-    assert str(env) in imported.stdout and str(PROJECT) not in imported.stdout, imported.stdout

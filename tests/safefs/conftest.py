@@ -8,21 +8,23 @@ import stat
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 
 import safefs
 from safefs import _sys
 
-BACKENDS = ["openat2", "walk", "walk-no-o-path"]
-MODES = ["beneath", "none", "in_root"]
+# The resolvers, and the walk as it runs where there is no O_PATH (macOS, the BSDs).
+Backend = Literal["openat2", "walk", "walk-no-o-path"]
+BACKENDS: list[Backend] = ["openat2", "walk", "walk-no-o-path"]
+MODES: list[safefs.SymlinkMode] = ["beneath", "none", "in_root"]
 
 
 @dataclass(frozen=True)
 class Flavour:
-    backend: str
-    symlinks: str
+    backend: Backend
+    symlinks: safefs.SymlinkMode
 
     def open(self, path: str | bytes | os.PathLike[str]) -> safefs.Root:
         if self.backend == "walk-no-o-path":

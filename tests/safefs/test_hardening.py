@@ -440,8 +440,10 @@ def test_openat2_eagain_is_retried_then_reported(tmp_path: Path, operation: str,
         return real(*args)
 
     monkeypatch.setattr(_sys, "openat2", raced)
-    run = {"read_bytes": lambda r: r.read_bytes("d/../d/f"), "stat": lambda r: r.stat("d/../d/f"),
-           "write_bytes": lambda r: r.write_bytes("d/../d/f", b"y")}[operation]
+    runs: dict[str, Callable[[safefs.Root], object]] = {
+        "read_bytes": lambda r: r.read_bytes("d/../d/f"), "stat": lambda r: r.stat("d/../d/f"),
+        "write_bytes": lambda r: r.write_bytes("d/../d/f", b"y")}
+    run = runs[operation]
     with safefs.Root(tmp_path, resolver="openat2") as root:
         refusals = MAX_EAGAIN_RETRIES
         run(root)

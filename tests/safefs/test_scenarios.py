@@ -19,7 +19,7 @@ from __future__ import annotations
 import errno
 import os
 import stat
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -83,13 +83,13 @@ class Case:
     # For operations acting on the final name itself; defaults to ``follow``.
     final: dict[str, Outcome] | None = None
     # Operation name -> outcome (in every mode, or per mode), where that operation differs.
-    per_op: dict[str, Outcome | dict[str, Outcome]] = field(default_factory=dict)
+    per_op: Mapping[str, Outcome | Mapping[str, Outcome]] = field(default_factory=dict)
 
     def expected(self, op: Operation, mode: str) -> Outcome:
         for name in (op.name, op.like):
             if name in self.per_op:
                 outcome = self.per_op[name]
-                return outcome[mode] if isinstance(outcome, dict) else outcome
+                return outcome if isinstance(outcome, Lands | Fails) else outcome[mode]
         if op.follows or self.final is None:
             return self.follow[mode]
         return self.final[mode]
