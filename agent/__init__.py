@@ -20,13 +20,21 @@ if TYPE_CHECKING:
 # Imported on first use, so that a console script can check its extra is installed before any
 # module that needs it is imported (``agent.extras``).
 _EXPORTS = {
-    "Decision": "agent.policy.approval", "compose": "agent.policy.approval",
-    "deny_bash_by_default": "agent.policy.approval", "deny_paths": "agent.policy.rules",
-    "AgentError": "agent.loop", "Cancelled": "agent.loop", "TurnLimitExceeded": "agent.loop",
+    "Decision": "agent.policy.approval",
+    "compose": "agent.policy.approval",
+    "deny_bash_by_default": "agent.policy.approval",
+    "deny_paths": "agent.policy.rules",
+    "AgentError": "agent.loop",
+    "Cancelled": "agent.loop",
+    "TurnLimitExceeded": "agent.loop",
     "run_agent": "agent.loop",
-    "AssistantMessage": "agent.messages", "Message": "agent.messages", "ToolCall": "agent.messages",
-    "ToolResult": "agent.messages", "UserMessage": "agent.messages",
-    "Session": "agent.session", "SessionError": "agent.session",
+    "AssistantMessage": "agent.messages",
+    "Message": "agent.messages",
+    "ToolCall": "agent.messages",
+    "ToolResult": "agent.messages",
+    "UserMessage": "agent.messages",
+    "Session": "agent.session",
+    "SessionError": "agent.session",
 }
 
 

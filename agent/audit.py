@@ -43,8 +43,9 @@ def entry_hash(entry: dict[str, Any]) -> str:
 
 
 def digest(data: bytes | str) -> str:
-    return hashlib.sha256(data.encode("utf-8", "surrogatepass") if isinstance(data, str)
-                          else data).hexdigest()
+    return hashlib.sha256(
+        data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
+    ).hexdigest()
 
 
 def _now() -> str:
@@ -100,14 +101,21 @@ class AuditLog:
                 raise ValueError("hash mismatch")
             return int(entry["seq"]) + 1, str(entry["hash"])
         except (ValueError, KeyError, TypeError):
-            raise AuditError(f"audit log {self.path}: its last line is not a valid entry; "
-                             f"check it with 'safefs-agent audit verify {self.path}'") from None
+            raise AuditError(
+                f"audit log {self.path}: its last line is not a valid entry; "
+                f"check it with 'safefs-agent audit verify {self.path}'"
+            ) from None
 
     def record(self, event: str, **fields: Any) -> dict[str, Any]:
         """Append one event; returns the entry written."""
         with self._lock:
-            entry: dict[str, Any] = {"seq": self.seq, "time": _now(), "event": event, **fields,
-                                     "prev": self.head}
+            entry: dict[str, Any] = {
+                "seq": self.seq,
+                "time": _now(),
+                "event": event,
+                **fields,
+                "prev": self.head,
+            }
             entry["hash"] = entry_hash(entry)
             self._writer.append(canonical_json(entry))
             self.seq += 1
@@ -120,8 +128,9 @@ class AuditLog:
     def __enter__(self) -> AuditLog:
         return self
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
         self.close()
 
 
@@ -166,13 +175,20 @@ def verify(path: str | os.PathLike[str]) -> Verification:
         if seq != expected_seq:
             if isinstance(seq, int) and seq > expected_seq:
                 missing = seq - expected_seq
-                return broken(number, f"event {seq} where {expected_seq} was expected: "
-                              f"{missing} line{'s are' if missing > 1 else ' is'} missing before "
-                              "it, or lines were reordered")
-            return broken(number, f"event {seq} where {expected_seq} was expected: lines were "
-                          "reordered or repeated")
+                return broken(
+                    number,
+                    f"event {seq} where {expected_seq} was expected: "
+                    f"{missing} line{'s are' if missing > 1 else ' is'} missing before "
+                    "it, or lines were reordered",
+                )
+            return broken(
+                number, f"event {seq} where {expected_seq} was expected: lines were reordered or repeated"
+            )
         if prev != head:
-            return broken(number, "does not follow the line before it (its prev hash differs): "
-                          "that line was altered or a line is missing")
+            return broken(
+                number,
+                "does not follow the line before it (its prev hash differs): "
+                "that line was altered or a line is missing",
+            )
         expected_seq, head, count = seq + 1, stored, count + 1
     return Verification(count, head)

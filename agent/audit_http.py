@@ -29,11 +29,14 @@ def usage_from_body(body: bytes, content_type: str) -> dict[str, int]:
     def take(obj: Any) -> None:
         if not isinstance(obj, dict):
             return
-        for source in (obj.get("usage"), (obj.get("message") or {}).get("usage")
-                       if isinstance(obj.get("message"), dict) else None):
+        for source in (
+            obj.get("usage"),
+            (obj.get("message") or {}).get("usage") if isinstance(obj.get("message"), dict) else None,
+        ):
             if isinstance(source, dict):
-                usage.update({k: v for k, v in source.items()
-                              if isinstance(v, int) and not isinstance(v, bool)})
+                usage.update(
+                    {k: v for k, v in source.items() if isinstance(v, int) and not isinstance(v, bool)}
+                )
 
     text = body.decode("utf-8", "replace")
     if "event-stream" in content_type:
@@ -54,8 +57,7 @@ def usage_from_body(body: bytes, content_type: str) -> dict[str, int]:
 class _Recorder:
     """Passes the response bytes through unchanged and records the event when closed."""
 
-    def __init__(self, inner: Any, audit: AuditLog, fields: dict[str, Any],
-                 content_type: str) -> None:
+    def __init__(self, inner: Any, audit: AuditLog, fields: dict[str, Any], content_type: str) -> None:
         self._inner = inner
         self._audit = audit
         self._fields = fields
@@ -77,8 +79,12 @@ class _Recorder:
         finally:
             if not self._recorded:
                 self._recorded = True
-                self._audit.record("model_request", **self._fields, response_bytes=self._size,
-                                   usage=usage_from_body(bytes(self._kept), self._content_type))
+                self._audit.record(
+                    "model_request",
+                    **self._fields,
+                    response_bytes=self._size,
+                    usage=usage_from_body(bytes(self._kept), self._content_type),
+                )
 
 
 @functools.cache
@@ -94,8 +100,14 @@ def _http_library(response: Any) -> ModuleType:
 
 def _request_fields(request: Any) -> dict[str, Any]:
     body = request.read()
-    return {"host": request.url.host, "port": request.url.port, "method": request.method,
-            "path": request.url.path, "bytes": len(body), "sha256": digest(body)}
+    return {
+        "host": request.url.host,
+        "port": request.url.port,
+        "method": request.method,
+        "path": request.url.path,
+        "bytes": len(body),
+        "sha256": digest(body),
+    }
 
 
 def audit_hooks(audit: AuditLog) -> dict[str, list[Any]]:
@@ -111,12 +123,17 @@ def audit_hooks(audit: AuditLog) -> dict[str, list[Any]]:
         except http.ResponseNotRead:
             pass
         else:
-            audit.record("model_request", **fields, response_bytes=len(body),
-                         usage=usage_from_body(body[:MAX_USAGE_SCAN_BYTES], content_type))
+            audit.record(
+                "model_request",
+                **fields,
+                response_bytes=len(body),
+                usage=usage_from_body(body[:MAX_USAGE_SCAN_BYTES], content_type),
+            )
             return
         if isinstance(response.stream, http.SyncByteStream):
             response.stream = _recording_stream(http.SyncByteStream)(
-                response.stream, audit, fields, content_type)
+                response.stream, audit, fields, content_type
+            )
         else:
             audit.record("model_request", **fields, response_bytes=None, usage={})
 

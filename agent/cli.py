@@ -63,38 +63,67 @@ def add_run_options(run: argparse.ArgumentParser) -> None:
     """The ``run`` options. Options of other parts (policy, sandbox) are added next to these."""
     run.add_argument("--workspace", required=True, help="directory the tools are confined to")
     run.add_argument("--session", help="JSON Lines file to append to, resuming what it holds")
-    run.add_argument("--continue", dest="continue_", action="store_true",
-                     help="resume the session where it stopped, without a new prompt")
-    run.add_argument("--model", help="model name (default: $ANTHROPIC_MODEL, else a current Claude "
-                     "Sonnet)")
-    run.add_argument("--max-turns", type=int, default=DEFAULT_MAX_TURNS,
-                     help=f"model turns before giving up (default {DEFAULT_MAX_TURNS})")
-    run.add_argument("--max-tokens", type=_positive_int, metavar="N",
-                     help="most tokens one reply may have (default 8192)")
-    run.add_argument("--max-tokens-total", type=_positive_int, metavar="N",
-                     help="stop the run once its replies have used more than N tokens in all "
-                     "(input, output and cache)")
-    run.add_argument("--no-stream", dest="stream", action="store_false",
-                     help="ask for whole replies instead of streaming them")
-    run.add_argument("--allow-bash", action="store_true",
-                     help="let the model run shell commands (the same as --mode full; in the "
-                     "sandbox, see --sandbox)")
-    run.add_argument("--sandbox", choices=SANDBOX_MODES, default="auto",
-                     help="auto (default): each bash command runs in a kernel sandbox, and is "
-                     "refused where none can be set up; off: unconfined, with your rights")
-    run.add_argument("--allow-network", action="store_true",
-                     help="let sandboxed bash commands use the network")
+    run.add_argument(
+        "--continue",
+        dest="continue_",
+        action="store_true",
+        help="resume the session where it stopped, without a new prompt",
+    )
+    run.add_argument("--model", help="model name (default: $ANTHROPIC_MODEL, else a current Claude Sonnet)")
+    run.add_argument(
+        "--max-turns",
+        type=int,
+        default=DEFAULT_MAX_TURNS,
+        help=f"model turns before giving up (default {DEFAULT_MAX_TURNS})",
+    )
+    run.add_argument(
+        "--max-tokens", type=_positive_int, metavar="N", help="most tokens one reply may have (default 8192)"
+    )
+    run.add_argument(
+        "--max-tokens-total",
+        type=_positive_int,
+        metavar="N",
+        help="stop the run once its replies have used more than N tokens in all (input, output and cache)",
+    )
+    run.add_argument(
+        "--no-stream",
+        dest="stream",
+        action="store_false",
+        help="ask for whole replies instead of streaming them",
+    )
+    run.add_argument(
+        "--allow-bash",
+        action="store_true",
+        help="let the model run shell commands (the same as --mode full; in the sandbox, see --sandbox)",
+    )
+    run.add_argument(
+        "--sandbox",
+        choices=SANDBOX_MODES,
+        default="auto",
+        help="auto (default): each bash command runs in a kernel sandbox, and is "
+        "refused where none can be set up; off: unconfined, with your rights",
+    )
+    run.add_argument(
+        "--allow-network", action="store_true", help="let sandboxed bash commands use the network"
+    )
     policy_options.add_run_options(run)
-    run.add_argument("--env-allow", action="append", default=[], metavar="NAME",
-                     help="pass this environment variable to bash too (repeatable; never "
-                     "ANTHROPIC_API_KEY)")
-    run.add_argument("prompt", nargs="*", metavar="PROMPT",
-                     help="what to ask the agent: the remaining arguments, or - to read stdin")
+    run.add_argument(
+        "--env-allow",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="pass this environment variable to bash too (repeatable; never ANTHROPIC_API_KEY)",
+    )
+    run.add_argument(
+        "prompt",
+        nargs="*",
+        metavar="PROMPT",
+        help="what to ask the agent: the remaining arguments, or - to read stdin",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog=PROG, description="A coding agent whose file tools cannot leave the "
-                     "workspace.")
+    parser = _Parser(prog=PROG, description="A coding agent whose file tools cannot leave the workspace.")
     parser.add_argument("--version", action="version", version=f"{PROG} {safefs.__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
@@ -103,8 +132,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     demo = commands.add_parser("demo", help="offline walkthrough of a prompt-injection attack")
     demo.add_argument("--session", help="where to write the demo's session file")
-    demo.add_argument("--race-seconds", type=float, default=2.0,
-                      help="how long each race runs (default 2)")
+    demo.add_argument("--race-seconds", type=float, default=2.0, help="how long each race runs (default 2)")
     policy_options.add_audit_command(commands)
     return parser
 
@@ -121,8 +149,7 @@ class _Signals:
         return 128 + self.received
 
     def describe(self) -> str:
-        return "cancelled" if self.received is None else \
-            f"cancelled by {signal.Signals(self.received).name}"
+        return "cancelled" if self.received is None else f"cancelled by {signal.Signals(self.received).name}"
 
 
 @contextlib.contextmanager
@@ -170,11 +197,12 @@ def _api_key() -> str:
     if not key.strip():
         raise UsageError(f"{KEY_VARIABLE} is not set: export your Anthropic API key in it")
     if "\n" in key or "\r" in key:
-        raise UsageError(f"{KEY_VARIABLE} contains a newline (often from reading a file): "
-                         f"remove it, e.g. export {KEY_VARIABLE}=\"$(tr -d '\\n' < keyfile)\"")
+        raise UsageError(
+            f"{KEY_VARIABLE} contains a newline (often from reading a file): "
+            f"remove it, e.g. export {KEY_VARIABLE}=\"$(tr -d '\\n' < keyfile)\""
+        )
     if any(c.isspace() or not c.isprintable() for c in key) or not key.isascii():
-        raise UsageError(f"{KEY_VARIABLE} contains a space, control or non-ASCII character: "
-                         "check the value")
+        raise UsageError(f"{KEY_VARIABLE} contains a space, control or non-ASCII character: check the value")
     return key
 
 
@@ -182,19 +210,18 @@ def _prompt(args: argparse.Namespace) -> str | None:
     words: list[str] = args.prompt
     if args.continue_:
         if words:
-            raise UsageError("--continue resumes the session without a new prompt; give one or "
-                             "the other")
+            raise UsageError("--continue resumes the session without a new prompt; give one or the other")
         if not args.session:
             raise UsageError("--continue needs --session FILE")
         if not os.path.exists(args.session):
-            raise UsageError(f"--continue: no session at {args.session!r} to resume; start one "
-                             "with a prompt")
+            raise UsageError(f"--continue: no session at {args.session!r} to resume; start one with a prompt")
         return None
     if words == ["-"]:
         text = sys.stdin.read()
     elif not words:
-        raise UsageError("no prompt given: say what the agent should do (or - to read it from "
-                         "stdin, or --continue)")
+        raise UsageError(
+            "no prompt given: say what the agent should do (or - to read it from stdin, or --continue)"
+        )
     else:
         text = " ".join(words)
     if not text.strip():
@@ -238,29 +265,40 @@ def command_run(args: argparse.Namespace, redact_holder: list[Redactor]) -> int:
     stdout_is_terminal = sys.stdout.isatty()
     progress = Progress(sys.stderr, sys.stdout if stdout_is_terminal else sys.stderr, redact)
     harden_agent_process()  # /proc/<agent>/environ holds the key: not readable by our commands
-    with _open_workspace(args.workspace) as root, contextlib.closing(progress), \
-            contextlib.ExitStack() as stack:
+    with (
+        _open_workspace(args.workspace) as root,
+        contextlib.closing(progress),
+        contextlib.ExitStack() as stack,
+    ):
         audit_file = policy_options.audit_path(args)
-        audit = stack.enter_context(_writable("audit log", audit_file, AuditLog)) \
-            if audit_file else None
-        tools = default_tools(root, secret_values=[api_key], env_allow=args.env_allow,
-                              sandbox=args.sandbox, allow_network=args.allow_network)
+        audit = stack.enter_context(_writable("audit log", audit_file, AuditLog)) if audit_file else None
+        tools = default_tools(
+            root,
+            secret_values=[api_key],
+            env_allow=args.env_allow,
+            sandbox=args.sandbox,
+            allow_network=args.allow_network,
+        )
         permissions = policy_options.permissions(args, root, tools, audit)
-        system = DEFAULT_SYSTEM if permissions.notice is None else \
-            f"{DEFAULT_SYSTEM}\n\n{permissions.notice}"
+        system = DEFAULT_SYSTEM if permissions.notice is None else f"{DEFAULT_SYSTEM}\n\n{permissions.notice}"
         http_client = None
         if audit is not None:
             from agent.audit_http import audited_http_client
 
             http_client = audited_http_client(audit)
-        client = AnthropicModelClient(api_key=api_key, model=model, base_url=base_url,
-                                      max_tokens=args.max_tokens or DEFAULT_MAX_TOKENS,
-                                      stream=args.stream, system=system, http_client=http_client)
+        client = AnthropicModelClient(
+            api_key=api_key,
+            model=model,
+            base_url=base_url,
+            max_tokens=args.max_tokens or DEFAULT_MAX_TOKENS,
+            stream=args.stream,
+            system=system,
+            http_client=http_client,
+        )
         session = Session.open(args.session, secrets=[api_key]) if args.session else None
         try:
             if session is not None and session.truncated is not None:
-                write_safely(sys.stderr, f"{PROG}: warning: "
-                             f"{session.truncated.describe(session.path)}\n")
+                write_safely(sys.stderr, f"{PROG}: warning: {session.truncated.describe(session.path)}\n")
             with _cancel_on_signals(cancel, signals):
                 try:
                     history = run_agent(

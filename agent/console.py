@@ -79,8 +79,10 @@ class Printer:
 
 
 def describe_usage(usage: Usage) -> str:
-    return (f"{usage.input_tokens} in, {usage.output_tokens} out, cache "
-            f"{usage.cache_read_input_tokens} read / {usage.cache_creation_input_tokens} written")
+    return (
+        f"{usage.input_tokens} in, {usage.output_tokens} out, cache "
+        f"{usage.cache_read_input_tokens} read / {usage.cache_creation_input_tokens} written"
+    )
 
 
 class Progress(RunObserver):
@@ -125,7 +127,7 @@ class Progress(RunObserver):
         cut = max(self._pending.rfind(" "), self._pending.rfind("\n"), self._pending.rfind("\t"))
         if cut >= 0:
             self._show(self._pending[: cut + 1])
-            self._pending = self._pending[cut + 1:]
+            self._pending = self._pending[cut + 1 :]
 
     def reply(self, message: AssistantMessage, total: Usage) -> None:
         self._end_text()

@@ -25,8 +25,10 @@ def require(extra: str, prog: str) -> None:
     """Exit with status 1 and one line on stderr when ``extra`` is not installed."""
     missing = missing_modules(extra)
     if missing:
-        sys.stderr.write(f"{prog}: error: this command needs the '{extra}' extra "
-                         f"({', '.join(missing)} not installed): pip install 'safefs[{extra}]'\n")
+        sys.stderr.write(
+            f"{prog}: error: this command needs the '{extra}' extra "
+            f"({', '.join(missing)} not installed): pip install 'safefs[{extra}]'\n"
+        )
         raise SystemExit(1)
 
 

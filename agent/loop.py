@@ -53,8 +53,9 @@ REFUSED = "not executed: the model refused"
 CONTEXT_FULL = "not executed: the reply was cut off at the end of the model's context window"
 BUDGET_SPENT = "not executed: the run's token budget was used up"
 UNKNOWN_STOP = "not executed: the reply stopped for an unknown reason"
-LONE_SURROGATE = ("invalid input: a string holds a lone surrogate (an unpaired \\ud800-\\udfff "
-                  "escape), which is not text")
+LONE_SURROGATE = (
+    "invalid input: a string holds a lone surrogate (an unpaired \\ud800-\\udfff escape), which is not text"
+)
 
 RUNS_CALLS = {None, "end_turn", "stop_sequence", "tool_use", "pause_turn"}
 
@@ -111,8 +112,13 @@ class RunObserver:
 
 
 class _Recorder:
-    def __init__(self, history: list[Message], session: Session | None,
-                 on_message: Callable[[Message], None] | None, observer: RunObserver) -> None:
+    def __init__(
+        self,
+        history: list[Message],
+        session: Session | None,
+        on_message: Callable[[Message], None] | None,
+        observer: RunObserver,
+    ) -> None:
         self.history = history
         self.session = session
         self.on_message = on_message
@@ -146,13 +152,20 @@ def can_continue(history: Sequence[Message]) -> bool:
     return bool(last.tool_calls) or last.stop_reason == "pause_turn"
 
 
-def run_agent(client: ModelClient, tools: Sequence[Tool], messages: Sequence[Message] = (), *,
-              prompt: str | None = None, before_tool_call: Policy | None = None,
-              session: Session | None = None, max_turns: int = DEFAULT_MAX_TURNS,
-              cancel: threading.Event | None = None,
-              on_message: Callable[[Message], None] | None = None,
-              observer: RunObserver | None = None,
-              max_tokens_total: int | None = None) -> list[Message]:
+def run_agent(
+    client: ModelClient,
+    tools: Sequence[Tool],
+    messages: Sequence[Message] = (),
+    *,
+    prompt: str | None = None,
+    before_tool_call: Policy | None = None,
+    session: Session | None = None,
+    max_turns: int = DEFAULT_MAX_TURNS,
+    cancel: threading.Event | None = None,
+    on_message: Callable[[Message], None] | None = None,
+    observer: RunObserver | None = None,
+    max_tokens_total: int | None = None,
+) -> list[Message]:
     """Run until a reply has no tool calls; returns the whole conversation.
 
     ``messages`` are the prior conversation (already stored, e.g. resumed from ``session``);
@@ -176,8 +189,9 @@ def run_agent(client: ModelClient, tools: Sequence[Tool], messages: Sequence[Mes
     record = _Recorder(history, session, on_message, observer)
 
     if prompt is None and not can_continue(history):
-        raise NothingToContinue("nothing to continue: the conversation ends with the model's "
-                                "answer; give a new prompt")
+        raise NothingToContinue(
+            "nothing to continue: the conversation ends with the model's answer; give a new prompt"
+        )
     # A run that died between an assistant message and its results left calls unanswered.
     record.fill(unanswered_calls(history), INTERRUPTED)
     if prompt is not None and not (history and history[-1] == UserMessage(prompt)):
@@ -205,8 +219,9 @@ def run_agent(client: ModelClient, tools: Sequence[Tool], messages: Sequence[Mes
         elif over_budget:
             record.fill(reply.tool_calls, BUDGET_SPENT)
         if over_budget:
-            raise BudgetExceeded(f"token budget used up: this run used {used.total} tokens, "
-                                 f"the limit is {max_tokens_total}")
+            raise BudgetExceeded(
+                f"token budget used up: this run used {used.total} tokens, the limit is {max_tokens_total}"
+            )
         if runs_calls and reply.tool_calls:
             _run_calls(reply.tool_calls, by_name, before_tool_call, cancel, record)
     raise TurnLimitExceeded(f"turn limit reached: {max_turns} model turns without a final answer")
@@ -216,24 +231,33 @@ def _stop_without_running(reply: AssistantMessage, record: _Recorder) -> None:
     """Answer the calls of a reply that stopped abnormally; raise unless the model should be
     asked again (a ``max_tokens`` reply with calls)."""
     stop = reply.stop_reason
-    marker = {"max_tokens": CUT_OFF, "refusal": REFUSED,
-              "model_context_window_exceeded": CONTEXT_FULL}.get(str(stop), UNKNOWN_STOP)
+    marker = {"max_tokens": CUT_OFF, "refusal": REFUSED, "model_context_window_exceeded": CONTEXT_FULL}.get(
+        str(stop), UNKNOWN_STOP
+    )
     record.fill(reply.tool_calls, marker)
     if stop == "max_tokens":
         if reply.tool_calls:
             return
-        raise ReplyCutOff("the reply was cut off by max_tokens before it was complete; raise "
-                          "--max-tokens, or ask for less at a time")
+        raise ReplyCutOff(
+            "the reply was cut off by max_tokens before it was complete; raise "
+            "--max-tokens, or ask for less at a time"
+        )
     if stop == "refusal":
         raise Refused("the model refused to continue this conversation")
     if stop == "model_context_window_exceeded":
-        raise ContextExhausted("the conversation no longer fits the model's context window; "
-                               "start a new session")
+        raise ContextExhausted(
+            "the conversation no longer fits the model's context window; start a new session"
+        )
     raise AgentError(f"the model stopped for an unknown reason ({stop!r})")
 
 
-def _run_calls(calls: Sequence[ToolCall], by_name: dict[str, Tool], hook: Policy | None,
-               cancel: threading.Event | None, record: _Recorder) -> None:
+def _run_calls(
+    calls: Sequence[ToolCall],
+    by_name: dict[str, Tool],
+    hook: Policy | None,
+    cancel: threading.Event | None,
+    record: _Recorder,
+) -> None:
     observer = record.observer
     for index, call in enumerate(calls):
         if cancel is not None and cancel.is_set():
@@ -250,7 +274,7 @@ def _run_calls(calls: Sequence[ToolCall], by_name: dict[str, Tool], hook: Policy
             approved, reason = bool(decision.approved), decision.reason
         except BaseException:
             record.result(call, APPROVAL_FAILED)
-            record.fill(calls[index + 1:], NOT_EXECUTED)
+            record.fill(calls[index + 1 :], NOT_EXECUTED)
             raise
         if not approved:
             text = str(reason or DEFAULT_DENIAL_REASON)
@@ -268,6 +292,6 @@ def _run_calls(calls: Sequence[ToolCall], by_name: dict[str, Tool], hook: Policy
             output = tool.execute(call.input, cancel)
         except BaseException:
             record.result(call, EXECUTION_FAILED)
-            record.fill(calls[index + 1:], NOT_EXECUTED)
+            record.fill(calls[index + 1 :], NOT_EXECUTED)
             raise
         record.result(call, output.content, bool(output.is_error))

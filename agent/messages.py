@@ -40,8 +40,12 @@ class Usage:
 
     @property
     def total(self) -> int:
-        return (self.input_tokens + self.output_tokens + self.cache_creation_input_tokens
-                + self.cache_read_input_tokens)
+        return (
+            self.input_tokens
+            + self.output_tokens
+            + self.cache_creation_input_tokens
+            + self.cache_read_input_tokens
+        )
 
     def __add__(self, other: Usage) -> Usage:
         return Usage(*(a + b for a, b in zip(astuple(self), astuple(other), strict=True)))
@@ -124,16 +128,19 @@ def message_from_dict(data: Any) -> Message:
         for raw in _field(data, "tool_calls", list):
             if not isinstance(raw, dict):
                 raise MessageFormatError("a tool call must be a JSON object")
-            calls.append(ToolCall(_field(raw, "id", str), _field(raw, "name", str),
-                                  _field(raw, "input", dict)))
+            calls.append(
+                ToolCall(_field(raw, "id", str), _field(raw, "name", str), _field(raw, "input", dict))
+            )
         stop_reason = data.get("stop_reason")
         if stop_reason is not None and not isinstance(stop_reason, str):
             raise MessageFormatError("field 'stop_reason' must be a str")
-        return AssistantMessage(_field(data, "text", str), tuple(calls), stop_reason,
-                                _usage_from(data.get("usage")))
+        return AssistantMessage(
+            _field(data, "text", str), tuple(calls), stop_reason, _usage_from(data.get("usage"))
+        )
     if role == "tool_result":
-        return ToolResult(_field(data, "tool_call_id", str), _field(data, "content", str),
-                          _field(data, "is_error", bool))
+        return ToolResult(
+            _field(data, "tool_call_id", str), _field(data, "content", str), _field(data, "is_error", bool)
+        )
     raise MessageFormatError(f"unknown message role {role!r}")
 
 
@@ -181,6 +188,6 @@ def unanswered_calls(messages: list[Message]) -> list[ToolCall]:
     for index in range(len(messages) - 1, -1, -1):
         message = messages[index]
         if isinstance(message, AssistantMessage):
-            answered = {m.tool_call_id for m in messages[index + 1:] if isinstance(m, ToolResult)}
+            answered = {m.tool_call_id for m in messages[index + 1 :] if isinstance(m, ToolResult)}
             return [c for c in message.tool_calls if c.id not in answered]
     return []

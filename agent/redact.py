@@ -47,8 +47,11 @@ class Redactor:
 
     def __init__(self, secrets: Iterable[str] = ()) -> None:
         spellings = _spellings(secrets)
-        self._pattern = (re.compile("|".join(f"(?<!{_WORD}){re.escape(s)}(?!{_WORD})"
-                                             for s in spellings)) if spellings else None)
+        self._pattern = (
+            re.compile("|".join(f"(?<!{_WORD}){re.escape(s)}(?!{_WORD})" for s in spellings))
+            if spellings
+            else None
+        )
 
     def __bool__(self) -> bool:
         return self._pattern is not None
@@ -71,10 +74,9 @@ class JsonHider:
                 continue
             spelled = json.dumps(secret, ensure_ascii=True)[1:-1]
             n = min(len(spelled), FRAGMENT)
-            grams.update(spelled[i:i + n] for i in range(len(spelled) - n + 1))
+            grams.update(spelled[i : i + n] for i in range(len(spelled) - n + 1))
         # A lookahead finds every start, overlapping ones too.
-        self._pattern = (re.compile("(?=(" + "|".join(map(re.escape, sorted(grams))) + "))")
-                         if grams else None)
+        self._pattern = re.compile("(?=(" + "|".join(map(re.escape, sorted(grams))) + "))") if grams else None
         # Escapes spell hex digits; spell their letters in the case the secret does not use,
         # or "\u00e9" would show a key holding "e".
         letters = "".join(grams)
@@ -83,8 +85,7 @@ class JsonHider:
     def dumps(self, value: Any) -> str:
         """``json.dumps(value, ensure_ascii=True)`` in compact form, with secrets hidden."""
         if isinstance(value, dict):
-            return "{" + ",".join(f"{self._string(str(k))}:{self.dumps(v)}"
-                                  for k, v in value.items()) + "}"
+            return "{" + ",".join(f"{self._string(str(k))}:{self.dumps(v)}" for k, v in value.items()) + "}"
         if isinstance(value, list | tuple):
             return "[" + ",".join(self.dumps(v) for v in value) + "]"
         if isinstance(value, str):
@@ -95,8 +96,9 @@ class JsonHider:
         literal = json.dumps(text, ensure_ascii=True)
         if self._pattern is None or not self._pattern.search(literal):
             return literal
-        units = [f"\\u{self._hex_case(u[2:])}" if u.startswith("\\u") else u
-                 for u in _UNIT.findall(literal[1:-1])]
+        units = [
+            f"\\u{self._hex_case(u[2:])}" if u.startswith("\\u") else u for u in _UNIT.findall(literal[1:-1])
+        ]
         while self._escape_pass(units):
             pass
         return '"' + "".join(units) + '"'

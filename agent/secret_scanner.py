@@ -64,12 +64,14 @@ def shannon_entropy(text: str) -> float:
 
 _PLACEHOLDER_WORDS = re.compile(
     r"(?i)^(?:x+|\*+|\.+|-+|_+|changeme\w*|example\w*|placeholder\w*|redacted\w*|your[\w-]*|"
-    r"dummy\w*|fake\w*|test\w*|todo\w*|none|null|true|false|undefined)$")
+    r"dummy\w*|fake\w*|test\w*|todo\w*|none|null|true|false|undefined)$"
+)
 # A word in a value that says it is not a generated secret but a marker or an example
 # (``sk-test-...``, ``not-a-real-key``, ``outside-secret-7f3a``).
 _NOT_REAL_WORD = re.compile(
     r"(?i)(?:^|[-_.])(?:fake|dummy|example|sample|placeholder|test|demo|changeme|redacted"
-    r"|not[-_]?a[-_]?real|notreal|secret|password|passwd|token|credential)(?:$|[-_.0-9])")
+    r"|not[-_]?a[-_]?real|notreal|secret|password|passwd|token|credential)(?:$|[-_.0-9])"
+)
 # Unquoted values that are code, not data: an attribute, a call, an index.
 _CODE_LIKE = re.compile(r"^[A-Za-z_][\w]*(?:\.[\w.]*|\(.*|\[.*)$")
 _NAME = re.compile(r"^[A-Za-z_]\w*$")
@@ -81,8 +83,12 @@ def _random_name(value: str) -> bool:
     a random token about one letter in two)."""
     letters = [c for c in value if c.isalpha()]
     upper = sum(c.isupper() for c in letters) / len(letters) if letters else 0.0
-    return (len(value) >= 16 and any(c.isdigit() for c in value) and 0.25 <= upper <= 0.75
-            and shannon_entropy(value) >= 3.5)
+    return (
+        len(value) >= 16
+        and any(c.isdigit() for c in value)
+        and 0.25 <= upper <= 0.75
+        and shannon_entropy(value) >= 3.5
+    )
 
 
 def _looks_random(value: str, *, quoted: bool) -> bool:
@@ -90,8 +96,7 @@ def _looks_random(value: str, *, quoted: bool) -> bool:
         return False
     if any(mark in value for mark in ("${", "{{", "%(", "%s", "<", ">", "://", "(", ")")):
         return False  # a template, a format string, a URL or an expression
-    if not quoted and (_CODE_LIKE.match(value) or (_NAME.match(value)
-                                                    and not _random_name(value))):
+    if not quoted and (_CODE_LIKE.match(value) or (_NAME.match(value) and not _random_name(value))):
         return False
     if value.startswith(("$", "{", "[")):
         return False
@@ -123,8 +128,11 @@ def _assignment_accept(match: re.Match[str]) -> bool:
 
 def _url_password_accept(match: re.Match[str]) -> bool:
     value = match.group("password")
-    return not (_PLACEHOLDER_WORDS.match(value) or value.startswith(("$", "{", "<"))
-                or value.lower() in ("pass", "password", "pwd", "secret", "token"))
+    return not (
+        _PLACEHOLDER_WORDS.match(value)
+        or value.startswith(("$", "{", "<"))
+        or value.lower() in ("pass", "password", "pwd", "secret", "token")
+    )
 
 
 # A key block's body: base64, header lines ("Proc-Type: 4,ENCRYPTED"), newlines, and the
@@ -132,66 +140,97 @@ def _url_password_accept(match: re.Match[str]) -> bool:
 _KEY_BODY = r"(?:[A-Za-z0-9+/=\s:,.\\]|-(?!----))"  # no "-----": stops at the next header
 _KEY_SEP = r"(?:\s|\\n)"
 PATTERNS: tuple[SecretPattern, ...] = (
-    SecretPattern("private-key", re.compile(
-        r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
-        rf"(?:{_KEY_BODY}{{0,65536}}?-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
-        rf"|(?:{_KEY_SEP}*[\w-]+:[^\n]*)*{_KEY_SEP}*[A-Za-z0-9+/=]{{16,}}"
-        rf"(?:{_KEY_SEP}+[A-Za-z0-9+/=]+)*)"),
-        hints=("private key",)),
-    SecretPattern("anthropic-api-key", re.compile(
-        r"\bsk-ant-(?:api|admin|oat)\d{2}-[A-Za-z0-9_-]{80,}"),
-        hints=("sk-ant-",)),
-    SecretPattern("openai-api-key", re.compile(
-        r"\bsk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{20,}"
-        r"|\bsk-[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20}\b"),
-        hints=("sk-",)),
-    SecretPattern("aws-access-key-id", re.compile(r"\b(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b"),
-        hints=("akia", "asia", "abia", "acca")),
-    SecretPattern("aws-secret-key", re.compile(
-        r"(?i:aws_?secret_?access_?key)[\"']?\s*[:=]\s*[\"']?"
-        r"(?P<value>[A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])"), group="value",
-        hints=("secret",)),
-    SecretPattern("github-token", re.compile(
-        r"\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36,255}\b|\bgithub_pat_[A-Za-z0-9_]{50,255}\b"),
-        hints=("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_")),
-    SecretPattern("gitlab-token", re.compile(r"\bglpat-[A-Za-z0-9_-]{20,}"),
-        hints=("glpat-",)),
-    SecretPattern("slack-webhook", re.compile(
-        r"https://hooks\.slack\.com/services/T[A-Za-z0-9_]+/B[A-Za-z0-9_]+/[A-Za-z0-9_]{16,}"),
-        hints=("hooks.slack.com",)),
-    SecretPattern("slack-token", re.compile(
-        r"\bxox[abposr]-[0-9]+-[A-Za-z0-9-]{8,}|\bxapp-\d-[A-Z0-9]+-\d+-[a-f0-9]{32,}"),
-        hints=("xox", "xapp-")),
-    SecretPattern("stripe-key", re.compile(r"\b[sr]k_(?:live|test)_[A-Za-z0-9]{16,}\b"),
-        hints=("k_live_", "k_test_")),
-    SecretPattern("google-api-key", re.compile(r"\bAIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])"),
-        hints=("aiza",)),
-    SecretPattern("google-oauth-secret", re.compile(r"\bGOCSPX-[A-Za-z0-9_-]{28}(?![A-Za-z0-9_-])"),
-        hints=("gocspx-",)),
-    SecretPattern("npm-token", re.compile(r"\bnpm_[A-Za-z0-9]{36}\b"),
-        hints=("npm_",)),
-    SecretPattern("pypi-token", re.compile(r"\bpypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,}"),
-        hints=("pypi-",)),
-    SecretPattern("huggingface-token", re.compile(r"\bhf_[A-Za-z0-9]{34,}\b"),
-        hints=("hf_",)),
-    SecretPattern("sendgrid-key", re.compile(
-        r"\bSG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])"),
-        hints=("sg.",)),
-    SecretPattern("jwt", re.compile(
-        r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{16,}"),
-        hints=("eyj",)),
-    SecretPattern("url-password", re.compile(
-        r"\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s:/@'\"]+:(?P<password>[^\s/@'\"]{3,})@[\w.-]+"),
-        group="password", accept=_url_password_accept,
-        hints=("://",)),
-    SecretPattern("secret-assignment", re.compile(
-        # From the keyword in the name on, bounded: linear time whatever the text.
-        r"(?i:password|passwd|passphrase|secret|token|api[_-]?key|access[_-]?key|auth[_-]?key"
-        r"|credential|private[_-]?key)[\w-]{0,64}"
-        r"[\"']?\]?[ \t]*(?::=|=>|[:=])[ \t]*"
-        r"(?P<quote>[\"'`]?)(?P<value>[^\s\"'`,;(){}\[\]<>]{8,})(?P=quote)"),
-        group="value", accept=_assignment_accept,
-        hints=("pass", "secret", "token", "key", "credential")),
+    SecretPattern(
+        "private-key",
+        re.compile(
+            r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
+            rf"(?:{_KEY_BODY}{{0,65536}}?-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
+            rf"|(?:{_KEY_SEP}*[\w-]+:[^\n]*)*{_KEY_SEP}*[A-Za-z0-9+/=]{{16,}}"
+            rf"(?:{_KEY_SEP}+[A-Za-z0-9+/=]+)*)"
+        ),
+        hints=("private key",),
+    ),
+    SecretPattern(
+        "anthropic-api-key",
+        re.compile(r"\bsk-ant-(?:api|admin|oat)\d{2}-[A-Za-z0-9_-]{80,}"),
+        hints=("sk-ant-",),
+    ),
+    SecretPattern(
+        "openai-api-key",
+        re.compile(
+            r"\bsk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{20,}"
+            r"|\bsk-[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20}\b"
+        ),
+        hints=("sk-",),
+    ),
+    SecretPattern(
+        "aws-access-key-id",
+        re.compile(r"\b(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b"),
+        hints=("akia", "asia", "abia", "acca"),
+    ),
+    SecretPattern(
+        "aws-secret-key",
+        re.compile(
+            r"(?i:aws_?secret_?access_?key)[\"']?\s*[:=]\s*[\"']?"
+            r"(?P<value>[A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])"
+        ),
+        group="value",
+        hints=("secret",),
+    ),
+    SecretPattern(
+        "github-token",
+        re.compile(r"\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36,255}\b|\bgithub_pat_[A-Za-z0-9_]{50,255}\b"),
+        hints=("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
+    ),
+    SecretPattern("gitlab-token", re.compile(r"\bglpat-[A-Za-z0-9_-]{20,}"), hints=("glpat-",)),
+    SecretPattern(
+        "slack-webhook",
+        re.compile(r"https://hooks\.slack\.com/services/T[A-Za-z0-9_]+/B[A-Za-z0-9_]+/[A-Za-z0-9_]{16,}"),
+        hints=("hooks.slack.com",),
+    ),
+    SecretPattern(
+        "slack-token",
+        re.compile(r"\bxox[abposr]-[0-9]+-[A-Za-z0-9-]{8,}|\bxapp-\d-[A-Z0-9]+-\d+-[a-f0-9]{32,}"),
+        hints=("xox", "xapp-"),
+    ),
+    SecretPattern(
+        "stripe-key", re.compile(r"\b[sr]k_(?:live|test)_[A-Za-z0-9]{16,}\b"), hints=("k_live_", "k_test_")
+    ),
+    SecretPattern("google-api-key", re.compile(r"\bAIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])"), hints=("aiza",)),
+    SecretPattern(
+        "google-oauth-secret", re.compile(r"\bGOCSPX-[A-Za-z0-9_-]{28}(?![A-Za-z0-9_-])"), hints=("gocspx-",)
+    ),
+    SecretPattern("npm-token", re.compile(r"\bnpm_[A-Za-z0-9]{36}\b"), hints=("npm_",)),
+    SecretPattern("pypi-token", re.compile(r"\bpypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,}"), hints=("pypi-",)),
+    SecretPattern("huggingface-token", re.compile(r"\bhf_[A-Za-z0-9]{34,}\b"), hints=("hf_",)),
+    SecretPattern(
+        "sendgrid-key",
+        re.compile(r"\bSG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])"),
+        hints=("sg.",),
+    ),
+    SecretPattern(
+        "jwt", re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{16,}"), hints=("eyj",)
+    ),
+    SecretPattern(
+        "url-password",
+        re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s:/@'\"]+:(?P<password>[^\s/@'\"]{3,})@[\w.-]+"),
+        group="password",
+        accept=_url_password_accept,
+        hints=("://",),
+    ),
+    SecretPattern(
+        "secret-assignment",
+        re.compile(
+            # From the keyword in the name on, bounded: linear time whatever the text.
+            r"(?i:password|passwd|passphrase|secret|token|api[_-]?key|access[_-]?key|auth[_-]?key"
+            r"|credential|private[_-]?key)[\w-]{0,64}"
+            r"[\"']?\]?[ \t]*(?::=|=>|[:=])[ \t]*"
+            r"(?P<quote>[\"'`]?)(?P<value>[^\s\"'`,;(){}\[\]<>]{8,})(?P=quote)"
+        ),
+        group="value",
+        accept=_assignment_accept,
+        hints=("pass", "secret", "token", "key", "credential"),
+    ),
 )
 
 
@@ -248,7 +287,7 @@ class SecretScanner:
         pieces: list[str] = []
         last = 0
         for finding in findings:
-            pieces += [text[last:finding.start], placeholder(finding.kind)]
+            pieces += [text[last : finding.start], placeholder(finding.kind)]
             last = finding.end
         pieces.append(text[last:])
         return Redaction("".join(pieces), tuple(findings))
@@ -257,5 +296,4 @@ class SecretScanner:
 def redaction_note(redaction: Redaction) -> str:
     """The line added to a tool result that had secrets replaced."""
     noun = "secret" if redaction.count == 1 else "secrets"
-    return (f"[{redaction.count} {noun} redacted before reaching the model: "
-            f"{', '.join(redaction.kinds())}]")
+    return f"[{redaction.count} {noun} redacted before reaching the model: {', '.join(redaction.kinds())}]"

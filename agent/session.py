@@ -42,9 +42,11 @@ class TruncatedTail:
     saved_to: str
 
     def describe(self, path: str) -> str:
-        return (f"session {path}: line {self.line_number} was cut off mid-write (the previous run "
-                f"stopped while saving it); resuming from the {self.kept_messages} complete "
-                f"messages before it; the incomplete line was moved to {self.saved_to}")
+        return (
+            f"session {path}: line {self.line_number} was cut off mid-write (the previous run "
+            f"stopped while saving it); resuming from the {self.kept_messages} complete "
+            f"messages before it; the incomplete line was moved to {self.saved_to}"
+        )
 
 
 def _free_name(base: str) -> str:
@@ -65,13 +67,14 @@ def _header_version(path: str, raw: bytes) -> int | None:
     if not isinstance(data, dict) or "format" not in data:
         return None
     if data["format"] != FORMAT:
-        raise SessionError(f"session {path}: not a safefs-agent session (format "
-                           f"{data['format']!r})")
+        raise SessionError(f"session {path}: not a safefs-agent session (format {data['format']!r})")
     version = data.get("version")
     if version != VERSION:
-        raise SessionError(f"session {path}: format version {version!r} is not supported (this "
-                           f"safefs-agent reads version {VERSION}); use the safefs-agent that "
-                           "wrote it, or start a new session file")
+        raise SessionError(
+            f"session {path}: format version {version!r} is not supported (this "
+            f"safefs-agent reads version {VERSION}); use the safefs-agent that "
+            "wrote it, or start a new session file"
+        )
     return VERSION
 
 
@@ -86,8 +89,7 @@ def _parse(path: str, data: bytes) -> tuple[list[Message], int | None]:
             try:
                 messages.append(loads(raw.decode("utf-8")))
             except (MessageFormatError, UnicodeDecodeError) as exc:
-                raise SessionError(f"session {path}: line {number} is not a valid message: "
-                                   f"{exc}") from None
+                raise SessionError(f"session {path}: line {number} is not a valid message: {exc}") from None
         offset += len(raw) + 1
     if last.strip():
         if not lines and _header_version(path, last) is not None:
@@ -110,8 +112,14 @@ def read_messages(path: str | os.PathLike[str]) -> list[Message]:
 class Session:
     """An append-only session file. Use :meth:`open`; ``messages`` holds what was resumed."""
 
-    def __init__(self, path: str, writer: JsonLinesWriter, messages: list[Message],
-                 truncated: TruncatedTail | None, hider: JsonHider) -> None:
+    def __init__(
+        self,
+        path: str,
+        writer: JsonLinesWriter,
+        messages: list[Message],
+        truncated: TruncatedTail | None,
+        hider: JsonHider,
+    ) -> None:
         self.path = path
         self.messages = messages
         self.truncated = truncated
@@ -159,6 +167,7 @@ class Session:
     def __enter__(self) -> Session:
         return self
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
         self.close()

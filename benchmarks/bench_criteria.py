@@ -58,10 +58,13 @@ def write_plain(path: str, data: bytes) -> None:
 
 @pytest.mark.parametrize("role", ["subject", "reference"])
 @by_depth
-def test_read_openat2_vs_plain_open(benchmark: BenchmarkFixture,
-                                    roots: Callable[[safefs.ResolverName], safefs.Root],
-                                    tree_path: Callable[[str], str], shape: Shape,
-                                    role: str) -> None:
+def test_read_openat2_vs_plain_open(
+    benchmark: BenchmarkFixture,
+    roots: Callable[[safefs.ResolverName], safefs.Root],
+    tree_path: Callable[[str], str],
+    shape: Shape,
+    role: str,
+) -> None:
     """Each depth's pair runs back to back, so drift on a busy machine hits both alike."""
     tag(benchmark, f"read-openat2-vs-open-depth-{shape.components}", role)
     if role == "subject":
@@ -73,8 +76,9 @@ def test_read_openat2_vs_plain_open(benchmark: BenchmarkFixture,
         assert benchmark(read_plain, tree_path(shape.file)) == FILE_CONTENT
 
 
-def test_read_walk_depth_16(benchmark: BenchmarkFixture,
-                            roots: Callable[[safefs.ResolverName], safefs.Root]) -> None:
+def test_read_walk_depth_16(
+    benchmark: BenchmarkFixture, roots: Callable[[safefs.ResolverName], safefs.Root]
+) -> None:
     root = roots("walk")
     tag(benchmark, "read-walk-vs-realpath-depth-16", "subject")
     assert benchmark(root.read_bytes, DEPTH_16.file) == FILE_CONTENT
@@ -103,8 +107,9 @@ def write_dir(request: pytest.FixtureRequest, bench_tree: str) -> Iterator[tuple
 
 
 @pytest.mark.parametrize("role", ["subject", "reference"])
-def test_write_atomic_vs_plain_open(benchmark: BenchmarkFixture, write_dir: tuple[str, str],
-                                    role: str) -> None:
+def test_write_atomic_vs_plain_open(
+    benchmark: BenchmarkFixture, write_dir: tuple[str, str], role: str
+) -> None:
     directory, key = write_dir
     path = os.path.join(directory, DEPTH_1.write_target)
     tag(benchmark, key, role)

@@ -72,6 +72,7 @@ def sessions(mcp_tree: Path) -> Iterator[Sessions]:
     """``sessions(server, command)``: each server started once on the tree, on first use."""
     opened: dict[str, SyncClient] = {}
     with ExitStack() as stack:
+
         def session(server: str, command: list[str]) -> SyncClient:
             if server not in opened:
                 opened[server] = stack.enter_context(mcp_session(command, str(mcp_tree)))
@@ -92,9 +93,14 @@ def _official_or_note(benchmark: BenchmarkFixture) -> tuple[list[str] | None, st
 
 @pytest.mark.parametrize("tool", ["read_text_file", "write_file"])
 @by_shape
-def test_round_trip_side_by_side(benchmark: BenchmarkFixture, capsys: pytest.CaptureFixture[str],
-                                 sessions: Sessions, mcp_tree: Path, tool: str,
-                                 shape: Shape) -> None:
+def test_round_trip_side_by_side(
+    benchmark: BenchmarkFixture,
+    capsys: pytest.CaptureFixture[str],
+    sessions: Sessions,
+    mcp_tree: Path,
+    tool: str,
+    shape: Shape,
+) -> None:
     """Each round calls every server once, in turn, so the machine's drift hits them alike;
     the medians of those calls are the numbers, kept in ``extra_info``."""
     clients = {"safefs-mcp": sessions("safefs-mcp", _command("safefs-mcp", True))}
@@ -118,7 +124,8 @@ def test_round_trip_side_by_side(benchmark: BenchmarkFixture, capsys: pytest.Cap
 
     benchmark.group = f"mcp {tool} {shape.name}"
     benchmark.pedantic(  # type: ignore[no-untyped-call]
-        one_round, rounds=1 if benchmark.disabled else ROUNDS, warmup_rounds=0)
+        one_round, rounds=1 if benchmark.disabled else ROUNDS, warmup_rounds=0
+    )
     if tool == "write_file":
         assert (mcp_tree / shape.dir / "w.txt").read_text() == WRITE_TEXT
     kept = {name: s[WARMUP:] or s for name, s in samples.items()}
@@ -135,8 +142,9 @@ def test_round_trip_side_by_side(benchmark: BenchmarkFixture, capsys: pytest.Cap
 
 @pytest.mark.parametrize("op", ["read", "write"])
 @by_server
-def test_swap_attack(benchmark: BenchmarkFixture, capsys: pytest.CaptureFixture[str],
-                     server: str, op: str) -> None:
+def test_swap_attack(
+    benchmark: BenchmarkFixture, capsys: pytest.CaptureFixture[str], server: str, op: str
+) -> None:
     if benchmark.disabled:
         pytest.skip("the attack runs only when benchmarking (tests/mcp/test_race.py covers it)")
     if sys.platform != "linux":
@@ -144,12 +152,17 @@ def test_swap_attack(benchmark: BenchmarkFixture, capsys: pytest.CaptureFixture[
     command = _command(server, False)
     benchmark.group = f"mcp swap attack {op}"
     counts = benchmark.pedantic(  # type: ignore[no-untyped-call]
-        race_victim, args=(server, lambda ws: mcp_session(command, ws), op, RACE_SECONDS),
-        rounds=1, iterations=1)
+        race_victim,
+        args=(server, lambda ws: mcp_session(command, ws), op, RACE_SECONDS),
+        rounds=1,
+        iterations=1,
+    )
     benchmark.extra_info.update(counts.as_dict())
     with capsys.disabled():
-        print(f"\n{server} {op} under the directory swap: {counts.escapes} escapes / "
-              f"{counts.attempts} attempts ({counts.inside} inside, {counts.refused} refused, "
-              f"{counts.swaps} swaps)")
+        print(
+            f"\n{server} {op} under the directory swap: {counts.escapes} escapes / "
+            f"{counts.attempts} attempts ({counts.inside} inside, {counts.refused} refused, "
+            f"{counts.swaps} swaps)"
+        )
     if server == "safefs-mcp":
         assert counts.escapes == 0

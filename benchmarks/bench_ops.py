@@ -29,8 +29,9 @@ def test_read(benchmark: BenchmarkFixture, open_on_tree: Opener, name: str, shap
 
 @by_shape
 @by_strategy
-def test_write(benchmark: BenchmarkFixture, open_on_tree: Opener, bench_tree: str, name: str,
-               shape: Shape) -> None:
+def test_write(
+    benchmark: BenchmarkFixture, open_on_tree: Opener, bench_tree: str, name: str, shape: Shape
+) -> None:
     s = open_on_tree(name)
     benchmark.group = f"write-4KiB {shape.name}"
     benchmark(s.write, shape.write_target, WRITE_DATA)
@@ -48,8 +49,7 @@ def test_stat(benchmark: BenchmarkFixture, open_on_tree: Opener, name: str, shap
 
 @by_shape
 @by_strategy
-def test_listdir(benchmark: BenchmarkFixture, open_on_tree: Opener, name: str,
-                 shape: Shape) -> None:
+def test_listdir(benchmark: BenchmarkFixture, open_on_tree: Opener, name: str, shape: Shape) -> None:
     s = open_on_tree(name)
     benchmark.group = f"listdir {shape.name}"
     assert {"f", "w"} <= set(benchmark(s.listdir, shape.listdir_target))
@@ -57,8 +57,9 @@ def test_listdir(benchmark: BenchmarkFixture, open_on_tree: Opener, name: str,
 
 @by_shape
 @by_strategy
-def test_mkdir_p(benchmark: BenchmarkFixture, open_on_tree: Opener, bench_tree: str, name: str,
-                 shape: Shape) -> None:
+def test_mkdir_p(
+    benchmark: BenchmarkFixture, open_on_tree: Opener, bench_tree: str, name: str, shape: Shape
+) -> None:
     s = open_on_tree(name)
     created = os.path.join(real_dir(bench_tree, shape), "new")
 
@@ -70,6 +71,7 @@ def test_mkdir_p(benchmark: BenchmarkFixture, open_on_tree: Opener, bench_tree: 
 
     benchmark.group = f"mkdir-p {shape.name}"
     benchmark.pedantic(  # type: ignore[no-untyped-call]  # pytest-benchmark leaves it untyped
-        s.makedirs, args=(shape.mkdir_target,), setup=remove_leaf, rounds=MKDIR_ROUNDS)
+        s.makedirs, args=(shape.mkdir_target,), setup=remove_leaf, rounds=MKDIR_ROUNDS
+    )
     assert os.path.isdir(created)
     remove_leaf()

@@ -53,8 +53,7 @@ CALLS = {
 
 @pytest.mark.parametrize("tool", list(CALLS))
 @pytest.mark.parametrize("guarded", [False, True], ids=["bare", "policy"])
-def test_tool_call(benchmark: BenchmarkFixture, workspace: safefs.Root, tool: str,
-                   guarded: bool) -> None:
+def test_tool_call(benchmark: BenchmarkFixture, workspace: safefs.Root, tool: str, guarded: bool) -> None:
     tools = _tools(workspace, guarded)
     policy = prepare(file_tools(workspace), workspace, mode="edit").policy if guarded else None
     call = ToolCall("b", tool, CALLS[tool])
@@ -71,9 +70,11 @@ def test_tool_call(benchmark: BenchmarkFixture, workspace: safefs.Root, tool: st
 
 @pytest.mark.parametrize("kind", ["docs-16k", "base64-1MiB", "key-headers-640k"])
 def test_scanner(benchmark: BenchmarkFixture, kind: str) -> None:
-    text = {"docs-16k": PROSE[:16000],
-            "base64-1MiB": base64.b64encode(os.urandom(786432)).decode(),
-            "key-headers-640k": "-----BEGIN RSA PRIVATE KEY-----\n" * 20000}[kind]
+    text = {
+        "docs-16k": PROSE[:16000],
+        "base64-1MiB": base64.b64encode(os.urandom(786432)).decode(),
+        "key-headers-640k": "-----BEGIN RSA PRIVATE KEY-----\n" * 20000,
+    }[kind]
     benchmark.group = "secret scanner"
     result = benchmark(SecretScanner().redact, text)
     assert result.count == 0  # headers without a key body are not keys

@@ -43,6 +43,7 @@ def tool_true(tool: BashTool) -> Callable[[], None]:
         out = tool.execute({"command": "true"})
         if not out.content.startswith("exit status 0\n"):
             raise RuntimeError(out.content)
+
     return run
 
 
@@ -106,13 +107,16 @@ def main() -> int:
     base_median = statistics.median(samples["popen"])
     base_p90 = p90(samples["popen"])
     base_min = min(samples["popen"])
-    print(f"  {'way':<10} {'median ms':>10} {'p90 ms':>8} {'min ms':>8} {'+median':>8} {'+p90':>8} "
-          f"{'+min':>8}")
+    print(
+        f"  {'way':<10} {'median ms':>10} {'p90 ms':>8} {'min ms':>8} {'+median':>8} {'+p90':>8} {'+min':>8}"
+    )
     for name, s in samples.items():
         med, high, low = statistics.median(s), p90(s), min(s)
-        print(f"  {name:<10} {med * 1e3:>10.2f} {high * 1e3:>8.2f} {low * 1e3:>8.2f} "
-              f"{(med - base_median) * 1e3:>+8.2f} {(high - base_p90) * 1e3:>+8.2f} "
-              f"{(low - base_min) * 1e3:>+8.2f}")
+        print(
+            f"  {name:<10} {med * 1e3:>10.2f} {high * 1e3:>8.2f} {low * 1e3:>8.2f} "
+            f"{(med - base_median) * 1e3:>+8.2f} {(high - base_p90) * 1e3:>+8.2f} "
+            f"{(low - base_min) * 1e3:>+8.2f}"
+        )
     return 0
 
 

@@ -26,16 +26,32 @@ class Criterion:
 
 
 CRITERIA: tuple[Criterion, ...] = (
-    *(Criterion(f"read-openat2-vs-open-depth-{d}", f"Root(resolver='openat2').read_bytes, depth {d}",
-                f"open(abs, 'rb').read(), depth {d}", 0.9) for d in (1, 4, 16)),
-    Criterion("read-walk-vs-realpath-depth-16", "Root(resolver='walk').read_bytes, depth 16",
-              "realpath guard then open(), depth 16", 0.35),
-    Criterion("write-atomic-vs-plain-4KiB", "Root().write_bytes(4 KiB), atomic",
-              "open(abs, 'wb').write(4 KiB)", 1.2),
+    *(
+        Criterion(
+            f"read-openat2-vs-open-depth-{d}",
+            f"Root(resolver='openat2').read_bytes, depth {d}",
+            f"open(abs, 'rb').read(), depth {d}",
+            0.9,
+        )
+        for d in (1, 4, 16)
+    ),
+    Criterion(
+        "read-walk-vs-realpath-depth-16",
+        "Root(resolver='walk').read_bytes, depth 16",
+        "realpath guard then open(), depth 16",
+        0.35,
+    ),
+    Criterion(
+        "write-atomic-vs-plain-4KiB", "Root().write_bytes(4 KiB), atomic", "open(abs, 'wb').write(4 KiB)", 1.2
+    ),
     # The same pair on tmpfs, where no writeback hides the cost of the extra metadata calls
     # (link, rename) that atomicity needs: a reading of CPU cost rather than of the disk.
-    Criterion("write-atomic-vs-plain-4KiB-tmpfs", "Root().write_bytes(4 KiB) on tmpfs",
-              "open(abs, 'wb').write(4 KiB) on tmpfs", 1.2),
+    Criterion(
+        "write-atomic-vs-plain-4KiB-tmpfs",
+        "Root().write_bytes(4 KiB) on tmpfs",
+        "open(abs, 'wb').write(4 KiB) on tmpfs",
+        1.2,
+    ),
 )
 BY_KEY = {c.key: c for c in CRITERIA}
 
@@ -74,20 +90,31 @@ def ratios(run: dict[str, Any]) -> list[Ratio]:
     for c in CRITERIA:
         subject, reference = stats.get((c.key, "subject")), stats.get((c.key, "reference"))
         if subject and reference:
-            found.append(Ratio(c, float(subject["median"]), float(reference["median"]),
-                               float(subject["min"]), float(reference["min"])))
+            found.append(
+                Ratio(
+                    c,
+                    float(subject["median"]),
+                    float(reference["median"]),
+                    float(subject["min"]),
+                    float(reference["min"]),
+                )
+            )
     return found
 
 
 def format_ratios(found: list[Ratio]) -> str:
-    lines = [f"{'criterion':<34} {'subject µs':>10} {'reference µs':>12} {'ratio':>6} "
-             f"{'limit':>6}  {'verdict':<8} {'min ratio':>9}",
-             "(medians; the verdict is on the ratio of medians; min ratio = fastest rounds)"]
+    lines = [
+        f"{'criterion':<34} {'subject µs':>10} {'reference µs':>12} {'ratio':>6} "
+        f"{'limit':>6}  {'verdict':<8} {'min ratio':>9}",
+        "(medians; the verdict is on the ratio of medians; min ratio = fastest rounds)",
+    ]
     for r in found:
-        lines.append(f"{r.criterion.key:<34} {r.subject_median * 1e6:>10.2f} "
-                     f"{r.reference_median * 1e6:>12.2f} {r.ratio:>6.3f} "
-                     f"{r.criterion.limit:>6.2f}  {'met' if r.met else 'NOT met':<8} "
-                     f"{r.min_ratio:>9.3f}")
+        lines.append(
+            f"{r.criterion.key:<34} {r.subject_median * 1e6:>10.2f} "
+            f"{r.reference_median * 1e6:>12.2f} {r.ratio:>6.3f} "
+            f"{r.criterion.limit:>6.2f}  {'met' if r.met else 'NOT met':<8} "
+            f"{r.min_ratio:>9.3f}"
+        )
     return "\n".join(lines)
 
 
@@ -97,11 +124,13 @@ def newest_run(storage: Path) -> Path | None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.criteria",
-                                     description="Median ratios of the safefs performance "
-                                                 "criteria from a saved pytest-benchmark run.")
-    parser.add_argument("run", nargs="?", type=Path,
-                        help="a saved run's JSON (default: the newest under bench-results/)")
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks.criteria",
+        description="Median ratios of the safefs performance criteria from a saved pytest-benchmark run.",
+    )
+    parser.add_argument(
+        "run", nargs="?", type=Path, help="a saved run's JSON (default: the newest under bench-results/)"
+    )
     args = parser.parse_args(argv)
     path = args.run or newest_run(Path("bench-results"))
     if path is None:
@@ -114,8 +143,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     found = ratios(run)
     if not found:
-        print(f"{path} holds no criterion benchmarks (was bench_criteria.py run?)",
-              file=sys.stderr)
+        print(f"{path} holds no criterion benchmarks (was bench_criteria.py run?)", file=sys.stderr)
         return 2
     print(f"run: {path}")
     print(format_ratios(found))

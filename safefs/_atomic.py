@@ -31,8 +31,9 @@ def temp_name(name: bytes) -> bytes:
     return b".%s.%s%d%s" % (name[:120], _token, next(_counter), TEMP_SUFFIX)
 
 
-def write_atomic(dirfd: int, name: bytes, data: bytes | bytearray | memoryview,
-                 perm: int | None, durable: bool) -> None:
+def write_atomic(
+    dirfd: int, name: bytes, data: bytes | bytearray | memoryview, perm: int | None, durable: bool
+) -> None:
     """Replace ``name`` in ``dirfd`` with ``data``. ``perm`` keeps an existing file's mode bits."""
     global _tmpfile_works
     mode = 0o666 if perm is None else perm
@@ -81,7 +82,7 @@ def _fill(fd: int, data: bytes | bytearray | memoryview, perm: int | None, durab
         os.fchmod(fd, perm)  # the umask must not narrow an existing file's mode
     view = memoryview(data).cast("B")
     while view:
-        view = view[os.write(fd, view):]
+        view = view[os.write(fd, view) :]
     if durable:
         os.fsync(fd)
 

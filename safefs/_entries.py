@@ -30,8 +30,12 @@ _DOT = b"."
 def open_mode_flags(mode: str) -> int:
     """open(2) flags for a Python ``open()`` mode string (``r w a x``, ``b``/``t``, ``+``)."""
     kinds = [c for c in mode if c in _OPEN_MODES]
-    if (len(kinds) != 1 or len(set(mode)) != len(mode) or set(mode) - set("rwaxbt+")
-            or ("b" in mode and "t" in mode)):
+    if (
+        len(kinds) != 1
+        or len(set(mode)) != len(mode)
+        or set(mode) - set("rwaxbt+")
+        or ("b" in mode and "t" in mode)
+    ):
         raise ValueError(f"invalid mode: {mode!r}")
     flags = _OPEN_MODES[kinds[0]]
     if "+" in mode:
@@ -116,8 +120,7 @@ def rename(sfd: int, sname: bytes, dfd: int, dname: bytes, replace: bool) -> Non
     _sys.unlinkat(sfd, sname)
 
 
-def check_link(sfd: int, sname: bytes, src_is_dir: bool, dfd: int, dname: bytes,
-               dtrailing: bool) -> None:
+def check_link(sfd: int, sname: bytes, src_is_dir: bool, dfd: int, dname: bytes, dtrailing: bool) -> None:
     """linkat's rules before the call. The source is looked up first (a missing one is ENOENT
     whatever the destination); then an existing destination is EEXIST, a new ``name/`` ENOENT,
     and a directory source EPERM."""

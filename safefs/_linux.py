@@ -55,8 +55,7 @@ def _load_libc_renameat2() -> Any:
         try:
             libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
             fn = libc.renameat2
-            fn.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p,
-                           ctypes.c_uint]
+            fn.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
             fn.restype = ctypes.c_int
             _libc_renameat2 = fn
         except (OSError, AttributeError):

@@ -96,8 +96,9 @@ def _same_dir(path: bytes, held: os.stat_result) -> bool:
     return (st.st_dev, st.st_ino) == (held.st_dev, held.st_ino)
 
 
-def _file_object(raw: io.FileIO, mode: str, blksize: int, encoding: str | None,
-                 errors: str | None, newline: str | None) -> IO[Any]:
+def _file_object(
+    raw: io.FileIO, mode: str, blksize: int, encoding: str | None, errors: str | None, newline: str | None
+) -> IO[Any]:
     """The buffered (and, for text, decoding) layers ``open()`` would put over ``raw``."""
     size = blksize if blksize > 1 else io.DEFAULT_BUFFER_SIZE
     buffer: io.BufferedIOBase
@@ -138,8 +139,14 @@ class Root:
     fd holds. Errors carry the caller's path, never the host path of the root.
     """
 
-    def __init__(self, path: PathArg, *, resolver: ResolverName = "auto",
-                 symlinks: SymlinkMode = "beneath", _use_o_path: bool = True) -> None:
+    def __init__(
+        self,
+        path: PathArg,
+        *,
+        resolver: ResolverName = "auto",
+        symlinks: SymlinkMode = "beneath",
+        _use_o_path: bool = True,
+    ) -> None:
         raw = to_bytes(path)
         use_o_path = _use_o_path and _sys.HAVE_O_PATH
         # The root's own path is trusted: it is the one path we let the kernel follow.
@@ -159,8 +166,7 @@ class Root:
         anchors = tuple(s for s in spellings if _same_dir(s, held))
         self._init(fd, chosen, anchors[0] if anchors else os.path.realpath(raw), anchors)
 
-    def _init(self, fd: int, resolver: Resolver, display: bytes,
-              anchors: tuple[bytes, ...]) -> None:
+    def _init(self, fd: int, resolver: Resolver, display: bytes, anchors: tuple[bytes, ...]) -> None:
         self._fd = fd
         self._resolver = resolver
         self._display = display
@@ -253,8 +259,7 @@ class Root:
         """Resolve ``rel`` as a directory and let go: its errors (an escape first) are raised."""
         os.close(self._open_dir(rel))
 
-    def _lookup(self, rel: bytes, *, follow: bool, parents: bool = False,
-                lstat: bool = False) -> Resolved:
+    def _lookup(self, rel: bytes, *, follow: bool, parents: bool = False, lstat: bool = False) -> Resolved:
         return self._resolver.lookup(self._fd, rel, follow=follow, parents=parents, lstat=lstat)
 
     def _lookup_file(self, rel: bytes, *, parents: bool = False) -> Resolved:
@@ -289,8 +294,7 @@ class Root:
         except OSError:
             return False
 
-    def _open_regular(self, rel: bytes, flags: int, mode: int = 0o666
-                      ) -> tuple[int, os.stat_result]:
+    def _open_regular(self, rel: bytes, flags: int, mode: int = 0o666) -> tuple[int, os.stat_result]:
         if flags & os.O_CREAT:
             self._refuse_create_with_slash(rel, flags)
         # O_NONBLOCK: a FIFO must not hang the open; fstat then refuses anything not regular.
@@ -341,8 +345,15 @@ class Root:
     # -- reading ---------------------------------------------------------------------------------
 
     @_operation
-    def open(self, path: PathArg, mode: str = "r", *, encoding: str | None = None,
-             errors: str | None = None, newline: str | None = None) -> IO[Any]:
+    def open(
+        self,
+        path: PathArg,
+        mode: str = "r",
+        *,
+        encoding: str | None = None,
+        errors: str | None = None,
+        newline: str | None = None,
+    ) -> IO[Any]:
         """Open a regular file beneath the root; returns an ordinary file object (``mode`` as
         for ``open()``: ``r w a x``, ``b``/``t``, ``+``; text defaults to UTF-8)."""
         flags = open_mode_flags(mode)
@@ -374,8 +385,9 @@ class Root:
         try:
             st = os.fstat(fd)
             if not stat_mod.S_ISREG(st.st_mode):
-                raise with_filename(error(errno.EISDIR) if stat_mod.S_ISDIR(st.st_mode)
-                                    else NotRegularFileError(), path)
+                raise with_filename(
+                    error(errno.EISDIR) if stat_mod.S_ISDIR(st.st_mode) else NotRegularFileError(), path
+                )
             size = st.st_size
             data = os.read(fd, size + 1)  # one byte more notices a file that grew meanwhile
             if len(data) == size:
@@ -394,8 +406,14 @@ class Root:
     # -- writing ---------------------------------------------------------------------------------
 
     @_operation
-    def write_bytes(self, path: PathArg, data: bytes | bytearray | memoryview, *,
-                    parents: bool = False, durable: bool = False) -> int:
+    def write_bytes(
+        self,
+        path: PathArg,
+        data: bytes | bytearray | memoryview,
+        *,
+        parents: bool = False,
+        durable: bool = False,
+    ) -> int:
         """Atomically replace (or create) the file; returns the number of bytes written.
 
         A final symlink that resolves beneath the root is written through: its target is
@@ -414,9 +432,16 @@ class Root:
             raise with_filename(exc, path) from None
         return size
 
-    def write_text(self, path: PathArg, data: str, encoding: str = "utf-8",
-                   errors: str = "strict", *, parents: bool = False,
-                   durable: bool = False) -> int:
+    def write_text(
+        self,
+        path: PathArg,
+        data: str,
+        encoding: str = "utf-8",
+        errors: str = "strict",
+        *,
+        parents: bool = False,
+        durable: bool = False,
+    ) -> int:
         """write_bytes of the encoded text; returns the number of characters written."""
         if not isinstance(data, str):
             raise TypeError(f"data must be str, not {type(data).__name__}")
@@ -441,8 +466,9 @@ class Root:
     # -- directories -----------------------------------------------------------------------------
 
     @_operation
-    def mkdir(self, path: PathArg, mode: int = 0o777, *, parents: bool = False,
-              exist_ok: bool = False) -> None:
+    def mkdir(
+        self, path: PathArg, mode: int = 0o777, *, parents: bool = False, exist_ok: bool = False
+    ) -> None:
         """Create a directory (``pathlib.Path.mkdir``). ``parents`` creates the missing ones
         above it, one ``mkdirat`` per level; ``exist_ok`` accepts an existing directory."""
         rel = self._rel(path)
@@ -474,8 +500,7 @@ class Root:
         return iter(found)
 
     @_operation
-    def walk(self, top: PathArg = ".", *, topdown: bool = True
-             ) -> Iterator[tuple[Any, list[Any], list[Any]]]:
+    def walk(self, top: PathArg = ".", *, topdown: bool = True) -> Iterator[tuple[Any, list[Any], list[Any]]]:
         """Like ``os.walk`` through held fds; symlinks are listed with the files, never entered.
         With ``topdown``, ``dirs`` may be pruned or reordered; an entry added to it must be a
         single name in that directory (ValueError otherwise)."""
@@ -513,8 +538,9 @@ class Root:
                 raise
         sub = object.__new__(Root)
         display = os.path.join(self._display, sub_rel) if sub_rel != b"." else self._display
-        anchors = tuple(dict.fromkeys(
-            os.path.join(a, sub_rel) if sub_rel != b"." else a for a in self._anchors))
+        anchors = tuple(
+            dict.fromkeys(os.path.join(a, sub_rel) if sub_rel != b"." else a for a in self._anchors)
+        )
         sub._init(fd, self._resolver, display, anchors)
         return sub
 
@@ -639,8 +665,7 @@ class Root:
         srel, drel = self._rel(src), self._rel(dst)
         with reporting(src, dst), self._lookup(srel, follow=False) as source:
             with self._lookup(drel, follow=False) as dest:
-                _entries.check_rename(source.fd, source.name, source.trailing, dest.name,
-                                     dest.trailing)
+                _entries.check_rename(source.fd, source.name, source.trailing, dest.name, dest.trailing)
                 self._check_moved_link(source.fd, source.name, dest)
                 _entries.rename(source.fd, source.name, dest.fd, dest.name, replace)
 
@@ -660,8 +685,7 @@ class Root:
             if source.trailing:
                 self._judge_dir(srel)  # ENOENT, ENOTDIR, ELOOP or an escape
             with self._lookup(drel, follow=False) as dest:
-                _entries.check_link(source.fd, source.name, src_is_dir, dest.fd, dest.name,
-                                   dest.trailing)
+                _entries.check_link(source.fd, source.name, src_is_dir, dest.fd, dest.name, dest.trailing)
                 self._check_moved_link(source.fd, source.name, dest)
                 _entries.link(source.fd, source.name, dest.fd, dest.name)
 
@@ -694,8 +718,6 @@ def _kept_mode(st: os.stat_result | None) -> int | None:
     if not stat_mod.S_ISREG(st.st_mode):
         raise NotRegularFileError()
     return stat_mod.S_IMODE(st.st_mode) & ~_PRIVILEGE_BITS
-
-
 
 
 __all__ = ["DirEntry", "Root"]

@@ -91,8 +91,7 @@ def _no_openat2(dirfd: int, path: bytes, flags: int, mode: int, resolve: int) ->
     return -errno.ENOSYS
 
 
-openat2: Callable[[int, bytes, int, int, int], int] = (
-    _linux.raw_openat2 if HAVE_NATIVE else _no_openat2)
+openat2: Callable[[int, bytes, int, int, int], int] = _linux.raw_openat2 if HAVE_NATIVE else _no_openat2
 """``openat2(dirfd, path, flags, mode, resolve)``: the fd, or ``-errno`` (-ENOSYS without the
 extension); never raises, so a retry costs no exception. ``flags, mode`` come from open_how():
 this is the extension's own entry point, with no Python frame on the hottest path."""

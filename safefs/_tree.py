@@ -26,8 +26,9 @@ class DirEntry:
 
     __slots__ = ("_is_dir", "_is_file", "_is_symlink", "_root", "inode_number", "name", "path")
 
-    def __init__(self, root: Root, name: Any, path: Any, is_dir: bool, is_file: bool,
-                 is_symlink: bool, inode: int) -> None:
+    def __init__(
+        self, root: Root, name: Any, path: Any, is_dir: bool, is_file: bool, is_symlink: bool, inode: int
+    ) -> None:
         self._root = root
         self.name = name
         self.path = path
@@ -85,9 +86,17 @@ def scan_fd(fd: int, root: Root, top: Any) -> list[DirEntry]:
     out = []
     for name, entry in _names(fd, as_bytes):
         path = name if prefix_free else os.path.join(top, name)
-        out.append(DirEntry(root, name, path, entry.is_dir(follow_symlinks=False),
-                            entry.is_file(follow_symlinks=False), entry.is_symlink(),
-                            entry.inode()))
+        out.append(
+            DirEntry(
+                root,
+                name,
+                path,
+                entry.is_dir(follow_symlinks=False),
+                entry.is_file(follow_symlinks=False),
+                entry.is_symlink(),
+                entry.inode(),
+            )
+        )
     return out
 
 

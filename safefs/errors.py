@@ -74,7 +74,8 @@ class reporting:  # lower case: it reads as a function, ``with reporting(path):`
     def __enter__(self) -> None:
         return None
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
         if isinstance(exc, OSError):
             raise with_filename(exc, self.filename, self.filename2) from None

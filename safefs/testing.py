@@ -63,8 +63,9 @@ class Swapper:
         self._stop = ctx.Event()
         self._ready = ctx.Event()
         self._swaps = ctx.Value("q", 0, lock=False)
-        self._proc = ctx.Process(target=_swap_forever, daemon=True,
-                                 args=(self.a, self.b, self._stop, self._ready, self._swaps))
+        self._proc = ctx.Process(
+            target=_swap_forever, daemon=True, args=(self.a, self.b, self._stop, self._ready, self._swaps)
+        )
         self.swaps = 0
 
     def __enter__(self) -> Swapper:
@@ -74,8 +75,9 @@ class Swapper:
             raise RuntimeError("attacker process did not start")
         return self
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
         self._stop.set()
         self._proc.join(10)
         if self._proc.is_alive():
@@ -295,8 +297,9 @@ GUARDS: dict[str, Callable[[str], Victim]] = {
 }
 
 
-def race(open_victim: Callable[[str], Victim], op: str, seconds: float, swap: str = "dir",
-         name: str = "") -> RaceCounts:
+def race(
+    open_victim: Callable[[str], Victim], op: str, seconds: float, swap: str = "dir", name: str = ""
+) -> RaceCounts:
     """Attack the victim ``open_victim(workspace)`` doing ``op`` ("read" or "write") for
     ``seconds`` with the ``swap`` attack ("dir" or "final"); returns the counts. Needs
     renameat2 (Linux)."""
@@ -314,11 +317,13 @@ def race(open_victim: Callable[[str], Victim], op: str, seconds: float, swap: st
             # Descriptors for where things really are, whatever names the attacker has swapped.
             outside_fd = os.open(arena.outside, os.O_RDONLY | os.O_DIRECTORY)
             fds.append(outside_fd)
-            real_dir_fd = os.open(os.path.join(arena.ws, "d") if swap == "dir" else arena.ws,
-                                  os.O_RDONLY | os.O_DIRECTORY)
+            real_dir_fd = os.open(
+                os.path.join(arena.ws, "d") if swap == "dir" else arena.ws, os.O_RDONLY | os.O_DIRECTORY
+            )
             fds.append(real_dir_fd)
-            attempt = _make_attempt(victim.read, victim.write, op, swap, arena, counts,
-                                    outside_fd, real_dir_fd, fds)
+            attempt = _make_attempt(
+                victim.read, victim.write, op, swap, arena, counts, outside_fd, real_dir_fd, fds
+            )
             with Swapper(*arena.swap_pair(swap)) as swapper:
                 run_for(seconds, attempt)
             counts.swaps = swapper.swaps
@@ -334,9 +339,17 @@ def race_guard(guard: str, op: str, seconds: float, swap: str = "dir") -> RaceCo
     return race(GUARDS[guard], op, seconds, swap, name=guard)
 
 
-def _make_attempt(read: Callable[[str], bytes], write: Callable[[str, bytes], None], op: str,
-                  swap: str, arena: _Arena, counts: RaceCounts, outside_fd: int,
-                  real_dir_fd: int, fds: list[int]) -> Callable[[], None]:
+def _make_attempt(
+    read: Callable[[str], bytes],
+    write: Callable[[str, bytes], None],
+    op: str,
+    swap: str,
+    arena: _Arena,
+    counts: RaceCounts,
+    outside_fd: int,
+    real_dir_fd: int,
+    fds: list[int],
+) -> Callable[[], None]:
     """The attempt for this op and attack; descriptors it opens go into ``fds`` (closed by the
     caller)."""
     target = "d/f" if swap == "dir" else "f"

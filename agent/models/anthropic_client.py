@@ -79,12 +79,17 @@ def to_api_messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
             blocks: list[dict[str, Any]] = []
             if message.text:
                 blocks.append({"type": "text", "text": printable(message.text)})
-            blocks += [{"type": "tool_use", "id": c.id, "name": c.name, "input": _wire(c.input)}
-                       for c in message.tool_calls]
+            blocks += [
+                {"type": "tool_use", "id": c.id, "name": c.name, "input": _wire(c.input)}
+                for c in message.tool_calls
+            ]
             add("assistant", blocks)
         else:
-            block: dict[str, Any] = {"type": "tool_result", "tool_use_id": message.tool_call_id,
-                                     "is_error": message.is_error}
+            block: dict[str, Any] = {
+                "type": "tool_result",
+                "tool_use_id": message.tool_call_id,
+                "is_error": message.is_error,
+            }
             if message.content:
                 block["content"] = printable(message.content)
             add("user", [block])
@@ -109,16 +114,22 @@ def _usage(raw: Any) -> Usage | None:
         value = getattr(raw, name, None)
         return value if isinstance(value, int) and value >= 0 else 0
 
-    return Usage(count("input_tokens"), count("output_tokens"),
-                 count("cache_creation_input_tokens"), count("cache_read_input_tokens"))
+    return Usage(
+        count("input_tokens"),
+        count("output_tokens"),
+        count("cache_creation_input_tokens"),
+        count("cache_read_input_tokens"),
+    )
 
 
 def from_api_message(message: Any) -> AssistantMessage:
     """An SDK ``Message`` as our assistant message (other block kinds are ignored)."""
     content = getattr(message, "content", None)
     if getattr(message, "type", None) != "message" or not isinstance(content, list):
-        raise ModelError("the model API sent a reply that is not a message (check "
-                         "ANTHROPIC_BASE_URL points at a Messages API)")
+        raise ModelError(
+            "the model API sent a reply that is not a message (check "
+            "ANTHROPIC_BASE_URL points at a Messages API)"
+        )
     texts: list[str] = []
     calls: list[ToolCall] = []
     for block in content:
@@ -130,9 +141,12 @@ def from_api_message(message: Any) -> AssistantMessage:
                 raise ModelError(f"model sent tool_use {block.id} with a non-object input")
             calls.append(ToolCall(str(block.id), str(block.name), dict(block.input)))
     stop_reason = getattr(message, "stop_reason", None)
-    return AssistantMessage("\n".join(texts), tuple(calls),
-                            stop_reason if isinstance(stop_reason, str) else None,
-                            _usage(getattr(message, "usage", None)))
+    return AssistantMessage(
+        "\n".join(texts),
+        tuple(calls),
+        stop_reason if isinstance(stop_reason, str) else None,
+        _usage(getattr(message, "usage", None)),
+    )
 
 
 def _tool_input(raw: str) -> Any:
@@ -166,8 +180,12 @@ def _accumulate(stream: Any, on_text: TextSink) -> AssistantMessage:
             usage = asdict(_usage(getattr(started, "usage", None)) or Usage())
         elif kind == "content_block_start":
             block = event.content_block
-            blocks[event.index] = {"type": block.type, "id": getattr(block, "id", ""),
-                                   "name": getattr(block, "name", ""), "parts": []}
+            blocks[event.index] = {
+                "type": block.type,
+                "id": getattr(block, "id", ""),
+                "name": getattr(block, "name", ""),
+                "parts": [],
+            }
         elif kind == "content_block_delta":
             delta = event.delta
             if delta.type == "text_delta":
@@ -183,8 +201,10 @@ def _accumulate(stream: Any, on_text: TextSink) -> AssistantMessage:
                 if isinstance(value, int):
                     usage[name] = value
     if started is None:
-        raise ModelError("the model API ended the stream without a message (check "
-                         "ANTHROPIC_BASE_URL points at a Messages API)")
+        raise ModelError(
+            "the model API ended the stream without a message (check "
+            "ANTHROPIC_BASE_URL points at a Messages API)"
+        )
     texts = ["".join(b["parts"]) for _, b in sorted(blocks.items()) if b["type"] == "text"]
     calls = []
     for _, block in sorted(blocks.items()):
@@ -193,8 +213,9 @@ def _accumulate(stream: Any, on_text: TextSink) -> AssistantMessage:
             if not isinstance(value, dict):
                 raise ModelError(f"model sent tool_use {block['id']} with a non-object input")
             calls.append(ToolCall(str(block["id"]), str(block["name"]), value))
-    return AssistantMessage("\n".join(texts), tuple(calls),
-                            stop_reason if isinstance(stop_reason, str) else None, Usage(**usage))
+    return AssistantMessage(
+        "\n".join(texts), tuple(calls), stop_reason if isinstance(stop_reason, str) else None, Usage(**usage)
+    )
 
 
 def describe_api_error(exc: anthropic.APIError) -> str:
@@ -208,8 +229,9 @@ def describe_api_error(exc: anthropic.APIError) -> str:
             kind = kind or body["error"].get("type")
             detail = detail or body["error"].get("message")
         what = f"HTTP {status}" + (f" {kind}" if kind else "")
-        hint = _HINTS.get(status) or ("the API is overloaded or failing: try again later"
-                                      if status >= 500 else "")
+        hint = _HINTS.get(status) or (
+            "the API is overloaded or failing: try again later" if status >= 500 else ""
+        )
         line = f"the model API refused the request ({what}"
         line += f": {detail})" if detail else ")"
         return f"{line}; {hint}" if hint else line
@@ -218,18 +240,26 @@ def describe_api_error(exc: anthropic.APIError) -> str:
     if isinstance(exc, anthropic.APIConnectionError):
         cause = exc.__cause__
         reason = f" ({cause})" if cause is not None and str(cause) else ""
-        return (f"could not reach the model API{reason}; check ANTHROPIC_BASE_URL and the "
-                "network")
+        return f"could not reach the model API{reason}; check ANTHROPIC_BASE_URL and the network"
     return f"model API error: {exc.message}"
 
 
 class AnthropicModelClient:
     """``complete`` sends the conversation and tool definitions; the key stays in the SDK."""
 
-    def __init__(self, *, api_key: str, model: str = DEFAULT_MODEL, base_url: str | None = None,
-                 max_tokens: int = DEFAULT_MAX_TOKENS, system: str = DEFAULT_SYSTEM,
-                 timeout: float | None = None, max_retries: int = 2, stream: bool = True,
-                 http_client: Any | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        api_key: str,
+        model: str = DEFAULT_MODEL,
+        base_url: str | None = None,
+        max_tokens: int = DEFAULT_MAX_TOKENS,
+        system: str = DEFAULT_SYSTEM,
+        timeout: float | None = None,
+        max_retries: int = 2,
+        stream: bool = True,
+        http_client: Any | None = None,
+    ) -> None:
         """``http_client``: an HTTP client for the SDK to send through (the audit log's hooks)."""
         if not api_key:
             raise ValueError("an API key is required")
@@ -242,8 +272,9 @@ class AnthropicModelClient:
             options["timeout"] = anthropic.Timeout(timeout, connect=min(timeout, 5.0))
         if http_client is not None:
             options["http_client"] = http_client
-        self._client = anthropic.Anthropic(api_key=api_key, base_url=base_url,
-                                           max_retries=max_retries, **options)
+        self._client = anthropic.Anthropic(
+            api_key=api_key, base_url=base_url, max_retries=max_retries, **options
+        )
 
     def __repr__(self) -> str:
         return f"<AnthropicModelClient model={self.model!r}>"
@@ -252,8 +283,7 @@ class AnthropicModelClient:
     def timeout(self) -> Any:
         return self._client.timeout
 
-    def request_params(self, messages: Sequence[Message],
-                       tools: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    def request_params(self, messages: Sequence[Message], tools: Sequence[dict[str, Any]]) -> dict[str, Any]:
         params: dict[str, Any] = {
             "model": self.model,
             "max_tokens": self.max_tokens,
@@ -264,14 +294,20 @@ class AnthropicModelClient:
             params["tools"] = [*tools[:-1], {**tools[-1], "cache_control": CACHE}]
         return params
 
-    def complete(self, messages: Sequence[Message], tools: Sequence[dict[str, Any]], *,
-                 cancel: threading.Event | None = None,
-                 on_text: TextSink | None = None) -> AssistantMessage:
+    def complete(
+        self,
+        messages: Sequence[Message],
+        tools: Sequence[dict[str, Any]],
+        *,
+        cancel: threading.Event | None = None,
+        on_text: TextSink | None = None,
+    ) -> AssistantMessage:
         params = self.request_params(messages, tools)
         events: queue.Queue[tuple[str, Any]] = queue.Queue()
         live: list[Any] = []  # the open stream, so a cancel can close it
-        worker = threading.Thread(target=self._request, args=(params, events, live),
-                                  name="model-request", daemon=True)
+        worker = threading.Thread(
+            target=self._request, args=(params, events, live), name="model-request", daemon=True
+        )
         worker.start()
         while True:
             if cancel is not None and cancel.is_set():
@@ -293,8 +329,7 @@ class AnthropicModelClient:
             else:
                 raise value
 
-    def _request(self, params: dict[str, Any], events: queue.Queue[tuple[str, Any]],
-                 live: list[Any]) -> None:
+    def _request(self, params: dict[str, Any], events: queue.Queue[tuple[str, Any]], live: list[Any]) -> None:
         try:
             if self.stream:
                 with self._client.messages.create(**params, stream=True) as stream:
@@ -308,6 +343,12 @@ class AnthropicModelClient:
         except ModelError as exc:
             events.put(("error", exc))
         except Exception as exc:  # a body the SDK could not make sense of
-            events.put(("error", ModelError(
-                f"the model API sent a malformed reply ({type(exc).__name__}); check "
-                "ANTHROPIC_BASE_URL points at a Messages API")))
+            events.put(
+                (
+                    "error",
+                    ModelError(
+                        f"the model API sent a malformed reply ({type(exc).__name__}); check "
+                        "ANTHROPIC_BASE_URL points at a Messages API"
+                    ),
+                )
+            )

@@ -12,9 +12,14 @@ TextSink = Callable[[str], None]
 
 
 class ModelClient(Protocol):
-    def complete(self, messages: Sequence[Message], tools: Sequence[dict[str, Any]], *,
-                 cancel: threading.Event | None = None,
-                 on_text: TextSink | None = None) -> AssistantMessage:
+    def complete(
+        self,
+        messages: Sequence[Message],
+        tools: Sequence[dict[str, Any]],
+        *,
+        cancel: threading.Event | None = None,
+        on_text: TextSink | None = None,
+    ) -> AssistantMessage:
         """The model's next assistant message given the conversation and the tool definitions.
 
         ``on_text`` receives the reply's text as it arrives (where the client streams). Setting

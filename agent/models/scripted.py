@@ -26,9 +26,14 @@ class ScriptedModelClient:
     def remaining(self) -> int:
         return len(self._turns) - len(self.requests)
 
-    def complete(self, messages: Sequence[Message], tools: Sequence[dict[str, Any]], *,
-                 cancel: threading.Event | None = None,
-                 on_text: TextSink | None = None) -> AssistantMessage:
+    def complete(
+        self,
+        messages: Sequence[Message],
+        tools: Sequence[dict[str, Any]],
+        *,
+        cancel: threading.Event | None = None,
+        on_text: TextSink | None = None,
+    ) -> AssistantMessage:
         if cancel is not None and cancel.is_set():
             raise RequestCancelled("the request was cancelled")
         index = len(self.requests)

@@ -41,6 +41,7 @@ _RED, _GREEN, _CYAN, _BOLD, _RESET = "\x1b[31m", "\x1b[32m", "\x1b[36m", "\x1b[1
 def visible(text: str) -> str:
     """``text`` with every control character but tab and newline, and every invisible or
     direction-changing character, shown as an escape."""
+
     def escape(match: re.Match[str]) -> str:
         code = ord(match.group(0))
         return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
@@ -71,8 +72,7 @@ def _new_text(call: ToolCall, current: str | None) -> str:
     if call.name == "write":
         content = str(call.input.get("content", ""))
         if len(content) > MAX_DIFF_BYTES:
-            raise ValueError(f"the new content is too large to show a diff ({len(content)} "
-                             "characters)")
+            raise ValueError(f"the new content is too large to show a diff ({len(content)} characters)")
         return content
     old, new = str(call.input.get("old_string", "")), str(call.input.get("new_string", ""))
     if current is None:
@@ -87,10 +87,15 @@ def _new_text(call: ToolCall, current: str | None) -> str:
 
 def coloured_diff(before: str | None, after: str, name: str, *, colour: bool = True) -> list[str]:
     """A unified diff from ``before`` (None: a new file) to ``after``, capped in length."""
-    lines = list(difflib.unified_diff(
-        [] if before is None else before.splitlines(keepends=True),
-        after.splitlines(keepends=True),
-        fromfile="/dev/null" if before is None else f"a/{name}", tofile=f"b/{name}", n=3))
+    lines = list(
+        difflib.unified_diff(
+            [] if before is None else before.splitlines(keepends=True),
+            after.splitlines(keepends=True),
+            fromfile="/dev/null" if before is None else f"a/{name}",
+            tofile=f"b/{name}",
+            n=3,
+        )
+    )
     shown: list[str] = []
     for line in lines[:MAX_DIFF_LINES]:
         text = visible(line.rstrip("\n"))
@@ -104,35 +109,49 @@ def coloured_diff(before: str | None, after: str, name: str, *, colour: bool = T
             text = f"{_CYAN}{text}{_RESET}"
         shown.append(text)
     if len(lines) > MAX_DIFF_LINES:
-        shown.append(f"[diff cut: {len(lines) - MAX_DIFF_LINES} more lines not shown; answer no "
-                     "to look at the change another way first]")
+        shown.append(
+            f"[diff cut: {len(lines) - MAX_DIFF_LINES} more lines not shown; answer no "
+            "to look at the change another way first]"
+        )
     if not lines:
         shown.append("(no change to the file's content)")
     return shown
 
 
-def describe_call(call: ToolCall, root: safefs.Root, *, sandbox: str = UNCONFINED_BASH,
-                  colour: bool = True, paths: PathsOf | None = None) -> list[str]:
+def describe_call(
+    call: ToolCall,
+    root: safefs.Root,
+    *,
+    sandbox: str = UNCONFINED_BASH,
+    colour: bool = True,
+    paths: PathsOf | None = None,
+) -> list[str]:
     """The lines shown to the person for ``call``; ``paths`` gives its paths (by default as the
     built-in file tools declare them)."""
     bold = (lambda s: f"{_BOLD}{s}{_RESET}") if colour else (lambda s: s)
     if call.name == "bash":
         command = str(call.input.get("command", ""))
-        return [bold("The agent wants to run a shell command:"),
-                *(f"  $ {visible(line)}" for line in command.splitlines() or [""]),
-                f"  in:      the workspace ({visible(root.path)})",
-                f"  sandbox: {visible(sandbox)}"]
+        return [
+            bold("The agent wants to run a shell command:"),
+            *(f"  $ {visible(line)}" for line in command.splitlines() or [""]),
+            f"  in:      the workspace ({visible(root.path)})",
+            f"  sandbox: {visible(sandbox)}",
+        ]
     given = (paths or paths_of())(call)
     if not given:
-        return [bold(f"The agent wants to call {visible(call.name)} with:"),
-                f"  {visible(repr(call.input))}"]
+        return [bold(f"The agent wants to call {visible(call.name)} with:"), f"  {visible(repr(call.input))}"]
     lines = [bold(f"The agent wants to {visible(call.name)} a file:")]
     for path in given:
         really = canonical_path(root, path)
-        lines += [f"  path as given: {visible(path)!r}",
-                  "  really:        " + (f"{visible(really)!r} (in the workspace)" if really
-                                         else "outside the workspace or invalid: the call will "
-                                         "fail")]
+        lines += [
+            f"  path as given: {visible(path)!r}",
+            "  really:        "
+            + (
+                f"{visible(really)!r} (in the workspace)"
+                if really
+                else "outside the workspace or invalid: the call will fail"
+            ),
+        ]
     canonical = canonical_path(root, given[0])  # write and edit name one path: the file changed
     if canonical is None or call.name not in ("write", "edit"):
         return lines
@@ -141,8 +160,7 @@ def describe_call(call: ToolCall, root: safefs.Root, *, sandbox: str = UNCONFINE
         after = _new_text(call, current)
     except ValueError as exc:
         return [*lines, f"  note: {exc}"]
-    return [*lines, *("  " + line for line in coloured_diff(current, after, canonical,
-                                                            colour=colour))]
+    return [*lines, *("  " + line for line in coloured_diff(current, after, canonical, colour=colour))]
 
 
 Answer = str  # "yes", "no" or "always"
@@ -166,7 +184,7 @@ class FdTerminal:
         data = text.encode("utf-8", "replace")
         view = memoryview(data)
         while view:
-            view = view[os.write(self._fd, view):]
+            view = view[os.write(self._fd, view) :]
         return len(text)
 
     def flush(self) -> None:
@@ -207,9 +225,15 @@ class TerminalApprover:
     None means there is no terminal, and every call is denied with :data:`NO_TERMINAL`.
     ``tools`` declare each call's paths (by default the built-in file tools)."""
 
-    def __init__(self, root: safefs.Root, *, sandbox: str = UNCONFINED_BASH,
-                 terminal: Callable[[], Terminal | None] = open_terminal,
-                 colour: bool | None = None, tools: Iterable[Tool] | None = None) -> None:
+    def __init__(
+        self,
+        root: safefs.Root,
+        *,
+        sandbox: str = UNCONFINED_BASH,
+        terminal: Callable[[], Terminal | None] = open_terminal,
+        colour: bool | None = None,
+        tools: Iterable[Tool] | None = None,
+    ) -> None:
         self.root = root
         self.sandbox = sandbox
         self.paths = paths_of(tools)  # each call's paths, as its tool declares them
@@ -246,8 +270,11 @@ class TerminalApprover:
 
     def _ask(self, tty: Terminal, call: ToolCall) -> Answer:
         colour = self._colour if self._colour is not None else os.environ.get("NO_COLOR") is None
-        tty.write("\n" + "\n".join(describe_call(call, self.root, sandbox=self.sandbox,
-                                                 colour=colour, paths=self.paths)) + "\n")
+        tty.write(
+            "\n"
+            + "\n".join(describe_call(call, self.root, sandbox=self.sandbox, colour=colour, paths=self.paths))
+            + "\n"
+        )
         question = f"Allow? [y]es / [n]o / [a]lways allow {call.name} for this run: "
         for _ in range(3):
             tty.write(question)

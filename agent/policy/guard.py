@@ -42,8 +42,15 @@ class ToolCallAudit:
     """Writes one ``tool_call`` line per call: its canonical target, a digest of its input,
     the decision and who made it, and the outcome (with a digest and size of the result)."""
 
-    def __init__(self, audit: AuditLog, root: safefs.Root, *, sandbox: str | None = None,
-                 tools: Iterable[Tool] | None = None, offered: Iterable[str] | None = None) -> None:
+    def __init__(
+        self,
+        audit: AuditLog,
+        root: safefs.Root,
+        *,
+        sandbox: str | None = None,
+        tools: Iterable[Tool] | None = None,
+        offered: Iterable[str] | None = None,
+    ) -> None:
         """``tools`` declare each call's paths (by default the built-in file tools); ``offered``
         names the tools the loop will run (None: any name may run)."""
         self.audit = audit
@@ -86,10 +93,14 @@ class ToolCallAudit:
         if output is None:
             self._write(pending.call, pending.decision, "raised")
             return
-        self._write(pending.call, pending.decision, "error" if output.is_error else "ok",
-                    result_sha256=digest(output.content),
-                    result_bytes=len(output.content.encode("utf-8", "surrogatepass")),
-                    redacted=redacted)
+        self._write(
+            pending.call,
+            pending.decision,
+            "error" if output.is_error else "ok",
+            result_sha256=digest(output.content),
+            result_bytes=len(output.content.encode("utf-8", "surrogatepass")),
+            redacted=redacted,
+        )
 
     def flush(self) -> None:
         """An approved call the loop never ran."""
@@ -104,15 +115,15 @@ class ToolCallAudit:
         paths = self.paths(call)
         return canonical_path(self.root, paths[0]) if paths else None
 
-    def _write(self, call: ToolCall, decision: Decision | None, outcome: str,
-               **extra: Any) -> None:
+    def _write(self, call: ToolCall, decision: Decision | None, outcome: str, **extra: Any) -> None:
         text = json.dumps(call.input, sort_keys=True, ensure_ascii=False)
         fields: dict[str, Any] = {
-            "tool": call.name, "call_id": call.id, "target": self._target(call),
+            "tool": call.name,
+            "call_id": call.id,
+            "target": self._target(call),
             "input_sha256": digest(text),
             "input_bytes": len(text.encode("utf-8", "surrogatepass")),
-            "decision": None if decision is None else
-            ("allowed" if decision.approved else "denied"),
+            "decision": None if decision is None else ("allowed" if decision.approved else "denied"),
             "decided_by": None if decision is None else decision.decided_by or "hook",
             "outcome": outcome,
         }
@@ -123,8 +134,10 @@ class ToolCallAudit:
         self.audit.record("tool_call", **fields, **extra)
 
 
-_LISTED = re.compile(r"^(?P<path>.+?)(?P<suffix>/| \((?:\d+|\?) bytes\)| -> .* \[symlink\]"
-                     r"| \[symlink, not followed\]| \[special file, not read\])?$")
+_LISTED = re.compile(
+    r"^(?P<path>.+?)(?P<suffix>/| \((?:\d+|\?) bytes\)| -> .* \[symlink\]"
+    r"| \[symlink, not followed\]| \[special file, not read\])?$"
+)
 _GREP_SPLIT = re.compile(r":\d+:")
 
 
@@ -135,8 +148,9 @@ class DeniedFiles:
         self.rules = rules
         self.root = root
 
-    def rule_for(self, path: str, *, directory: bool = False,
-                 canonical: str | None = None) -> PathRule | None:
+    def rule_for(
+        self, path: str, *, directory: bool = False, canonical: str | None = None
+    ) -> PathRule | None:
         if canonical is not None:
             found: Target | None = Target(relative(self.root, path) or path, canonical)
         else:
@@ -160,7 +174,7 @@ class DeniedFiles:
                 path, suffix = match.group("path"), match.group("suffix") or ""
                 canonical = None
                 if base is not None and "symlink" not in suffix and path.startswith(prefix):
-                    below = path[len(prefix):]
+                    below = path[len(prefix) :]
                     canonical = below if base == "." else f"{base}/{below}"
                 rule = self.rule_for(path, directory=suffix == "/", canonical=canonical)
                 if rule is not None:
@@ -172,7 +186,7 @@ class DeniedFiles:
         kept, dropped, files = [], 0, set()
         for line in text.split("\n"):
             # A path may itself hold ":N:"; judge every way of splitting the line.
-            paths = [line[:m.start()] for m in _GREP_SPLIT.finditer(line) if m.start() > 0]
+            paths = [line[: m.start()] for m in _GREP_SPLIT.finditer(line) if m.start() > 0]
             denied = next((p for p in paths if self.rule_for(p) is not None), None)
             if denied is None:
                 kept.append(line)
@@ -180,8 +194,10 @@ class DeniedFiles:
                 dropped += 1
                 files.add(denied)
         if dropped:
-            kept.append(f"[{dropped} matching line{'s' if dropped > 1 else ''} in {len(files)} "
-                        f"denied file{'s' if len(files) > 1 else ''} not shown]")
+            kept.append(
+                f"[{dropped} matching line{'s' if dropped > 1 else ''} in {len(files)} "
+                f"denied file{'s' if len(files) > 1 else ''} not shown]"
+            )
         return "\n".join(kept)
 
     def apply(self, tool: Tool, args: Any, output: ToolOutput) -> ToolOutput:
@@ -202,8 +218,13 @@ class GuardedTool(Tool):
     description = ""
     input_schema: ClassVar[dict[str, Any]] = {}
 
-    def __init__(self, inner: Tool, scanner: SecretScanner | None,
-                 audit: ToolCallAudit | None, denied: DeniedFiles | None = None) -> None:
+    def __init__(
+        self,
+        inner: Tool,
+        scanner: SecretScanner | None,
+        audit: ToolCallAudit | None,
+        denied: DeniedFiles | None = None,
+    ) -> None:
         self.inner = inner
         self.scanner = scanner
         self.audit = audit
@@ -229,8 +250,7 @@ class GuardedTool(Tool):
             redaction = self.scanner.redact(output.content)
             if redaction.count:
                 redacted = redaction.count
-                output = ToolOutput(f"{redaction.text}\n{redaction_note(redaction)}",
-                                    output.is_error)
+                output = ToolOutput(f"{redaction.text}\n{redaction_note(redaction)}", output.is_error)
         if self.audit is not None:
             self.audit.finished(args, output, redacted)
         return output
@@ -239,18 +259,33 @@ class GuardedTool(Tool):
         return self.inner.run(args, cancel)
 
 
-def guard(tool: Tool, *, scanner: SecretScanner | None = None,
-          audit: ToolCallAudit | None = None, denied: DeniedFiles | None = None) -> GuardedTool:
+def guard(
+    tool: Tool,
+    *,
+    scanner: SecretScanner | None = None,
+    audit: ToolCallAudit | None = None,
+    denied: DeniedFiles | None = None,
+) -> GuardedTool:
     # A class per wrapped tool: a tool's name, description and schema are class attributes.
-    cls = type(f"Guarded{type(tool).__name__}", (GuardedTool,),
-               {"name": tool.name, "description": tool.description,
-                "input_schema": tool.input_schema, "path_fields": tool.path_fields})
+    cls = type(
+        f"Guarded{type(tool).__name__}",
+        (GuardedTool,),
+        {
+            "name": tool.name,
+            "description": tool.description,
+            "input_schema": tool.input_schema,
+            "path_fields": tool.path_fields,
+        },
+    )
     wrapped: GuardedTool = cls(tool, scanner, audit, denied)
     return wrapped
 
 
-def guard_tools(tools: Iterable[Tool], *, scanner: SecretScanner | None = None,
-                audit: ToolCallAudit | None = None,
-                denied: DeniedFiles | None = None) -> list[Tool]:
+def guard_tools(
+    tools: Iterable[Tool],
+    *,
+    scanner: SecretScanner | None = None,
+    audit: ToolCallAudit | None = None,
+    denied: DeniedFiles | None = None,
+) -> list[Tool]:
     return [guard(tool, scanner=scanner, audit=audit, denied=denied) for tool in tools]
-

@@ -31,8 +31,7 @@ EDIT_TOOLS = frozenset({"write", "edit"})
 
 def _allowed_outright(mode: str) -> frozenset[str] | None:
     """Tools a mode runs without asking; None when it runs every tool."""
-    return {"read-only": READ_TOOLS, "edit": READ_TOOLS | EDIT_TOOLS, "ask": READ_TOOLS,
-            "full": None}[mode]
+    return {"read-only": READ_TOOLS, "edit": READ_TOOLS | EDIT_TOOLS, "ask": READ_TOOLS, "full": None}[mode]
 
 
 def unavailable_tools(mode: str, names: Iterable[str]) -> list[str]:
@@ -53,9 +52,11 @@ def mode_notice(mode: str, names: Iterable[str]) -> str | None:
         return None
     usable = [name for name in names if name not in missing]
     many = len(missing) > 1
-    return (f"This run is in {mode} mode: the {_and(missing)} tool{'s are' if many else ' is'} "
-            f"not available, so do not try {'them' if many else 'it'}. Use "
-            f"{_and(usable) if usable else 'no tools'}.")
+    return (
+        f"This run is in {mode} mode: the {_and(missing)} tool{'s are' if many else ' is'} "
+        f"not available, so do not try {'them' if many else 'it'}. Use "
+        f"{_and(usable) if usable else 'no tools'}."
+    )
 
 
 def _and(names: list[str]) -> str:
@@ -84,7 +85,9 @@ def mode_policy(mode: str, *, approver: Policy | None = None) -> Policy:
             return approver(call)
         if call.name == "bash" and mode == "edit":
             return deny(BASH_DENIAL_REASON, decided_by=by)
-        return deny(f"{mode} mode: the {call.name} tool is not available "
-                    f"(available: {', '.join(sorted(allowed))})", decided_by=by)
+        return deny(
+            f"{mode} mode: the {call.name} tool is not available (available: {', '.join(sorted(allowed))})",
+            decided_by=by,
+        )
 
     return policy

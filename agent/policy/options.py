@@ -19,27 +19,43 @@ from agent.tools.base import Tool
 
 
 def add_run_options(run: argparse.ArgumentParser) -> None:
-    run.add_argument("--mode", choices=MODES, default=None,
-                     help=f"what the agent may do without asking (default {DEFAULT_MODE}): "
-                     "read-only (read/list/glob/grep), edit (also write/edit), ask (the read "
-                     "tools freely, every write, edit and bash asked at the terminal), full "
-                     "(bash too)")
-    run.add_argument("--allow-path", action="append", default=[], metavar="GLOB",
-                     help="let tools touch paths the built-in sensitive list denies "
-                     "(.gitignore syntax; repeatable)")
-    run.add_argument("--deny-path", action="append", default=[], metavar="GLOB",
-                     help="deny tools these paths too (.gitignore syntax; repeatable)")
-    run.add_argument("--audit", metavar="FILE",
-                     help="hash-chained audit log to append to (default: SESSION.audit.jsonl "
-                     "next to --session)")
+    run.add_argument(
+        "--mode",
+        choices=MODES,
+        default=None,
+        help=f"what the agent may do without asking (default {DEFAULT_MODE}): "
+        "read-only (read/list/glob/grep), edit (also write/edit), ask (the read "
+        "tools freely, every write, edit and bash asked at the terminal), full "
+        "(bash too)",
+    )
+    run.add_argument(
+        "--allow-path",
+        action="append",
+        default=[],
+        metavar="GLOB",
+        help="let tools touch paths the built-in sensitive list denies (.gitignore syntax; repeatable)",
+    )
+    run.add_argument(
+        "--deny-path",
+        action="append",
+        default=[],
+        metavar="GLOB",
+        help="deny tools these paths too (.gitignore syntax; repeatable)",
+    )
+    run.add_argument(
+        "--audit",
+        metavar="FILE",
+        help="hash-chained audit log to append to (default: SESSION.audit.jsonl next to --session)",
+    )
 
 
 def add_audit_command(commands: Any) -> None:
     """Adds ``audit verify FILE`` to the ``commands`` of an ``add_subparsers()`` call."""
     audit = commands.add_parser("audit", help="check an audit log")
     actions = audit.add_subparsers(dest="audit_command", required=True, metavar="ACTION")
-    check = actions.add_parser("verify", help="verify the hash chain; report the first altered "
-                               "or missing line")
+    check = actions.add_parser(
+        "verify", help="verify the hash chain; report the first altered or missing line"
+    )
     check.add_argument("file", metavar="FILE")
 
 
@@ -74,18 +90,32 @@ def describe_sandbox(tools: Sequence[Tool]) -> str:
     return UNCONFINED_BASH
 
 
-def permissions(args: argparse.Namespace, root: safefs.Root, tools: Sequence[Tool],
-                audit: AuditLog | None) -> Permissions:
+def permissions(
+    args: argparse.Namespace, root: safefs.Root, tools: Sequence[Tool], audit: AuditLog | None
+) -> Permissions:
     """The run's permission layer from its options (PatternError for a bad pattern)."""
     mode = chosen_mode(args)
     rules = PathRules(allow=args.allow_path, deny=args.deny_path)
     sandbox = describe_sandbox(tools)
     approver = TerminalApprover(root, sandbox=sandbox, tools=tools) if mode == "ask" else None
     if audit is not None:
-        audit.record("run_start", mode=mode, allow_path=list(args.allow_path),
-                     deny_path=list(args.deny_path), sandbox=sandbox)
-    return prepare(tools, root, mode=mode, rules=rules, approver=approver,
-                   scanner=SecretScanner(), audit=audit, sandbox=sandbox)
+        audit.record(
+            "run_start",
+            mode=mode,
+            allow_path=list(args.allow_path),
+            deny_path=list(args.deny_path),
+            sandbox=sandbox,
+        )
+    return prepare(
+        tools,
+        root,
+        mode=mode,
+        rules=rules,
+        approver=approver,
+        scanner=SecretScanner(),
+        audit=audit,
+        sandbox=sandbox,
+    )
 
 
 def command_audit_verify(args: argparse.Namespace, out: TextIO) -> int:

@@ -23,8 +23,9 @@ from agent.tools.base import Tool
 Explain = Callable[[ToolCall, str, Target, PathRule], str]
 
 
-def _rule_policy(rules: PathRules, root: safefs.Root | None, tools: Iterable[Tool] | None,
-                 explain: Explain) -> Policy:
+def _rule_policy(
+    rules: PathRules, root: safefs.Root | None, tools: Iterable[Tool] | None, explain: Explain
+) -> Policy:
     """Deny a call when a rule denies one of its paths, as given or canonically. A path the
     operation refuses anyway (one escaping the workspace) is left to safefs."""
     paths = paths_of(tools)
@@ -39,8 +40,7 @@ def _rule_policy(rules: PathRules, root: safefs.Root | None, tools: Iterable[Too
             for candidate in found.candidates():
                 rule = rules.denial(candidate, writing=writing, directory=directory)
                 if rule is not None:
-                    return deny(explain(call, path, found, rule),
-                                decided_by=f"rule:{rule.pattern}")
+                    return deny(explain(call, path, found, rule), decided_by=f"rule:{rule.pattern}")
         return ALLOW
 
     return policy
@@ -54,16 +54,18 @@ def _denied_message(call: ToolCall, path: str, found: Target, rule: PathRule) ->
     return f"{verb} {shown} denied: {rule.describe()}"
 
 
-def path_rules(rules: PathRules, root: safefs.Root | None = None, *,
-               tools: Iterable[Tool] | None = None) -> Policy:
+def path_rules(
+    rules: PathRules, root: safefs.Root | None = None, *, tools: Iterable[Tool] | None = None
+) -> Policy:
     """Deny a call whose path, as given or canonicalised through ``root``, a rule denies, with a
     reason naming the rule. Each call's paths are the ones its tool declares among ``tools``
     (by default the built-in file tools)."""
     return _rule_policy(rules, root, tools, _denied_message)
 
 
-def deny_paths(patterns: Iterable[str], *, root: safefs.Root | None = None,
-               tools: Iterable[Tool] | None = None) -> Policy:
+def deny_paths(
+    patterns: Iterable[str], *, root: safefs.Root | None = None, tools: Iterable[Tool] | None = None
+) -> Policy:
     """Deny calls whose path matches one of ``patterns``, with the reason ``path 'P' is denied
     by policy (PATTERN)``.
 
@@ -85,9 +87,12 @@ def deny_paths(patterns: Iterable[str], *, root: safefs.Root | None = None,
     only narrows what is allowed inside it.
     """
     rules = PathRules(deny=patterns, builtin=False)
-    return _rule_policy(rules, root, tools,
-                        lambda call, path, found, rule:
-                        f"path {path!r} is denied by policy ({rule.pattern})")
+    return _rule_policy(
+        rules,
+        root,
+        tools,
+        lambda call, path, found, rule: f"path {path!r} is denied by policy ({rule.pattern})",
+    )
 
 
 PLACEHOLDER_REFUSAL = (
@@ -110,7 +115,8 @@ def refuse_placeholder_writes(call: ToolCall) -> Decision:
             continue
         found = PLACEHOLDER_PATTERN.search(value)
         if found is not None:
-            return deny(PLACEHOLDER_REFUSAL.format(tool=call.name, field=name,
-                                                   placeholder=found.group(0)),
-                        decided_by="rule:redaction-placeholder")
+            return deny(
+                PLACEHOLDER_REFUSAL.format(tool=call.name, field=name, placeholder=found.group(0)),
+                decided_by="rule:redaction-placeholder",
+            )
     return ALLOW

@@ -21,22 +21,60 @@ import pathspec
 
 # Never read or written by a tool: credentials, keys and the files that hold them.
 SENSITIVE_PATHS: tuple[str, ...] = (
-    ".env", ".env.*", ".envrc",
-    "*.pem", "*.key", "*.p12", "*.pfx", "*.jks", "*.keystore", "*.kdbx",
-    "id_rsa*", "id_dsa*", "id_ecdsa*", "id_ed25519*",
-    ".ssh/", ".aws/", ".gnupg/", ".azure/", "**/.config/gcloud/", "**/.kube/config",
+    ".env",
+    ".env.*",
+    ".envrc",
+    "*.pem",
+    "*.key",
+    "*.p12",
+    "*.pfx",
+    "*.jks",
+    "*.keystore",
+    "*.kdbx",
+    "id_rsa*",
+    "id_dsa*",
+    "id_ecdsa*",
+    "id_ed25519*",
+    ".ssh/",
+    ".aws/",
+    ".gnupg/",
+    ".azure/",
+    "**/.config/gcloud/",
+    "**/.kube/config",
     "**/.docker/config.json",
-    ".netrc", ".npmrc", ".pypirc", ".pgpass", ".htpasswd", ".git-credentials", ".vault-token",
-    "credentials*.json", "secrets.*", "*.tfstate",
+    ".netrc",
+    ".npmrc",
+    ".pypirc",
+    ".pgpass",
+    ".htpasswd",
+    ".git-credentials",
+    ".vault-token",
+    "credentials*.json",
+    "secrets.*",
+    "*.tfstate",
 )
 
 # Never written by a tool: files that something else runs later (git, a shell, direnv), so a
 # write there is code execution deferred until the person next uses the workspace.
 DEFERRED_EXECUTION_PATHS: tuple[str, ...] = (
-    "**/.git/hooks/", "**/.git/config", "**/.git/modules/**/hooks/", "**/.git/modules/**/config",
-    ".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile",
-    ".zshrc", ".zshenv", ".zprofile", ".zlogin", ".zlogout",
-    ".kshrc", ".cshrc", ".tcshrc", "**/.config/fish/",
+    "**/.git/hooks/",
+    "**/.git/config",
+    "**/.git/modules/**/hooks/",
+    "**/.git/modules/**/config",
+    ".bashrc",
+    ".bash_profile",
+    ".bash_login",
+    ".bash_logout",
+    ".profile",
+    ".zshrc",
+    ".zshenv",
+    ".zprofile",
+    ".zlogin",
+    ".zlogout",
+    ".kshrc",
+    ".cshrc",
+    ".tcshrc",
+    "**/.config/fish/",
 )
 
 SENSITIVE = "sensitive path"
@@ -53,8 +91,9 @@ def _spec(pattern: str) -> pathspec.GitIgnoreSpec:
     if not text or text.startswith("#"):
         raise PatternError(f"empty path pattern {pattern!r}")
     if text.startswith("!"):
-        raise PatternError(f"path pattern {pattern!r} starts with '!': use --allow-path to "
-                           "let a path through")
+        raise PatternError(
+            f"path pattern {pattern!r} starts with '!': use --allow-path to let a path through"
+        )
     return pathspec.GitIgnoreSpec.from_lines([text])
 
 
@@ -87,18 +126,21 @@ class PathRule:
 
 
 def builtin_rules() -> list[PathRule]:
-    return ([PathRule(p, SENSITIVE) for p in SENSITIVE_PATHS]
-            + [PathRule(p, DEFERRED_EXECUTION, writes_only=True)
-               for p in DEFERRED_EXECUTION_PATHS])
+    return [PathRule(p, SENSITIVE) for p in SENSITIVE_PATHS] + [
+        PathRule(p, DEFERRED_EXECUTION, writes_only=True) for p in DEFERRED_EXECUTION_PATHS
+    ]
 
 
 def _any_of(rules: list[PathRule]) -> re.Pattern[str] | None:
     """One regex matching wherever any of ``rules`` may match, so the common case (no rule
     matches) costs one match instead of one per rule. None when it cannot be built."""
     try:
-        parts = [pattern.regex.pattern.replace("(?P<ps_d>", "(?:")
-                 for rule in rules for pattern in rule._spec.patterns
-                 if isinstance(pattern, pathspec.RegexPattern) and pattern.regex is not None]
+        parts = [
+            pattern.regex.pattern.replace("(?P<ps_d>", "(?:")
+            for rule in rules
+            for pattern in rule._spec.patterns
+            if isinstance(pattern, pathspec.RegexPattern) and pattern.regex is not None
+        ]
         return re.compile("|".join(f"(?:{part})" for part in parts)) if parts else None
     except (re.error, AttributeError):
         return None
@@ -126,8 +168,7 @@ class PathRules:
     """The rules in force: ``deny`` patterns, then ``allow`` patterns, then the built-in lists
     (unless ``builtin=False``). Raises :class:`PatternError` for an unusable pattern."""
 
-    def __init__(self, *, allow: Iterable[str] = (), deny: Iterable[str] = (),
-                 builtin: bool = True) -> None:
+    def __init__(self, *, allow: Iterable[str] = (), deny: Iterable[str] = (), builtin: bool = True) -> None:
         self.deny = [PathRule(p, DENIED_BY_OPTION) for p in deny]
         self.allow = [PathRule(p, "allowed by --allow-path") for p in allow]
         self.builtin = builtin_rules() if builtin else []

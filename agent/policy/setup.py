@@ -16,14 +16,22 @@ from agent.secret_scanner import SecretScanner
 from agent.tools.base import Tool
 
 
-def permission_policy(mode: str, root: safefs.Root, *, rules: PathRules | None = None,
-                      approver: Policy | None = None, tools: Sequence[Tool] = ()) -> Policy:
+def permission_policy(
+    mode: str,
+    root: safefs.Root,
+    *,
+    rules: PathRules | None = None,
+    approver: Policy | None = None,
+    tools: Sequence[Tool] = (),
+) -> Policy:
     """Path rules, then the placeholder refusal, then ``mode``: the first denial wins. Each
     call's paths are the ones its tool declares among ``tools`` (``Tool.target_paths``; without
     tools, the built-in file tools')."""
-    return compose(path_rules(rules if rules is not None else PathRules(), root,
-                              tools=tools or None),
-                   refuse_placeholder_writes, mode_policy(mode, approver=approver))
+    return compose(
+        path_rules(rules if rules is not None else PathRules(), root, tools=tools or None),
+        refuse_placeholder_writes,
+        mode_policy(mode, approver=approver),
+    )
 
 
 @dataclass(frozen=True)
@@ -35,10 +43,17 @@ class Permissions:
     notice: str | None
 
 
-def prepare(tools: Sequence[Tool], root: safefs.Root, *, mode: str,
-            rules: PathRules | None = None, approver: Policy | None = None,
-            scanner: SecretScanner | None = None, audit: AuditLog | None = None,
-            sandbox: str | None = None) -> Permissions:
+def prepare(
+    tools: Sequence[Tool],
+    root: safefs.Root,
+    *,
+    mode: str,
+    rules: PathRules | None = None,
+    approver: Policy | None = None,
+    scanner: SecretScanner | None = None,
+    audit: AuditLog | None = None,
+    sandbox: str | None = None,
+) -> Permissions:
     """Guard ``tools`` (secret scanner, audit) and build the hook for ``mode``. Tools the mode
     makes unavailable are not offered, and ``notice`` says so to the model at the start."""
     names = [tool.name for tool in tools]
@@ -46,10 +61,15 @@ def prepare(tools: Sequence[Tool], root: safefs.Root, *, mode: str,
     rules = rules if rules is not None else PathRules()
     policy = permission_policy(mode, root, rules=rules, approver=approver, tools=tools)
     offered = [tool for tool in tools if tool.name not in missing]
-    call_audit = None if audit is None else ToolCallAudit(
-        audit, root, sandbox=sandbox, tools=tools, offered=[tool.name for tool in offered])
+    call_audit = (
+        None
+        if audit is None
+        else ToolCallAudit(audit, root, sandbox=sandbox, tools=tools, offered=[tool.name for tool in offered])
+    )
     if call_audit is not None:
         policy = call_audit.policy(policy)
-    return Permissions(policy, guard_tools(offered, scanner=scanner, audit=call_audit,
-                                           denied=DeniedFiles(rules, root)),
-                       mode_notice(mode, names))
+    return Permissions(
+        policy,
+        guard_tools(offered, scanner=scanner, audit=call_audit, denied=DeniedFiles(rules, root)),
+        mode_notice(mode, names),
+    )

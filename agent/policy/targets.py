@@ -39,7 +39,8 @@ WRITING_TOOLS = frozenset({"write", "edit"})
 
 # Asked for their declarations when the caller has no tool objects: a policy built on its own.
 _FILE_TOOLS: dict[str, type[Tool]] = {
-    tool.name: tool for tool in (ReadTool, WriteTool, EditTool, ListTool, GlobTool, GrepTool)}
+    tool.name: tool for tool in (ReadTool, WriteTool, EditTool, ListTool, GlobTool, GrepTool)
+}
 
 PathsOf = Callable[[ToolCall], list[str]]
 
@@ -48,8 +49,9 @@ def paths_of(tools: Iterable[Tool] | None = None) -> PathsOf:
     """A call's paths as given, as its tool declares them (``Tool.target_paths``). Without
     ``tools``, the built-in file tools' declarations. A call of any other tool names no path."""
     if tools is None:
-        return lambda call: (declared_paths(_FILE_TOOLS[call.name].path_fields, call.input)
-                             if call.name in _FILE_TOOLS else [])
+        return lambda call: (
+            declared_paths(_FILE_TOOLS[call.name].path_fields, call.input) if call.name in _FILE_TOOLS else []
+        )
     by_name = {tool.name: tool for tool in tools}
 
     def paths(call: ToolCall) -> list[str]:

@@ -18,17 +18,39 @@ from agent.tools.write import WriteTool
 
 def file_tools(root: safefs.Root) -> list[Tool]:
     """The workspace tools, every one confined to ``root`` by safefs."""
-    return [ReadTool(root), WriteTool(root), EditTool(root), ListTool(root), GlobTool(root),
-            GrepTool(root)]
+    return [ReadTool(root), WriteTool(root), EditTool(root), ListTool(root), GlobTool(root), GrepTool(root)]
 
 
-def default_tools(root: safefs.Root, *, secret_values: Iterable[str] = (),
-                  env_allow: Iterable[str] = (), sandbox: str = "auto",
-                  allow_network: bool = False) -> list[Tool]:
-    return [*file_tools(root),
-            BashTool(root, secret_values=secret_values, env_allow=env_allow, sandbox=sandbox,
-                     allow_network=allow_network)]
+def default_tools(
+    root: safefs.Root,
+    *,
+    secret_values: Iterable[str] = (),
+    env_allow: Iterable[str] = (),
+    sandbox: str = "auto",
+    allow_network: bool = False,
+) -> list[Tool]:
+    return [
+        *file_tools(root),
+        BashTool(
+            root,
+            secret_values=secret_values,
+            env_allow=env_allow,
+            sandbox=sandbox,
+            allow_network=allow_network,
+        ),
+    ]
 
 
-__all__ = ["BashTool", "EditTool", "GlobTool", "GrepTool", "ListTool", "ReadTool", "Tool",
-           "ToolOutput", "WriteTool", "default_tools", "file_tools"]
+__all__ = [
+    "BashTool",
+    "EditTool",
+    "GlobTool",
+    "GrepTool",
+    "ListTool",
+    "ReadTool",
+    "Tool",
+    "ToolOutput",
+    "WriteTool",
+    "default_tools",
+    "file_tools",
+]

@@ -84,13 +84,14 @@ class Tool(ABC):
 
 def string_schema(**fields: str) -> dict[str, Any]:
     """An object schema whose fields (name -> description) are all required strings."""
-    return object_schema({name: {"type": "string", "description": text}
-                          for name, text in fields.items()}, required=list(fields))
+    return object_schema(
+        {name: {"type": "string", "description": text} for name, text in fields.items()},
+        required=list(fields),
+    )
 
 
 def object_schema(properties: dict[str, dict[str, Any]], *, required: list[str]) -> dict[str, Any]:
-    return {"type": "object", "properties": properties, "required": required,
-            "additionalProperties": False}
+    return {"type": "object", "properties": properties, "required": required, "additionalProperties": False}
 
 
 def error_output(exc: Exception) -> ToolOutput:
@@ -98,5 +99,4 @@ def error_output(exc: Exception) -> ToolOutput:
     return ToolOutput(str(exc), is_error=True)
 
 
-__all__ = ["Tool", "ToolOutput", "check_path", "error_output", "object_schema", "path_error",
-           "string_schema"]
+__all__ = ["Tool", "ToolOutput", "check_path", "error_output", "object_schema", "path_error", "string_schema"]

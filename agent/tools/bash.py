@@ -76,11 +76,19 @@ class BashTool(Tool):
     )
     input_schema = string_schema(command="The shell command to run.")
 
-    def __init__(self, root: safefs.Root, *, timeout: float = DEFAULT_TIMEOUT,
-                 output_cap: int = DEFAULT_OUTPUT_CAP, shell: str = DEFAULT_SHELL,
-                 env_allow: Iterable[str] = (), secret_values: Iterable[str] = (),
-                 base_env: Mapping[str, str] | None = None, sandbox: str | Sandbox = AUTO,
-                 allow_network: bool = False) -> None:
+    def __init__(
+        self,
+        root: safefs.Root,
+        *,
+        timeout: float = DEFAULT_TIMEOUT,
+        output_cap: int = DEFAULT_OUTPUT_CAP,
+        shell: str = DEFAULT_SHELL,
+        env_allow: Iterable[str] = (),
+        secret_values: Iterable[str] = (),
+        base_env: Mapping[str, str] | None = None,
+        sandbox: str | Sandbox = AUTO,
+        allow_network: bool = False,
+    ) -> None:
         if timeout <= 0:
             raise ValueError("timeout must be positive")
         if output_cap <= 0:
@@ -92,8 +100,9 @@ class BashTool(Tool):
         self.env_allow = frozenset(env_allow)
         self.secret_values = tuple(secret_values)
         self.base_env = base_env
-        self.sandbox: Sandbox = (make_sandbox(root, sandbox, allow_network=allow_network)
-                                 if isinstance(sandbox, str) else sandbox)
+        self.sandbox: Sandbox = (
+            make_sandbox(root, sandbox, allow_network=allow_network) if isinstance(sandbox, str) else sandbox
+        )
         #: The layers every command gets, as each result states them (for the audit log).
         self.sandbox_layers = self.sandbox.describe()
 
@@ -110,16 +119,22 @@ class BashTool(Tool):
             return ToolOutput("command must not contain a NUL character", is_error=True)
         if isinstance(self.sandbox, Refused):
             return ToolOutput(f"bash refused: {self.sandbox.refusal}", is_error=True)
-        outcome = self.sandbox.run([self.shell, "-c", command], self.child_environment(),
-                                   timeout=self.timeout, output_cap=self.output_cap,
-                                   cancel=cancel)
+        outcome = self.sandbox.run(
+            [self.shell, "-c", command],
+            self.child_environment(),
+            timeout=self.timeout,
+            output_cap=self.output_cap,
+            cancel=cancel,
+        )
         return self._result(outcome)
 
     def _result(self, outcome: CommandOutcome) -> ToolOutput:
         if outcome.setup_error is not None:
-            return ToolOutput(f"bash refused: the sandbox could not be set up "
-                              f"({outcome.setup_error}); nothing ran\n{self.sandbox_layers}",
-                              is_error=True)
+            return ToolOutput(
+                f"bash refused: the sandbox could not be set up "
+                f"({outcome.setup_error}); nothing ran\n{self.sandbox_layers}",
+                is_error=True,
+            )
         if outcome.timed_out:
             status = f"command timed out after {self.timeout:g} s"
         elif outcome.over_cap:
@@ -131,5 +146,6 @@ class BashTool(Tool):
             status = _status_line(outcome.returncode)
         failed = outcome.returncode != 0
         text = truncate_middle(outcome.output.decode("utf-8", "replace"))
-        return ToolOutput(f"{status}\n{self.sandbox_layers}\n{_killed_line(outcome.killed)}\n"
-                          f"{text}", is_error=failed)
+        return ToolOutput(
+            f"{status}\n{self.sandbox_layers}\n{_killed_line(outcome.killed)}\n{text}", is_error=failed
+        )

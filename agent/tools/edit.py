@@ -26,13 +26,15 @@ class EditTool(Tool):
         "exactly (whitespace included) and be unique, unless replace_all is true. Returns a "
         "unified diff of the change."
     )
-    input_schema = object_schema({
-        "path": {"type": "string", "description": "File path, relative to the workspace root."},
-        "old_string": {"type": "string", "description": "The exact text to replace."},
-        "new_string": {"type": "string", "description": "The text to put in its place."},
-        "replace_all": {"type": "boolean",
-                        "description": "Replace every occurrence (default: false)."},
-    }, required=["path", "old_string", "new_string"])
+    input_schema = object_schema(
+        {
+            "path": {"type": "string", "description": "File path, relative to the workspace root."},
+            "old_string": {"type": "string", "description": "The exact text to replace."},
+            "new_string": {"type": "string", "description": "The text to put in its place."},
+            "replace_all": {"type": "boolean", "description": "Replace every occurrence (default: false)."},
+        },
+        required=["path", "old_string", "new_string"],
+    )
     path_fields = {"path": None}
 
     def __init__(self, root: safefs.Root) -> None:

@@ -12,10 +12,24 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 MODEL_KEY_VARIABLE = "ANTHROPIC_API_KEY"
-ALLOWED_NAMES = frozenset({
-    "PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LANGUAGE", "TERM", "COLORTERM", "TZ",
-    "NO_COLOR", "PAGER", "EDITOR", "TMPDIR",
-})
+ALLOWED_NAMES = frozenset(
+    {
+        "PATH",
+        "HOME",
+        "USER",
+        "LOGNAME",
+        "SHELL",
+        "LANG",
+        "LANGUAGE",
+        "TERM",
+        "COLORTERM",
+        "TZ",
+        "NO_COLOR",
+        "PAGER",
+        "EDITOR",
+        "TMPDIR",
+    }
+)
 ALLOWED_PREFIXES = ("LC_",)
 
 
@@ -23,8 +37,9 @@ def is_allowed(name: str) -> bool:
     return name in ALLOWED_NAMES or name.startswith(ALLOWED_PREFIXES)
 
 
-def scrub_environment(environ: Mapping[str, str], *, allow: Iterable[str] = (),
-                      secret_values: Iterable[str] = ()) -> dict[str, str]:
+def scrub_environment(
+    environ: Mapping[str, str], *, allow: Iterable[str] = (), secret_values: Iterable[str] = ()
+) -> dict[str, str]:
     """The part of ``environ`` a command may see.
 
     ``allow``: further names to pass (exact, case-sensitive). ``secret_values``: values (such as

@@ -33,10 +33,13 @@ class GlobTool(Tool):
         "'**/*.py'. Matched against paths relative to path (default '.'); .git is skipped. "
         f"At most {MAX_ENTRIES} results."
     )
-    input_schema = object_schema({
-        "pattern": {"type": "string", "description": "Glob pattern, such as 'src/**/*.ts'."},
-        "path": {"type": "string", "description": "Directory to search from (default '.')."},
-    }, required=["pattern"])
+    input_schema = object_schema(
+        {
+            "pattern": {"type": "string", "description": "Glob pattern, such as 'src/**/*.ts'."},
+            "path": {"type": "string", "description": "Directory to search from (default '.')."},
+        },
+        required=["pattern"],
+    )
     path_fields = {"path": "."}
 
     def __init__(self, root: safefs.Root) -> None:
@@ -51,8 +54,12 @@ class GlobTool(Tool):
             return error_output(exc)
         if not result.matches:
             return ToolOutput(f"no paths match {pattern!r} under {path}")
-        text = join_capped((format_match(e) for e in result.matches), what="matches",
-                           more=result.more, how_to_continue="narrow the pattern or the path")
+        text = join_capped(
+            (format_match(e) for e in result.matches),
+            what="matches",
+            more=result.more,
+            how_to_continue="narrow the pattern or the path",
+        )
         if result.stopped_early:
             text += "\n[search stopped early: the tree is too large; narrow the path]"
         return ToolOutput(text)

@@ -18,8 +18,10 @@ from safefs.workspace.search import GrepResult, grep
 
 
 def summary(result: GrepResult) -> str:
-    parts = [f"{len(result.lines) + result.more} matching lines in {result.files_matched} of "
-             f"{result.files_searched} files searched"]
+    parts = [
+        f"{len(result.lines) + result.more} matching lines in {result.files_matched} of "
+        f"{result.files_searched} files searched"
+    ]
     if result.binary_skipped:
         parts.append(f"{result.binary_skipped} binary files skipped")
     if result.large_skipped:
@@ -39,12 +41,15 @@ class GrepTool(Tool):
         "excluded by .gitignore. glob limits the files searched (such as '*.py'). At most "
         f"{MAX_ENTRIES} lines."
     )
-    input_schema = object_schema({
-        "pattern": {"type": "string", "description": "Regular expression to search for."},
-        "path": {"type": "string", "description": "File or directory to search (default '.')."},
-        "glob": {"type": "string", "description": "Only search files matching this glob."},
-        "ignore_case": {"type": "boolean", "description": "Case-insensitive (default false)."},
-    }, required=["pattern"])
+    input_schema = object_schema(
+        {
+            "pattern": {"type": "string", "description": "Regular expression to search for."},
+            "path": {"type": "string", "description": "File or directory to search (default '.')."},
+            "glob": {"type": "string", "description": "Only search files matching this glob."},
+            "ignore_case": {"type": "boolean", "description": "Case-insensitive (default false)."},
+        },
+        required=["pattern"],
+    )
     path_fields = {"path": "."}
 
     def __init__(self, root: safefs.Root) -> None:
@@ -53,12 +58,22 @@ class GrepTool(Tool):
     def run(self, args: dict[str, Any], cancel: threading.Event | None) -> ToolOutput:
         path: str = args.get("path", ".")
         try:
-            result = grep(self.root, args["pattern"], path, file_glob=args.get("glob"),
-                          ignore_case=args.get("ignore_case", False), cancel=cancel)
+            result = grep(
+                self.root,
+                args["pattern"],
+                path,
+                file_glob=args.get("glob"),
+                ignore_case=args.get("ignore_case", False),
+                cancel=cancel,
+            )
         except WorkspaceError as exc:
             return error_output(exc)
         if not result.lines:
             return ToolOutput(f"no matches\n{summary(result)}")
-        text = join_capped(result.lines, what="matching lines", more=result.more,
-                           how_to_continue="narrow the pattern, path or glob")
+        text = join_capped(
+            result.lines,
+            what="matching lines",
+            more=result.more,
+            how_to_continue="narrow the pattern, path or glob",
+        )
         return ToolOutput(f"{text}\n{summary(result)}")

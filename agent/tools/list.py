@@ -38,11 +38,16 @@ class ListTool(Tool):
         f"with their size in bytes, symlinks with their target. depth (default 1, at most "
         f"{MAX_DEPTH}) lists subdirectories too. At most {MAX_ENTRIES} entries are shown."
     )
-    input_schema = object_schema({
-        "path": {"type": "string", "description": "Directory, relative to the workspace root "
-                 "(default '.')."},
-        "depth": {"type": "integer", "description": "Levels to list (default 1)."},
-    }, required=[])
+    input_schema = object_schema(
+        {
+            "path": {
+                "type": "string",
+                "description": "Directory, relative to the workspace root (default '.').",
+            },
+            "depth": {"type": "integer", "description": "Levels to list (default 1)."},
+        },
+        required=[],
+    )
     path_fields = {"path": "."}
 
     def __init__(self, root: safefs.Root) -> None:
@@ -59,9 +64,12 @@ class ListTool(Tool):
             return error_output(exc)
         if not listing.items:
             return ToolOutput(f"{path} is empty")
-        text = join_capped((format_entry(i) for i in listing.items), what="entries",
-                           more=listing.more,
-                           how_to_continue="list a subdirectory, lower depth, or use glob")
+        text = join_capped(
+            (format_entry(i) for i in listing.items),
+            what="entries",
+            more=listing.more,
+            how_to_continue="list a subdirectory, lower depth, or use glob",
+        )
         if listing.stopped_early:
             text += "\n[listing stopped early: the tree is too large]"
         return ToolOutput(text)

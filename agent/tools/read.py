@@ -37,11 +37,14 @@ class ReadTool(Tool):
         f"and/or limit (lines, default {DEFAULT_LINE_LIMIT}), that range is shown under a header "
         "giving the line numbers and the file's line count."
     )
-    input_schema = object_schema({
-        "path": {"type": "string", "description": "File path, relative to the workspace root."},
-        "offset": {"type": "integer", "description": "First line to show (1-based)."},
-        "limit": {"type": "integer", "description": "How many lines to show."},
-    }, required=["path"])
+    input_schema = object_schema(
+        {
+            "path": {"type": "string", "description": "File path, relative to the workspace root."},
+            "offset": {"type": "integer", "description": "First line to show (1-based)."},
+            "limit": {"type": "integer", "description": "How many lines to show."},
+        },
+        required=["path"],
+    )
     path_fields = {"path": None}
 
     def __init__(self, root: safefs.Root) -> None:
@@ -55,8 +58,9 @@ class ReadTool(Tool):
         try:
             if "offset" not in args and "limit" not in args:
                 return ToolOutput(read_whole(self.root, path, cancel))
-            lines = read_lines(self.root, path, args.get("offset", 1),
-                               args.get("limit", DEFAULT_LINE_LIMIT), cancel=cancel)
+            lines = read_lines(
+                self.root, path, args.get("offset", 1), args.get("limit", DEFAULT_LINE_LIMIT), cancel=cancel
+            )
         except WorkspaceError as exc:
             return error_output(exc)
         return ToolOutput(f"{describe_range(lines, 'read with')}\n{lines.text}")

@@ -65,8 +65,9 @@ def openat2_status(root_fd: int) -> int:
         return _openat2_status
 
 
-def make_resolver(kind: ResolverName, mode: SymlinkMode, root_fd: int, *,
-                  use_o_path: bool = True) -> Resolver:
+def make_resolver(
+    kind: ResolverName, mode: SymlinkMode, root_fd: int, *, use_o_path: bool = True
+) -> Resolver:
     """The backend ``kind`` names for a root held by ``root_fd``; ``"auto"`` takes openat2 when
     it works here. ResolverUnavailableError when the one asked for cannot run here."""
     if mode not in MODES:
@@ -77,8 +78,7 @@ def make_resolver(kind: ResolverName, mode: SymlinkMode, root_fd: int, *,
         return WalkResolver(mode, use_o_path=use_o_path)
     if not use_o_path:  # openat2 resolves with O_PATH only: without it there is no openat2
         if kind == "openat2":
-            raise ResolverUnavailableError(errno.ENOSYS,
-                                           "openat2 resolver unavailable: no O_PATH here")
+            raise ResolverUnavailableError(errno.ENOSYS, "openat2 resolver unavailable: no O_PATH here")
         return WalkResolver(mode, use_o_path=False)
     status = openat2_status(root_fd)
     if status == 0:

@@ -51,8 +51,7 @@ class Resolver(Protocol):
         """The open flags of a directory that is only looked through (see ``_sys.dir_flags``)."""
         ...
 
-    def open(self, root_fd: int, rel: bytes, flags: int, mode: int = 0o666, *,
-             follow: bool) -> int:
+    def open(self, root_fd: int, rel: bytes, flags: int, mode: int = 0o666, *, follow: bool) -> int:
         """open(2) of ``rel`` with ``flags`` (the syscall layer adds its policy); the caller
         owns the fd. ``follow``: a trailing symlink is followed, within the one link budget.
         ``name/`` must be a directory (with O_CREAT: EISDIR once the parent is resolved)."""
@@ -62,8 +61,9 @@ class Resolver(Protocol):
         """``open(rel, O_RDONLY | O_NONBLOCK)``, links followed: the read path, kept short."""
         ...
 
-    def lookup(self, root_fd: int, rel: bytes, *, follow: bool, parents: bool = False,
-               lstat: bool = False) -> Resolved:
+    def lookup(
+        self, root_fd: int, rel: bytes, *, follow: bool, parents: bool = False, lstat: bool = False
+    ) -> Resolved:
         """The directory holding the final name of ``rel``, that name, and its lstat (taken
         when ``follow`` or ``lstat``; None: it does not exist). With ``follow``, trailing
         symlinks are chased within the same budget, so the entry handed back is not a link.

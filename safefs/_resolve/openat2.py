@@ -65,12 +65,12 @@ class Openat2Resolver:
         if fd == -errno.EXDEV:
             raise PathEscapeError()
         if fd == -errno.EAGAIN:
-            raise error(errno.EAGAIN,
-                        f"path resolution raced with concurrent renames {MAX_EAGAIN_RETRIES} times")
+            raise error(
+                errno.EAGAIN, f"path resolution raced with concurrent renames {MAX_EAGAIN_RETRIES} times"
+            )
         raise error(-fd)
 
-    def open(self, root_fd: int, rel: bytes, flags: int, mode: int = 0o666, *,
-             follow: bool) -> int:
+    def open(self, root_fd: int, rel: bytes, flags: int, mode: int = 0o666, *, follow: bool) -> int:
         """See :meth:`Resolver.open`: the kernel resolves, as ``symlinks=`` asks."""
         return self._openat2(root_fd, rel, _sys.open_how(flags, mode, follow=follow))
 
@@ -87,8 +87,9 @@ class Openat2Resolver:
         """See :meth:`Resolver.check_beneath` (by the walk: it must follow what it judges)."""
         self._walk.check_beneath(root_fd, rel)
 
-    def lookup(self, root_fd: int, rel: bytes, *, follow: bool, parents: bool = False,
-               lstat: bool = False) -> Resolved:
+    def lookup(
+        self, root_fd: int, rel: bytes, *, follow: bool, parents: bool = False, lstat: bool = False
+    ) -> Resolved:
         """See :meth:`Resolver.lookup`: one openat2 for the directory, one fstatat for the
         name. Missing parents to create, or a trailing link to follow, go to the walk."""
         parent, name, trailing = split_parent(rel)

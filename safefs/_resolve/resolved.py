@@ -29,8 +29,16 @@ class Resolved:
 
     __slots__ = ("dir_rel", "fd", "name", "owned", "physical", "st", "trailing")
 
-    def __init__(self, fd: int, owned: bool, name: bytes, st: os.stat_result | None,
-                 trailing: bool, dir_rel: bytes, physical: bool) -> None:
+    def __init__(
+        self,
+        fd: int,
+        owned: bool,
+        name: bytes,
+        st: os.stat_result | None,
+        trailing: bool,
+        dir_rel: bytes,
+        physical: bool,
+    ) -> None:
         self.fd = fd
         self.owned = owned
         self.name = name
@@ -48,6 +56,7 @@ class Resolved:
     def __enter__(self) -> Resolved:
         return self
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
         self.release()

@@ -112,8 +112,7 @@ class _Walk:
             self.names.clear()
         return target
 
-    def run(self, path: bytes, final: FinalStep[_T], *, create: bool = False,
-            missing_ok: bool = False) -> _T:
+    def run(self, path: bytes, final: FinalStep[_T], *, create: bool = False, missing_ok: bool = False) -> _T:
         """Walk every component of ``path`` but the last as a directory, then return what
         ``final(walk, dirfd, name, trailing_slash)`` makes of the last; the fds still held are
         closed on the way out. ``create``: make the missing directories of the caller's own path.
@@ -237,8 +236,7 @@ class WalkResolver:
 
     name: BackendName = "walk"
 
-    def __init__(self, mode: SymlinkMode = "beneath", *,
-                 use_o_path: bool = _sys.HAVE_O_PATH) -> None:
+    def __init__(self, mode: SymlinkMode = "beneath", *, use_o_path: bool = _sys.HAVE_O_PATH) -> None:
         if mode not in MODES:
             raise ValueError(f"symlinks must be one of {MODES}, not {mode!r}")
         self.mode: SymlinkMode = mode
@@ -246,8 +244,9 @@ class WalkResolver:
         self.dir_flags = _sys.dir_flags(self.use_o_path)
         self._component_flags = _sys.open_flags(self.dir_flags)
 
-    def lookup(self, root_fd: int, rel: bytes, *, follow: bool, parents: bool = False,
-               lstat: bool = False) -> Resolved:
+    def lookup(
+        self, root_fd: int, rel: bytes, *, follow: bool, parents: bool = False, lstat: bool = False
+    ) -> Resolved:
         """See :meth:`Resolver.lookup`."""
 
         def final(walk: _Walk, cur: int, name: bytes, trailing: bool) -> Resolved | Continue:
@@ -292,8 +291,7 @@ class WalkResolver:
         """See :meth:`Resolver.open_read`."""
         return self.open(root_fd, rel, os.O_RDONLY | _sys.O_NONBLOCK, follow=True)
 
-    def open(self, root_fd: int, rel: bytes, flags: int, mode: int = 0o666, *,
-             follow: bool) -> int:
+    def open(self, root_fd: int, rel: bytes, flags: int, mode: int = 0o666, *, follow: bool) -> int:
         """See :meth:`Resolver.open`."""
         follow_o_path = follow and bool(flags & _sys.O_PATH)
 

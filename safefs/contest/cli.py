@@ -75,13 +75,28 @@ class Results:
         return {
             "machine": self.machine,
             "attack_seconds_per_run": self.seconds,
-            "strategies": {s: {"available": self.notes.get(s) is None, "note": self.notes.get(s),
-                               "description": DESCRIPTIONS[s]} for s in CONTEST_STRATEGIES},
-            "cost": {s: {"read_us": c.read_us, "read_ratio_to_unconfined": c.read_ratio,
-                         "write_4KiB_us": c.write_us, "write_kind": c.write_kind}
-                     for s, c in self.cost.items()},
-            "attack": {"ran": self.attack_ran, "note": self.attack_note,
-                       "runs": [r.as_dict() for r in self.races]},
+            "strategies": {
+                s: {
+                    "available": self.notes.get(s) is None,
+                    "note": self.notes.get(s),
+                    "description": DESCRIPTIONS[s],
+                }
+                for s in CONTEST_STRATEGIES
+            },
+            "cost": {
+                s: {
+                    "read_us": c.read_us,
+                    "read_ratio_to_unconfined": c.read_ratio,
+                    "write_4KiB_us": c.write_us,
+                    "write_kind": c.write_kind,
+                }
+                for s, c in self.cost.items()
+            },
+            "attack": {
+                "ran": self.attack_ran,
+                "note": self.attack_note,
+                "runs": [r.as_dict() for r in self.races],
+            },
             "safefs_escaped": bool(self.escaped_safefs()),
         }
 
@@ -203,16 +218,27 @@ def attack_phase(results: Results, progress: Progress) -> None:
                 progress.start(f"attack: {name} {op}, {swap} swap, {results.seconds:g} s")
                 counts = race_strategy(name, op, results.seconds, swap)
                 results.races.append(counts)
-                progress.finish(f"{counts.escapes} escapes / {counts.attempts} attempts "
-                                f"({counts.inside} inside, {counts.refused} refused, "
-                                f"{counts.swaps} swaps)")
+                progress.finish(
+                    f"{counts.escapes} escapes / {counts.attempts} attempts "
+                    f"({counts.inside} inside, {counts.refused} refused, "
+                    f"{counts.swaps} swaps)"
+                )
     results.attack_ran = True
 
 
 # -- report ----------------------------------------------------------------------------------------
 
-COLUMNS = ("strategy", "read µs d1", "read µs d4", "read µs d16", "write µs",
-           "read esc. dir", "read esc. final", "write esc. dir", "write esc. final")
+COLUMNS = (
+    "strategy",
+    "read µs d1",
+    "read µs d4",
+    "read µs d16",
+    "write µs",
+    "read esc. dir",
+    "read esc. final",
+    "write esc. dir",
+    "write esc. final",
+)
 
 
 def _row(results: Results, name: str) -> list[str]:
@@ -235,16 +261,22 @@ def _row(results: Results, name: str) -> list[str]:
 def format_table(results: Results) -> str:
     rows = [list(COLUMNS)] + [_row(results, n) for n in results.available]
     widths = [max(len(r[i]) for r in rows) for i in range(len(COLUMNS))]
-    lines = ["  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in
-                       enumerate(zip(r, widths, strict=True))).rstrip() for r in rows]
+    lines = [
+        "  ".join(
+            c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths, strict=True))
+        ).rstrip()
+        for r in rows
+    ]
     lines.insert(1, "  ".join("-" * w for w in widths))
-    notes = ["(x) = read time / unconfined's at the same depth; write = 4 KiB replacing a file, "
-             "atomic for safefs, plain open(..., 'wb') for the baselines.",
-             "esc. = escapes / attempts while another process swaps d/ with a symlink to the "
-             "outside (dir) or the file with a symlink to an outside file (final).",
-             "unconfined and realpath are racy baselines, not defences.",
-             "landlock: plain open() in a worker process Landlock confines to the workspace; "
-             "the worker times its own calls, so the cost excludes the round trip to it."]
+    notes = [
+        "(x) = read time / unconfined's at the same depth; write = 4 KiB replacing a file, "
+        "atomic for safefs, plain open(..., 'wb') for the baselines.",
+        "esc. = escapes / attempts while another process swaps d/ with a symlink to the "
+        "outside (dir) or the file with a symlink to an outside file (final).",
+        "unconfined and realpath are racy baselines, not defences.",
+        "landlock: plain open() in a worker process Landlock confines to the workspace; "
+        "the worker times its own calls, so the cost excludes the round trip to it.",
+    ]
     for name in CONTEST_STRATEGIES:
         why = results.notes.get(name)
         if why is not None:
@@ -271,12 +303,18 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog="safefs-bench",
         description="The containment contest: the cost of each way of confining a path to a "
-                    "workspace, and its escapes while another process swaps names under it.")
-    parser.add_argument("--seconds", type=_positive_seconds, default=3.0, metavar="S",
-                        help="how long each attack runs, per strategy, operation and swap kind "
-                             "(default: 3)")
-    parser.add_argument("--json", metavar="FILE",
-                        help="also save every number, with the machine's facts, as JSON")
+        "workspace, and its escapes while another process swaps names under it.",
+    )
+    parser.add_argument(
+        "--seconds",
+        type=_positive_seconds,
+        default=3.0,
+        metavar="S",
+        help="how long each attack runs, per strategy, operation and swap kind (default: 3)",
+    )
+    parser.add_argument(
+        "--json", metavar="FILE", help="also save every number, with the machine's facts, as JSON"
+    )
     args = parser.parse_args(argv)
     if args.json:
         parent = os.path.dirname(os.path.abspath(args.json))
@@ -285,21 +323,24 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     return args
 
 
-def run(args: argparse.Namespace, *, stdout: TextIO, stderr: TextIO,
-        attack_possible: bool) -> int:
+def run(args: argparse.Namespace, *, stdout: TextIO, stderr: TextIO, attack_possible: bool) -> int:
     """The whole contest. ``attack_possible`` is whether this platform has renameat2, which the
     attacker needs (a parameter so the refusal can be exercised where the attack does run)."""
     results = Results(machine=machine_facts(), seconds=args.seconds, notes=availability())
     runs = len(results.available) * len(OPS) * len(SWAPS) if attack_possible else 0
     progress = Progress(stderr, len(DEPTHS) + 1 + runs)
-    progress.say(f"safefs-bench: strategies {', '.join(results.available)}; "
-                 f"attack {args.seconds:g} s per run, {runs} runs")
+    progress.say(
+        f"safefs-bench: strategies {', '.join(results.available)}; "
+        f"attack {args.seconds:g} s per run, {runs} runs"
+    )
     cost_phase(results, progress)
     if attack_possible:
         attack_phase(results, progress)
     else:
-        results.attack_note = ("skipped: this platform lacks renameat2(RENAME_EXCHANGE), which "
-                               "the attacker needs; the cost phase ran")
+        results.attack_note = (
+            "skipped: this platform lacks renameat2(RENAME_EXCHANGE), which "
+            "the attacker needs; the cost phase ran"
+        )
         progress.say(f"safefs-bench: attack phase {results.attack_note}")
     stdout.write(format_table(results) + "\n")
     if args.json:
@@ -313,8 +354,9 @@ def run(args: argparse.Namespace, *, stdout: TextIO, stderr: TextIO,
     escaped = results.escaped_safefs()
     if escaped:
         for r in escaped:
-            stderr.write(f"safefs-bench: FAIL: {r.strategy} escaped {r.escapes} times "
-                         f"({r.op}, {r.swap} swap)\n")
+            stderr.write(
+                f"safefs-bench: FAIL: {r.strategy} escaped {r.escapes} times ({r.op}, {r.swap} swap)\n"
+            )
         return 1
     return 0
 
@@ -322,8 +364,7 @@ def run(args: argparse.Namespace, *, stdout: TextIO, stderr: TextIO,
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     try:
-        return run(args, stdout=sys.stdout, stderr=sys.stderr,
-                   attack_possible=capabilities().renameat2)
+        return run(args, stdout=sys.stdout, stderr=sys.stderr, attack_possible=capabilities().renameat2)
     except KeyboardInterrupt:
         sys.stderr.write("\nsafefs-bench: interrupted\n")
         return 130

@@ -55,9 +55,22 @@ def official_server() -> tuple[list[str] | None, str]:
     npm = shutil.which("npm")
     if npm is None or shutil.which("node") is None:
         return None, "node/npm not installed: the official server was skipped"
-    done = subprocess.run([npm, "install", "--prefix", str(NODE_PREFIX), "--no-audit", "--no-fund",
-                           "--loglevel=error", f"{OFFICIAL_PACKAGE}@{OFFICIAL_VERSION}"],
-                          stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=600)
+    done = subprocess.run(
+        [
+            npm,
+            "install",
+            "--prefix",
+            str(NODE_PREFIX),
+            "--no-audit",
+            "--no-fund",
+            "--loglevel=error",
+            f"{OFFICIAL_PACKAGE}@{OFFICIAL_VERSION}",
+        ],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     if done.returncode != 0 or not bin_path.exists():
         return None, f"npm install {OFFICIAL_PACKAGE} failed: the official server was skipped"
     return [str(bin_path)], f"{OFFICIAL_PACKAGE}@{OFFICIAL_VERSION}"
@@ -100,14 +113,18 @@ class SyncClient:
 
 
 @asynccontextmanager
-async def _session(command: Sequence[str], args: Sequence[str], roots: Sequence[str] | None,
-                   errlog: TextIO) -> AsyncIterator[ClientSession]:
-    params = StdioServerParameters(command=command[0], args=[*command[1:], *args],
-                                   env={"PATH": os.environ.get("PATH", "")})
+async def _session(
+    command: Sequence[str], args: Sequence[str], roots: Sequence[str] | None, errlog: TextIO
+) -> AsyncIterator[ClientSession]:
+    params = StdioServerParameters(
+        command=command[0], args=[*command[1:], *args], env={"PATH": os.environ.get("PATH", "")}
+    )
     callback = None
     if roots is not None:
+
         async def callback(context: Any) -> types.ListRootsResult:
             return types.ListRootsResult.model_validate({"roots": [{"uri": u} for u in roots]})
+
     async with stdio_client(params, errlog=errlog) as (read, write):
         async with ClientSession(read, write, list_roots_callback=callback) as session:
             await session.initialize()
@@ -115,8 +132,9 @@ async def _session(command: Sequence[str], args: Sequence[str], roots: Sequence[
 
 
 @contextmanager
-def mcp_session(command: Sequence[str], *args: str, roots: Sequence[str] | None = None,
-                errlog: TextIO | None = None) -> Iterator[SyncClient]:
+def mcp_session(
+    command: Sequence[str], *args: str, roots: Sequence[str] | None = None, errlog: TextIO | None = None
+) -> Iterator[SyncClient]:
     """``with mcp_session(cmd, str(dir)) as client: client.call(...)``: a started server."""
     with anyio.from_thread.start_blocking_portal() as portal:
         log = errlog if errlog is not None else open(os.devnull, "w")  # noqa: SIM115

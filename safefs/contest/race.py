@@ -20,8 +20,16 @@ from safefs.testing import (
     race,
 )
 
-__all__ = ["INSIDE_CONTENT", "OPS", "OUTSIDE_CONTENT", "OUTSIDE_TARGET", "SWAPS", "RaceCounts",
-           "race_strategy", "race_victim"]
+__all__ = [
+    "INSIDE_CONTENT",
+    "OPS",
+    "OUTSIDE_CONTENT",
+    "OUTSIDE_TARGET",
+    "SWAPS",
+    "RaceCounts",
+    "race_strategy",
+    "race_victim",
+]
 
 
 def race_strategy(strategy: str, op: str, seconds: float, swap: str = "dir") -> RaceCounts:
@@ -30,8 +38,9 @@ def race_strategy(strategy: str, op: str, seconds: float, swap: str = "dir") -> 
     return race(lambda ws: open_strategy(strategy, ws), op, seconds, swap, name=strategy)
 
 
-def race_victim(label: str, open_victim: Callable[[str], Any], op: str, seconds: float,
-                swap: str = "dir") -> RaceCounts:
+def race_victim(
+    label: str, open_victim: Callable[[str], Any], op: str, seconds: float, swap: str = "dir"
+) -> RaceCounts:
     """As :func:`race_strategy`, for any victim: ``open_victim(workspace)`` is a context manager
     whose value has ``read(path) -> bytes`` and ``write(path, data)`` failing with OSError (such
     as an MCP server behind a client session)."""

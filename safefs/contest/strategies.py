@@ -102,8 +102,9 @@ class Strategy(ABC):
     def __enter__(self) -> Strategy:
         return self
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
         self.close()
 
 
@@ -177,7 +178,8 @@ def _import_pathrs() -> Any:
     except ImportError as exc:
         raise StrategyUnavailable(
             "the pathrs bindings do not import here (they need the libpathrs system library "
-            f"and pathrs.h, which this machine lacks): {exc}") from None
+            f"and pathrs.h, which this machine lacks): {exc}"
+        ) from None
     return pathrs
 
 
@@ -214,7 +216,7 @@ class Pathrs(Strategy):
             fd = handle.fileno()
             view = memoryview(data)
             while view:
-                view = view[os.write(fd, view):]
+                view = view[os.write(fd, view) :]
         try:
             self._call(self.root.rename, tmp, rel)
         except OSError:
@@ -272,8 +274,7 @@ class LandlockConfined(Strategy):
     def __init__(self, root: str) -> None:
         ctx = mp.get_context("spawn")
         self._conn, child = ctx.Pipe()
-        self._proc = ctx.Process(target=_serve_confined, args=(os.path.abspath(root), child),
-                                 daemon=True)
+        self._proc = ctx.Process(target=_serve_confined, args=(os.path.abspath(root), child), daemon=True)
         self._proc.start()
         child.close()
         kind, detail = self._conn.recv()

@@ -23,18 +23,28 @@ def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog=PROG,
         description="Serve DIRs to MCP clients as a filesystem server (drop-in for the official "
-                    "@modelcontextprotocol/server-filesystem), every path resolved beneath the "
-                    "directory by safefs. Speaks stdio unless --http is given.")
+        "@modelcontextprotocol/server-filesystem), every path resolved beneath the "
+        "directory by safefs. Speaks stdio unless --http is given.",
+    )
     p.add_argument("dirs", nargs="+", metavar="DIR", type=_directory, help="directory to serve")
     p.add_argument("--read-only", action="store_true", help="list no tool that writes")
     p.add_argument("--allow-delete", action="store_true", help="add the delete_file tool")
-    p.add_argument("--http", metavar="HOST:PORT",
-                   help="serve streamable HTTP at http://HOST:PORT/mcp instead of stdio; a bearer "
-                        "token is required (SAFEFS_MCP_TOKEN, or one printed to stderr)")
-    p.add_argument("--allow-remote", action="store_true",
-                   help="with --http, allow a HOST that is not a loopback address")
-    p.add_argument("--allow-origin", action="append", default=[], metavar="ORIGIN",
-                   help="with --http, also accept requests carrying this Origin header")
+    p.add_argument(
+        "--http",
+        metavar="HOST:PORT",
+        help="serve streamable HTTP at http://HOST:PORT/mcp instead of stdio; a bearer "
+        "token is required (SAFEFS_MCP_TOKEN, or one printed to stderr)",
+    )
+    p.add_argument(
+        "--allow-remote", action="store_true", help="with --http, allow a HOST that is not a loopback address"
+    )
+    p.add_argument(
+        "--allow-origin",
+        action="append",
+        default=[],
+        metavar="ORIGIN",
+        help="with --http, also accept requests carrying this Origin header",
+    )
     return p
 
 
@@ -65,10 +75,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         http.check_address(host, args.allow_remote)
         token, generated = http.token_from(dict(os.environ))
         if generated:
-            print(f"{PROG}: bearer token (set {http.TOKEN_VARIABLE} to choose it): {token}",
-                  file=sys.stderr, flush=True)
-        http.serve_http(app, host, port, token=token, extra_origins=args.allow_origin,
-                        allow_remote=args.allow_remote)
+            print(
+                f"{PROG}: bearer token (set {http.TOKEN_VARIABLE} to choose it): {token}",
+                file=sys.stderr,
+                flush=True,
+            )
+        http.serve_http(
+            app, host, port, token=token, extra_origins=args.allow_origin, allow_remote=args.allow_remote
+        )
         return 0
     except http.UsageError as exc:
         print(f"{PROG}: {exc}", file=sys.stderr)

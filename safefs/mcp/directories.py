@@ -67,8 +67,9 @@ class Directories:
         first (every directory takes it as it is)."""
         require_path(path)
         if not self.directories:
-            raise WorkspaceError("no allowed directories: the client's roots lie outside the "
-                                 "server's directories")
+            raise WorkspaceError(
+                "no allowed directories: the client's roots lie outside the server's directories"
+            )
         best: tuple[Directory, str] | None = None
         for d in self.directories:
             try:

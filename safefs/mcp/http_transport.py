@@ -79,9 +79,11 @@ class Guard:
             return
         given = headers.get("authorization", "").encode()
         if not hmac.compare_digest(given, self.expected):
-            response = PlainTextResponse("Unauthorized: a bearer token is required",
-                                         status_code=401,
-                                         headers={"WWW-Authenticate": 'Bearer realm="safefs-mcp"'})
+            response = PlainTextResponse(
+                "Unauthorized: a bearer token is required",
+                status_code=401,
+                headers={"WWW-Authenticate": 'Bearer realm="safefs-mcp"'},
+            )
             await response(scope, receive, send)
             return
         await self.app(scope, receive, send)
@@ -89,12 +91,21 @@ class Guard:
 
 def check_address(host: str, allow_remote: bool) -> None:
     if not allow_remote and not is_loopback(host):
-        raise UsageError(f"refusing to listen on {host!r}, which is not a loopback address; "
-                         "pass --allow-remote to serve other machines")
+        raise UsageError(
+            f"refusing to listen on {host!r}, which is not a loopback address; "
+            "pass --allow-remote to serve other machines"
+        )
 
 
-def serve_http(server: Server[Any], host: str, port: int, *, token: str,
-               extra_origins: Iterable[str] = (), allow_remote: bool = False) -> None:
+def serve_http(
+    server: Server[Any],
+    host: str,
+    port: int,
+    *,
+    token: str,
+    extra_origins: Iterable[str] = (),
+    allow_remote: bool = False,
+) -> None:
     check_address(host, allow_remote)
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
@@ -110,7 +121,9 @@ def serve_http(server: Server[Any], host: str, port: int, *, token: str,
     if is_loopback(host):
         security = TransportSecuritySettings(
             enable_dns_rebinding_protection=True,
-            allowed_hosts=["127.0.0.1:*", "localhost:*", "[::1]:*"], allowed_origins=origins)
+            allowed_hosts=["127.0.0.1:*", "localhost:*", "[::1]:*"],
+            allowed_origins=origins,
+        )
     else:
         security = TransportSecuritySettings(enable_dns_rebinding_protection=False)
     app = server.streamable_http_app(host=host, transport_security=security)

@@ -30,14 +30,14 @@ ROOTS_TIMEOUT = 10.0  # seconds a client gets to answer roots/list; then the DIR
 
 
 def error_result(message: str) -> types.CallToolResult:
-    return types.CallToolResult(content=[types.TextContent(type="text", text=message)],
-                                is_error=True)
+    return types.CallToolResult(content=[types.TextContent(type="text", text=message)], is_error=True)
 
 
 def reply_result(reply: Reply) -> types.CallToolResult:
     if isinstance(reply, str):
-        return types.CallToolResult(content=[types.TextContent(type="text", text=reply)],
-                                    structured_content={"content": reply})
+        return types.CallToolResult(
+            content=[types.TextContent(type="text", text=reply)], structured_content={"content": reply}
+        )
     block = _media_block(reply)
     dumped = block.model_dump(by_alias=True, mode="json", exclude_none=True)
     return types.CallToolResult(content=[block], structured_content={"content": [dumped]})
@@ -48,19 +48,30 @@ def _media_block(media: Media) -> types.ImageContent | types.AudioContent | type
         return types.ImageContent(type="image", data=media.data, mime_type=media.mime_type)
     if media.kind == "audio":
         return types.AudioContent(type="audio", data=media.data, mime_type=media.mime_type)
-    return types.EmbeddedResource(type="resource", resource=types.BlobResourceContents(
-        uri=media.uri, mime_type=media.mime_type, blob=media.data))
+    return types.EmbeddedResource(
+        type="resource",
+        resource=types.BlobResourceContents(uri=media.uri, mime_type=media.mime_type, blob=media.data),
+    )
 
 
 def _tool_definition(tool: McpTool) -> types.Tool:
-    return types.Tool(name=tool.name, title=tool.title, description=tool.description,
-                      input_schema=tool.input_schema(), output_schema=tool.output_schema,
-                      annotations=types.ToolAnnotations(**_snake(tool.annotations)))
+    return types.Tool(
+        name=tool.name,
+        title=tool.title,
+        description=tool.description,
+        input_schema=tool.input_schema(),
+        output_schema=tool.output_schema,
+        annotations=types.ToolAnnotations(**_snake(tool.annotations)),
+    )
 
 
 def _snake(hints: dict[str, bool]) -> dict[str, Any]:
-    names = {"readOnlyHint": "read_only_hint", "destructiveHint": "destructive_hint",
-             "idempotentHint": "idempotent_hint", "openWorldHint": "open_world_hint"}
+    names = {
+        "readOnlyHint": "read_only_hint",
+        "destructiveHint": "destructive_hint",
+        "idempotentHint": "idempotent_hint",
+        "openWorldHint": "open_world_hint",
+    }
     return {names[k]: v for k, v in hints.items()}
 
 
@@ -68,8 +79,10 @@ def run_tool(tool: McpTool, directories: Directories, args: dict[str, Any]) -> t
     """Validate and run one call (blocking; called in a worker thread)."""
     problem = argument_problem(tool.input_schema(), args)
     if problem is not None:  # in the words of the MCP SDKs: jsonschema's sentence, and where
-        return error_result(f"Input validation error: Invalid arguments for tool {tool.name}: "
-                            f"{problem.message} at {problem.where or 'arguments'}")
+        return error_result(
+            f"Input validation error: Invalid arguments for tool {tool.name}: "
+            f"{problem.message} at {problem.where or 'arguments'}"
+        )
     try:
         return reply_result(tool.run(directories, args))
     except WorkspaceError as exc:
@@ -85,14 +98,18 @@ class SafefsServer:
     def __init__(self, directories: Directories, tools: list[McpTool]) -> None:
         self.directories = directories
         self.tools = {t.name: t for t in tools}
-        self._per_session: weakref.WeakKeyDictionary[ServerSession, Directories] = \
-            weakref.WeakKeyDictionary()
+        self._per_session: weakref.WeakKeyDictionary[ServerSession, Directories] = weakref.WeakKeyDictionary()
 
     def build(self) -> Server[Any]:
-        server: Server[Any] = Server(SERVER_NAME, version=safefs.__version__,
-                                     on_list_tools=self._list_tools, on_call_tool=self._call_tool)
-        server.add_notification_handler("notifications/roots/list_changed",
-                                        types.NotificationParams, self._roots_changed)
+        server: Server[Any] = Server(
+            SERVER_NAME,
+            version=safefs.__version__,
+            on_list_tools=self._list_tools,
+            on_call_tool=self._call_tool,
+        )
+        server.add_notification_handler(
+            "notifications/roots/list_changed", types.NotificationParams, self._roots_changed
+        )
         return server
 
     async def _list_tools(self, ctx: Any, params: Any) -> types.ListToolsResult:
@@ -117,8 +134,11 @@ class SafefsServer:
                 with anyio.fail_after(ROOTS_TIMEOUT):
                     result = await session.list_roots()
             except Exception as exc:  # no back channel, no answer, or the client failed
-                print(f"{SERVER_NAME}: could not list the client's roots ({type(exc).__name__}); "
-                      "using the directories given on the command line", file=sys.stderr)
+                print(
+                    f"{SERVER_NAME}: could not list the client's roots ({type(exc).__name__}); "
+                    "using the directories given on the command line",
+                    file=sys.stderr,
+                )
             else:
                 narrowed = self.directories.narrowed(str(r.uri) for r in result.roots)
         self._per_session[session] = narrowed

@@ -75,10 +75,12 @@ async def pipe_stdio_server() -> AsyncIterator[tuple[Any, Any]]:
     try:
         reader = asyncio.StreamReader(limit=MAX_LINE)
         read_transport, _ = await loop.connect_read_pipe(
-            lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(wire_in, "rb", buffering=0))
+            lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(wire_in, "rb", buffering=0)
+        )
         transports.append(read_transport)
         write_transport, protocol = await loop.connect_write_pipe(
-            asyncio.streams.FlowControlMixin, os.fdopen(wire_out, "wb", buffering=0))
+            asyncio.streams.FlowControlMixin, os.fdopen(wire_out, "wb", buffering=0)
+        )
         transports.append(write_transport)
         writer = asyncio.StreamWriter(write_transport, protocol, None, loop)
         async with stdio_server(_Lines(reader), _Writer(writer)) as streams:  # type: ignore[arg-type]

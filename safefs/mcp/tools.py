@@ -28,8 +28,12 @@ READ_ONLY = {"readOnlyHint": True, "openWorldHint": False}
 
 
 def _writes(*, destructive: bool, idempotent: bool) -> dict[str, bool]:
-    return {"readOnlyHint": False, "destructiveHint": destructive, "idempotentHint": idempotent,
-            "openWorldHint": False}
+    return {
+        "readOnlyHint": False,
+        "destructiveHint": destructive,
+        "idempotentHint": idempotent,
+        "openWorldHint": False,
+    }
 
 
 @dataclass(frozen=True)
@@ -63,10 +67,13 @@ class McpTool:
         return {"type": "object", "properties": self.properties, "required": list(self.required)}
 
 
-TEXT_OUTPUT = {"type": "object", "properties": {"content": {"type": "string"}},
-               "required": ["content"], "additionalProperties": False}
-MEDIA_OUTPUT = {"type": "object", "properties": {"content": {"type": "array"}},
-                "required": ["content"]}
+TEXT_OUTPUT = {
+    "type": "object",
+    "properties": {"content": {"type": "string"}},
+    "required": ["content"],
+    "additionalProperties": False,
+}
+MEDIA_OUTPUT = {"type": "object", "properties": {"content": {"type": "array"}}, "required": ["content"]}
 
 
 def target_paths(tool: McpTool, args: dict[str, Any]) -> list[str]:
@@ -115,14 +122,18 @@ def _count(args: dict[str, Any], name: str) -> int | None:
 
 # -- reading ---------------------------------------------------------------------------------
 
+
 def _cut_note(r: text.LineRange) -> str:
     if r.line_cut:
-        return (f"\n[cut at {MAX_RESULT_CHARS} characters: line {r.last} of {r.total} is longer "
-                "than that, and the rest of it is not shown"
-                + (f"; call read_text_file with offset={r.last + 1} to read on]"
-                   if r.last < r.total else "]"))
-    return (f"\n[cut at {MAX_RESULT_CHARS} characters: lines {r.first}-{r.last} of {r.total} "
-            f"shown; call read_text_file with offset={r.last + 1} to read on]")
+        return (
+            f"\n[cut at {MAX_RESULT_CHARS} characters: line {r.last} of {r.total} is longer "
+            "than that, and the rest of it is not shown"
+            + (f"; call read_text_file with offset={r.last + 1} to read on]" if r.last < r.total else "]")
+        )
+    return (
+        f"\n[cut at {MAX_RESULT_CHARS} characters: lines {r.first}-{r.last} of {r.total} "
+        f"shown; call read_text_file with offset={r.last + 1} to read on]"
+    )
 
 
 def read_text(d: Directory, rel: str, args: dict[str, Any], budget: int = MAX_RESULT_CHARS) -> str:
@@ -134,9 +145,14 @@ def read_text(d: Directory, rel: str, args: dict[str, Any], budget: int = MAX_RE
     if (head is not None or tail is not None) and (offset is not None or limit is not None):
         raise WorkspaceError("head/tail and offset/limit cannot be combined")
     if offset is not None or limit is not None:
-        r = text.read_lines(d.root, rel, 1 if offset is None else offset,
-                            text.DEFAULT_LINE_LIMIT if limit is None else limit,
-                            budget=budget, errors="replace")
+        r = text.read_lines(
+            d.root,
+            rel,
+            1 if offset is None else offset,
+            text.DEFAULT_LINE_LIMIT if limit is None else limit,
+            budget=budget,
+            errors="replace",
+        )
         return f"{text.describe_range(r, 'call read_text_file with')}\n{r.text}"
     if head == 0 or tail == 0:
         return ""
@@ -163,8 +179,10 @@ def _read_multiple(dirs: Directories, args: dict[str, Any]) -> Reply:
     budget = MAX_RESULT_CHARS
     for path in args["paths"]:
         if budget <= 200:
-            parts.append(f"{path}: not read: the result reached {MAX_RESULT_CHARS} characters; "
-                         "read this file on its own")
+            parts.append(
+                f"{path}: not read: the result reached {MAX_RESULT_CHARS} characters; "
+                "read this file on its own"
+            )
             continue
         try:
             d, rel = dirs.locate(path)
@@ -181,11 +199,11 @@ def _read_media(dirs: Directories, args: dict[str, Any]) -> Reply:
     media = files.read_media(d.root, rel)
     kind = media.mime_type.split("/")[0]
     uri = "file://" + join(d.display, rel) if rel != "." else "file://" + d.display
-    return Media(kind if kind in ("image", "audio") else "resource", media.data_base64,
-                 media.mime_type, uri)
+    return Media(kind if kind in ("image", "audio") else "resource", media.data_base64, media.mime_type, uri)
 
 
 # -- writing ---------------------------------------------------------------------------------
+
 
 def _write_file(dirs: Directories, args: dict[str, Any]) -> Reply:
     d, rel = dirs.locate(args["path"])
@@ -216,8 +234,9 @@ def _move_file(dirs: Directories, args: dict[str, Any]) -> Reply:
     sd, srel = dirs.locate(source)
     dd, drel = dirs.locate(destination)
     if sd.root is not dd.root:
-        raise WorkspaceError(f"source and destination must lie in the same allowed directory: "
-                             f"{source!r} -> {destination!r}")
+        raise WorkspaceError(
+            f"source and destination must lie in the same allowed directory: {source!r} -> {destination!r}"
+        )
     files.move(sd.root, srel, drel)
     return f"Successfully moved {source} to {destination}"
 
@@ -229,6 +248,7 @@ def _delete_file(dirs: Directories, args: dict[str, Any]) -> Reply:
 
 
 # -- listing and searching -------------------------------------------------------------------
+
 
 def _tag(item: listing.Listed) -> str:
     entry = item.entry
@@ -242,8 +262,11 @@ def _tag(item: listing.Listed) -> str:
 def _list_directory(dirs: Directories, args: dict[str, Any]) -> Reply:
     d, rel = dirs.locate(args["path"])
     items = listing.list_directory(d.root, rel)
-    return join_capped((_tag(i) for i in items), what="entries",
-                       how_to_continue="use search_files with a pattern to narrow the listing")
+    return join_capped(
+        (_tag(i) for i in items),
+        what="entries",
+        how_to_continue="use search_files with a pattern to narrow the listing",
+    )
 
 
 def format_size(size: int) -> str:
@@ -254,7 +277,7 @@ def format_size(size: int) -> str:
     i = 0
     while i + 1 < len(units) and size >= 1024 ** (i + 1):
         i += 1
-    return f"{size} B" if i == 0 else f"{size / 1024 ** i:.2f} {units[i]}"
+    return f"{size} B" if i == 0 else f"{size / 1024**i:.2f} {units[i]}"
 
 
 def _list_with_sizes(dirs: Directories, args: dict[str, Any]) -> Reply:
@@ -268,10 +291,20 @@ def _list_with_sizes(dirs: Directories, args: dict[str, Any]) -> Reply:
         size = "" if is_dir else format_size(i.size or 0).rjust(10)
         lines.append(f"{'[DIR]' if is_dir else '[FILE]'} {i.entry.name.ljust(30)} {size}")
     files_ = [i for i in items if i.entry.kind != "dir"]
-    summary = (f"\nTotal: {len(files_)} files, {len(items) - len(files_)} directories\n"
-               f"Combined size: {format_size(sum(i.size or 0 for i in files_))}")
-    return join_capped(lines, limit=MAX_RESULT_CHARS - len(summary), what="entries",
-                       how_to_continue="use search_files to narrow the listing") + "\n" + summary
+    summary = (
+        f"\nTotal: {len(files_)} files, {len(items) - len(files_)} directories\n"
+        f"Combined size: {format_size(sum(i.size or 0 for i in files_))}"
+    )
+    return (
+        join_capped(
+            lines,
+            limit=MAX_RESULT_CHARS - len(summary),
+            what="entries",
+            how_to_continue="use search_files to narrow the listing",
+        )
+        + "\n"
+        + summary
+    )
 
 
 def _directory_tree(dirs: Directories, args: dict[str, Any]) -> Reply:
@@ -279,8 +312,7 @@ def _directory_tree(dirs: Directories, args: dict[str, Any]) -> Reply:
     max_depth = _count(args, "maxDepth")
     if max_depth == 0:
         raise WorkspaceError("maxDepth must be 1 or more")
-    return listing.tree_json(d.root, rel, exclude=args.get("excludePatterns", []),
-                             max_depth=max_depth)
+    return listing.tree_json(d.root, rel, exclude=args.get("excludePatterns", []), max_depth=max_depth)
 
 
 def _absolute(d: Directory, entry: Entry) -> str:
@@ -290,28 +322,53 @@ def _absolute(d: Directory, entry: Entry) -> str:
 def _search_files(dirs: Directories, args: dict[str, Any]) -> Reply:
     d, rel = dirs.locate(args["path"])
     patterns = args.get("excludePatterns", [])
-    result = search.glob(d.root, args["pattern"], rel, skip_git=False,
-                         exclude=lambda e: any(glob_match(p, e.rel) for p in patterns))
+    result = search.glob(
+        d.root,
+        args["pattern"],
+        rel,
+        skip_git=False,
+        exclude=lambda e: any(glob_match(p, e.rel) for p in patterns),
+    )
     if not result.matches:
         return "No matches found"
-    return join_capped((_absolute(d, e) for e in result.matches), what="matches",
-                       more=result.more, how_to_continue="narrow the pattern or the path")
+    return join_capped(
+        (_absolute(d, e) for e in result.matches),
+        what="matches",
+        more=result.more,
+        how_to_continue="narrow the pattern or the path",
+    )
 
 
 def _search_contents(dirs: Directories, args: dict[str, Any]) -> Reply:
     d, rel = dirs.locate(args["path"])
-    result = search.grep(d.root, args["pattern"], rel, file_glob=args.get("filePattern"),
-                         ignore_case=bool(args.get("ignoreCase", False)))
+    result = search.grep(
+        d.root,
+        args["pattern"],
+        rel,
+        file_glob=args.get("filePattern"),
+        ignore_case=bool(args.get("ignoreCase", False)),
+    )
     prefix = d.display.rstrip("/") + "/"
     lines = [prefix + line for line in result.lines]
-    summary = (f"[{len(result.lines) + result.more} matching lines in {result.files_matched} of "
-               f"{result.files_searched} files; {result.binary_skipped} binary and "
-               f"{result.large_skipped} large files skipped"
-               + ("; stopped early, narrow the path" if result.stopped_early else "") + "]")
+    summary = (
+        f"[{len(result.lines) + result.more} matching lines in {result.files_matched} of "
+        f"{result.files_searched} files; {result.binary_skipped} binary and "
+        f"{result.large_skipped} large files skipped"
+        + ("; stopped early, narrow the path" if result.stopped_early else "")
+        + "]"
+    )
     if not lines:
         return f"No matches found\n{summary}"
-    return join_capped(lines, what="matching lines", more=result.more,
-                       how_to_continue="narrow the pattern, path or filePattern") + "\n" + summary
+    return (
+        join_capped(
+            lines,
+            what="matching lines",
+            more=result.more,
+            how_to_continue="narrow the pattern, path or filePattern",
+        )
+        + "\n"
+        + summary
+    )
 
 
 def js_date(seconds: float) -> str:
@@ -324,10 +381,15 @@ def js_date(seconds: float) -> str:
 def _file_info(dirs: Directories, args: dict[str, Any]) -> Reply:
     d, rel = dirs.locate(args["path"])
     info = files.file_info(d.root, rel)
-    rows = {"size": info.size, "created": js_date(info.created),
-            "modified": js_date(info.modified), "accessed": js_date(info.accessed),
-            "isDirectory": str(info.is_directory).lower(), "isFile": str(info.is_file).lower(),
-            "permissions": info.permissions}
+    rows = {
+        "size": info.size,
+        "created": js_date(info.created),
+        "modified": js_date(info.modified),
+        "accessed": js_date(info.accessed),
+        "isDirectory": str(info.is_directory).lower(),
+        "isFile": str(info.is_file).lower(),
+        "permissions": info.permissions,
+    }
     return "\n".join(f"{key}: {value}" for key, value in rows.items())
 
 
@@ -342,110 +404,250 @@ _READ_PROPS = {
     "path": PATH,
     "tail": {"type": "number", "description": "If provided, returns only the last N lines"},
     "head": {"type": "number", "description": "If provided, returns only the first N lines"},
-    "offset": {"type": "integer", "description": "First line to return (1-based); with limit, "
-               "reads any part of a large file"},
+    "offset": {
+        "type": "integer",
+        "description": "First line to return (1-based); with limit, reads any part of a large file",
+    },
     "limit": {"type": "integer", "description": "How many lines to return from offset"},
 }
-_READ_TEXT = ("Read a file as UTF-8 text (invalid bytes shown as U+FFFD). head/tail return the "
-              "first/last N lines; offset/limit return any line range under a header naming the "
-              f"lines shown and the line count. Results over {MAX_RESULT_CHARS} characters are cut "
-              "at a line, with a note giving the offset to continue from." + _WITHIN)
+_READ_TEXT = (
+    "Read a file as UTF-8 text (invalid bytes shown as U+FFFD). head/tail return the "
+    "first/last N lines; offset/limit return any line range under a header naming the "
+    f"lines shown and the line count. Results over {MAX_RESULT_CHARS} characters are cut "
+    "at a line, with a note giving the offset to continue from." + _WITHIN
+)
 
 
 def all_tools() -> list[McpTool]:
     return [
-        McpTool("read_file", "Read File (Deprecated)", "Same as read_text_file; deprecated.",
-                _READ_PROPS, ("path",), READ_ONLY, _read_text_file, ("path",), TEXT_OUTPUT),
-        McpTool("read_text_file", "Read Text File", _READ_TEXT, _READ_PROPS, ("path",), READ_ONLY,
-                _read_text_file, ("path",), TEXT_OUTPUT),
-        McpTool("read_media_file", "Read Media File",
-                "Read an image or audio file (or any file, as an embedded resource) as base64 "
-                f"with its MIME type; files over {files.MAX_MEDIA_BYTES} bytes are refused."
-                + _WITHIN, {"path": PATH}, ("path",), READ_ONLY, _read_media, ("path",),
-                MEDIA_OUTPUT),
-        McpTool("read_multiple_files", "Read Multiple Files",
-                "Read several text files at once; each is shown after its path, and a file that "
-                "fails does not stop the others." + _WITHIN,
-                {"paths": {"type": "array", "items": {"type": "string"}, "minItems": 1}},
-                ("paths",), READ_ONLY, _read_multiple, ("paths",), TEXT_OUTPUT),
-        McpTool("write_file", "Write File",
-                "Create a file or replace it with new UTF-8 content, atomically (a reader never "
-                "sees half a file); missing parent directories are created." + _WITHIN,
-                {"path": PATH, "content": {"type": "string"}}, ("path", "content"),
-                _writes(destructive=True, idempotent=True), _write_file, ("path",), TEXT_OUTPUT),
-        McpTool("edit_file", "Edit File",
-                "Replace exact text in a file. Each oldText must occur exactly once: text that "
-                "is missing or occurs more than once is refused, never guessed. Returns a "
-                "git-style diff; dryRun shows it without writing. The write is atomic." + _WITHIN,
-                {"path": PATH,
-                 "edits": {"type": "array", "items": {
-                     "type": "object",
-                     "properties": {"oldText": {"type": "string", "description": "Exact text"},
-                                    "newText": {"type": "string", "description": "Replacement"}},
-                     "required": ["oldText", "newText"]}},
-                 "dryRun": {"type": "boolean", "default": False,
-                            "description": "Preview the diff without writing"}},
-                ("path", "edits"), _writes(destructive=True, idempotent=False), _edit_file,
-                ("path",), TEXT_OUTPUT),
-        McpTool("create_directory", "Create Directory",
-                "Create a directory and any missing parents; an existing one is fine." + _WITHIN,
-                {"path": PATH}, ("path",), _writes(destructive=False, idempotent=True),
-                _create_directory, ("path",), TEXT_OUTPUT),
-        McpTool("list_directory", "List Directory",
-                "List a directory: [DIR], [FILE] or [LINK] and the name, one per line; a symlink "
-                f"shows where it leads and is never followed out. At most {MAX_ENTRIES} entries."
-                + _WITHIN, {"path": PATH}, ("path",), READ_ONLY, _list_directory, ("path",),
-                TEXT_OUTPUT),
-        McpTool("list_directory_with_sizes", "List Directory with Sizes",
-                "List a directory with file sizes and a summary, sorted by name or size."
-                + _WITHIN,
-                {"path": PATH, "sortBy": {"type": "string", "enum": ["name", "size"],
-                                          "default": "name",
-                                          "description": "Sort entries by name or size"}},
-                ("path",), READ_ONLY, _list_with_sizes, ("path",), TEXT_OUTPUT),
-        McpTool("directory_tree", "Directory Tree",
-                "A recursive JSON tree of entries with 'name', 'type' (file/directory) and, for "
-                "directories, 'children'. maxDepth limits the depth; the result is capped at "
-                f"{MAX_RESULT_CHARS} characters. A directory whose contents were not shown "
-                "carries \"truncated\": true: call directory_tree on it to see them." + _WITHIN,
-                {"path": PATH, "excludePatterns": PATTERNS,
-                 "maxDepth": {"type": "integer", "description": "How many levels to show"}},
-                ("path",), READ_ONLY, _directory_tree, ("path",), TEXT_OUTPUT),
-        McpTool("move_file", "Move File",
-                "Move or rename a file or directory, atomically. The destination must not exist: "
-                "an existing entry is never replaced." + _WITHIN,
-                {"source": PATH, "destination": PATH}, ("source", "destination"),
-                _writes(destructive=True, idempotent=False), _move_file,
-                ("source", "destination"), TEXT_OUTPUT),
-        McpTool("search_files", "Search Files",
-                "Find files and directories whose path relative to 'path' matches a glob "
-                "pattern ('*.ext' in that directory, '**/*.ext' at any depth). Returns full "
-                f"paths, at most {MAX_ENTRIES}. Symlinks are never followed." + _WITHIN,
-                {"path": PATH, "pattern": {"type": "string"}, "excludePatterns": PATTERNS},
-                ("path", "pattern"), READ_ONLY, _search_files, ("path",), TEXT_OUTPUT),
-        McpTool("search_file_contents", "Search File Contents",
-                "Search the contents of text files under 'path' for a regular expression; "
-                "prints path:line:text per match. Skips binary files, .git and what .gitignore "
-                f"excludes; never follows symlinks. At most {MAX_ENTRIES} matching lines."
-                + _WITHIN,
-                {"path": PATH, "pattern": {"type": "string", "description": "Regular expression"},
-                 "filePattern": {"type": "string", "description": "Only files matching this glob"},
-                 "ignoreCase": {"type": "boolean", "default": False}},
-                ("path", "pattern"), READ_ONLY, _search_contents, ("path",), TEXT_OUTPUT),
-        McpTool("get_file_info", "Get File Info",
-                "Metadata of a file or directory: size, times, type and permissions." + _WITHIN,
-                {"path": PATH}, ("path",), READ_ONLY, _file_info, ("path",), TEXT_OUTPUT),
-        McpTool("list_allowed_directories", "List Allowed Directories",
-                "The directories this server may access (and everything beneath them).",
-                {}, (), READ_ONLY, _allowed, (), TEXT_OUTPUT),
+        McpTool(
+            "read_file",
+            "Read File (Deprecated)",
+            "Same as read_text_file; deprecated.",
+            _READ_PROPS,
+            ("path",),
+            READ_ONLY,
+            _read_text_file,
+            ("path",),
+            TEXT_OUTPUT,
+        ),
+        McpTool(
+            "read_text_file",
+            "Read Text File",
+            _READ_TEXT,
+            _READ_PROPS,
+            ("path",),
+            READ_ONLY,
+            _read_text_file,
+            ("path",),
+            TEXT_OUTPUT,
+        ),
+        McpTool(
+            "read_media_file",
+            "Read Media File",
+            "Read an image or audio file (or any file, as an embedded resource) as base64 "
+            f"with its MIME type; files over {files.MAX_MEDIA_BYTES} bytes are refused." + _WITHIN,
+            {"path": PATH},
+            ("path",),
+            READ_ONLY,
+            _read_media,
+            ("path",),
+            MEDIA_OUTPUT,
+        ),
+        McpTool(
+            "read_multiple_files",
+            "Read Multiple Files",
+            "Read several text files at once; each is shown after its path, and a file that "
+            "fails does not stop the others." + _WITHIN,
+            {"paths": {"type": "array", "items": {"type": "string"}, "minItems": 1}},
+            ("paths",),
+            READ_ONLY,
+            _read_multiple,
+            ("paths",),
+            TEXT_OUTPUT,
+        ),
+        McpTool(
+            "write_file",
+            "Write File",
+            "Create a file or replace it with new UTF-8 content, atomically (a reader never "
+            "sees half a file); missing parent directories are created." + _WITHIN,
+            {"path": PATH, "content": {"type": "string"}},
+            ("path", "content"),
+            _writes(destructive=True, idempotent=True),
+            _write_file,
+            ("path",),
+            TEXT_OUTPUT,
+        ),
+        McpTool(
+            "edit_file",
+            "Edit File",
+            "Replace exact text in a file. Each oldText must occur exactly once: text that "
+            "is missing or occurs more than once is refused, never guessed. Returns a "
+            "git-style diff; dryRun shows it without writing. The write is atomic." + _WITHIN,
+            {
+                "path": PATH,
+                "edits": {
+                    "type": "array",
+                    "items": {
+                        "type": "object",
+                        "properties": {
+                            "oldText": {"type": "string", "description": "Exact text"},
+                            "newText": {"type": "string", "description": "Replacement"},
+                        },
+                        "required": ["oldText", "newText"],
+                    },
+                },
+                "dryRun": {
+                    "type": "boolean",
+                    "default": False,
+                    "description": "Preview the diff without writing",
+                },
+            },
+            ("path", "edits"),
+            _writes(destructive=True, idempotent=False),
+            _edit_file,
+            ("path",),
+            TEXT_OUTPUT,
+        ),
+        McpTool(
+            "create_directory",
+            "Create Directory",
+            "Create a directory and any missing parents; an existing one is fine." + _WITHIN,
+            {"path": PATH},
+            ("path",),
+            _writes(destructive=False, idempotent=True),
+            _create_directory,
+            ("path",),
+            TEXT_OUTPUT,
+        ),
+        McpTool(
+            "list_directory",
+            "List Directory",
+            "List a directory: [DIR], [FILE] or [LINK] and the name, one per line; a symlink "
+            f"shows where it leads and is never followed out. At most {MAX_ENTRIES} entries." + _WITHIN,
+            {"path": PATH},
+            ("path",),
+            READ_ONLY,
+            _list_directory,
+            ("path",),
+            TEXT_OUTPUT,
+        ),
+        McpTool(
+            "list_directory_with_sizes",
+            "List Directory with Sizes",
+            "List a directory with file sizes and a summary, sorted by name or size." + _WITHIN,
+            {
+                "path": PATH,
+                "sortBy": {
+                    "type": "string",
+                    "enum": ["name", "size"],
+                    "default": "name",
+                    "description": "Sort entries by name or size",
+                },
+            },
+            ("path",),
+            READ_ONLY,
+            _list_with_sizes,
+            ("path",),
+            TEXT_OUTPUT,
+        ),
+        McpTool(
+            "directory_tree",
+            "Directory Tree",
+            "A recursive JSON tree of entries with 'name', 'type' (file/directory) and, for "
+            "directories, 'children'. maxDepth limits the depth; the result is capped at "
+            f"{MAX_RESULT_CHARS} characters. A directory whose contents were not shown "
+            'carries "truncated": true: call directory_tree on it to see them.' + _WITHIN,
+            {
+                "path": PATH,
+                "excludePatterns": PATTERNS,
+                "maxDepth": {"type": "integer", "description": "How many levels to show"},
+            },
+            ("path",),
+            READ_ONLY,
+            _directory_tree,
+            ("path",),
+            TEXT_OUTPUT,
+        ),
+        McpTool(
+            "move_file",
+            "Move File",
+            "Move or rename a file or directory, atomically. The destination must not exist: "
+            "an existing entry is never replaced." + _WITHIN,
+            {"source": PATH, "destination": PATH},
+            ("source", "destination"),
+            _writes(destructive=True, idempotent=False),
+            _move_file,
+            ("source", "destination"),
+            TEXT_OUTPUT,
+        ),
+        McpTool(
+            "search_files",
+            "Search Files",
+            "Find files and directories whose path relative to 'path' matches a glob "
+            "pattern ('*.ext' in that directory, '**/*.ext' at any depth). Returns full "
+            f"paths, at most {MAX_ENTRIES}. Symlinks are never followed." + _WITHIN,
+            {"path": PATH, "pattern": {"type": "string"}, "excludePatterns": PATTERNS},
+            ("path", "pattern"),
+            READ_ONLY,
+            _search_files,
+            ("path",),
+            TEXT_OUTPUT,
+        ),
+        McpTool(
+            "search_file_contents",
+            "Search File Contents",
+            "Search the contents of text files under 'path' for a regular expression; "
+            "prints path:line:text per match. Skips binary files, .git and what .gitignore "
+            f"excludes; never follows symlinks. At most {MAX_ENTRIES} matching lines." + _WITHIN,
+            {
+                "path": PATH,
+                "pattern": {"type": "string", "description": "Regular expression"},
+                "filePattern": {"type": "string", "description": "Only files matching this glob"},
+                "ignoreCase": {"type": "boolean", "default": False},
+            },
+            ("path", "pattern"),
+            READ_ONLY,
+            _search_contents,
+            ("path",),
+            TEXT_OUTPUT,
+        ),
+        McpTool(
+            "get_file_info",
+            "Get File Info",
+            "Metadata of a file or directory: size, times, type and permissions." + _WITHIN,
+            {"path": PATH},
+            ("path",),
+            READ_ONLY,
+            _file_info,
+            ("path",),
+            TEXT_OUTPUT,
+        ),
+        McpTool(
+            "list_allowed_directories",
+            "List Allowed Directories",
+            "The directories this server may access (and everything beneath them).",
+            {},
+            (),
+            READ_ONLY,
+            _allowed,
+            (),
+            TEXT_OUTPUT,
+        ),
     ]
 
 
 DELETE_TOOL = McpTool(
-    "delete_file", "Delete File",
+    "delete_file",
+    "Delete File",
     "Delete a file, a symlink (never its target) or an empty directory." + _WITHIN,
-    {"path": PATH}, ("path",), _writes(destructive=True, idempotent=False), _delete_file,
-    ("path",), TEXT_OUTPUT)
+    {"path": PATH},
+    ("path",),
+    _writes(destructive=True, idempotent=False),
+    _delete_file,
+    ("path",),
+    TEXT_OUTPUT,
+)
 
 
 def tools_for(*, read_only: bool, allow_delete: bool) -> list[McpTool]:

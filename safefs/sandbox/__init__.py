@@ -28,8 +28,15 @@ class Sandbox(Protocol):
     def describe(self) -> str:
         """The layers applied, e.g. ``sandbox: landlock abi 7, no network, uid 65534, pid ns``."""
 
-    def run(self, argv: Sequence[str], env: Mapping[str, str], *, timeout: float,
-            output_cap: int, cancel: threading.Event | None) -> CommandOutcome:
+    def run(
+        self,
+        argv: Sequence[str],
+        env: Mapping[str, str],
+        *,
+        timeout: float,
+        output_cap: int,
+        cancel: threading.Event | None,
+    ) -> CommandOutcome:
         """Run ``argv`` confined; nothing it started is left running when this returns."""
 
     def close(self) -> None:
@@ -45,8 +52,15 @@ class Refused:
     def describe(self) -> str:
         return f"sandbox: unavailable ({self.refusal})"
 
-    def run(self, argv: Sequence[str], env: Mapping[str, str], *, timeout: float,
-            output_cap: int, cancel: threading.Event | None) -> CommandOutcome:
+    def run(
+        self,
+        argv: Sequence[str],
+        env: Mapping[str, str],
+        *,
+        timeout: float,
+        output_cap: int,
+        cancel: threading.Event | None,
+    ) -> CommandOutcome:
         return CommandOutcome(b"", None, setup_error=self.refusal)
 
     def close(self) -> None:
@@ -69,17 +83,26 @@ class Unconfined:
         tracking = "pid ns" if self._pid_namespace() else "process group"
         return f"sandbox: off (unconfined), {tracking}"
 
-    def run(self, argv: Sequence[str], env: Mapping[str, str], *, timeout: float,
-            output_cap: int, cancel: threading.Event | None) -> CommandOutcome:
+    def run(
+        self,
+        argv: Sequence[str],
+        env: Mapping[str, str],
+        *,
+        timeout: float,
+        output_cap: int,
+        cancel: threading.Event | None,
+    ) -> CommandOutcome:
         if self._pid_namespace():
             from safefs.sandbox.linux import spawn_pid_namespace_only
 
-            return spawn_pid_namespace_only(argv, env, self.root, timeout=timeout,
-                                            output_cap=output_cap, cancel=cancel)
+            return spawn_pid_namespace_only(
+                argv, env, self.root, timeout=timeout, output_cap=output_cap, cancel=cancel
+            )
         magic = f"/proc/self/fd/{self.root.fileno()}"
         cwd = magic if os.path.isdir("/proc/self/fd") else self.root.path
-        return run_in_process_group(argv, cwd=cwd, env=env, timeout=timeout,
-                                    output_cap=output_cap, cancel=cancel)
+        return run_in_process_group(
+            argv, cwd=cwd, env=env, timeout=timeout, output_cap=output_cap, cancel=cancel
+        )
 
     def close(self) -> None:
         pass
@@ -114,5 +137,4 @@ def harden_agent_process() -> None:
         landlock.native.lib.sbx_set_dumpable(0)
 
 
-__all__ = ["AUTO", "MODES", "OFF", "Refused", "Sandbox", "Unconfined", "harden_agent_process",
-           "make_sandbox"]
+__all__ = ["AUTO", "MODES", "OFF", "Refused", "Sandbox", "Unconfined", "harden_agent_process", "make_sandbox"]

@@ -50,8 +50,19 @@ _FS_BY_ABI: Final = {1: (1 << 13) - 1, 2: REFER, 3: TRUNCATE, 5: IOCTL_DEV}
 FILE_RIGHTS: Final = EXECUTE | WRITE_FILE | READ_FILE | TRUNCATE | IOCTL_DEV
 
 READ_ONLY: Final = EXECUTE | READ_FILE | READ_DIR
-READ_WRITE: Final = (READ_ONLY | WRITE_FILE | REMOVE_DIR | REMOVE_FILE | MAKE_DIR | MAKE_REG
-                     | MAKE_SOCK | MAKE_FIFO | MAKE_SYM | REFER | TRUNCATE)
+READ_WRITE: Final = (
+    READ_ONLY
+    | WRITE_FILE
+    | REMOVE_DIR
+    | REMOVE_FILE
+    | MAKE_DIR
+    | MAKE_REG
+    | MAKE_SOCK
+    | MAKE_FIFO
+    | MAKE_SYM
+    | REFER
+    | TRUNCATE
+)
 DEVICE_READ_WRITE: Final = READ_FILE | WRITE_FILE | TRUNCATE
 
 
@@ -62,12 +73,15 @@ class LandlockUnavailable(OSError):
 def abi_version() -> int:
     """The kernel's Landlock ABI version; :class:`LandlockUnavailable` when there is none."""
     if native is None:
-        raise LandlockUnavailable("the sandbox's native extension is not built (no C compiler "
-                                  "when safefs was installed)")
+        raise LandlockUnavailable(
+            "the sandbox's native extension is not built (no C compiler when safefs was installed)"
+        )
     result = int(native.lib.sbx_landlock_abi())
     if result < 0:
-        reason = {errno.ENOSYS: "the kernel has no Landlock",
-                  errno.EOPNOTSUPP: "Landlock is disabled in this kernel (boot with lsm=...,landlock)"}
+        reason = {
+            errno.ENOSYS: "the kernel has no Landlock",
+            errno.EOPNOTSUPP: "Landlock is disabled in this kernel (boot with lsm=...,landlock)",
+        }
         raise LandlockUnavailable(reason.get(-result, os.strerror(-result)))
     return result
 
@@ -100,8 +114,14 @@ def add_grant(ruleset: int, fd: int, access: int, abi: int) -> None:
     _check(native.lib.sbx_landlock_add_path(ruleset, fd, access), "landlock_add_rule")
 
 
-def create_ruleset(grants: Iterable[Grant], *, abi: int, restrict_network: bool,
-                   scopes: bool = True, extra_fds: Iterable[tuple[int, int]] = ()) -> int:
+def create_ruleset(
+    grants: Iterable[Grant],
+    *,
+    abi: int,
+    restrict_network: bool,
+    scopes: bool = True,
+    extra_fds: Iterable[tuple[int, int]] = (),
+) -> int:
     """A ruleset fd (close-on-exec; the caller closes it) handling every right ``abi`` knows.
 
     Grants whose path does not exist are skipped. ``restrict_network``: TCP bind and connect are
@@ -111,8 +131,9 @@ def create_ruleset(grants: Iterable[Grant], *, abi: int, restrict_network: bool,
     """
     net = NET_BIND_TCP | NET_CONNECT_TCP if restrict_network and abi >= 4 else 0
     scoped = SCOPE_ABSTRACT_UNIX_SOCKET | SCOPE_SIGNAL if scopes and abi >= 6 else 0
-    ruleset = _check(native.lib.sbx_landlock_create_ruleset(handled_fs(abi), net, scoped, abi),
-                     "landlock_create_ruleset")
+    ruleset = _check(
+        native.lib.sbx_landlock_create_ruleset(handled_fs(abi), net, scoped, abi), "landlock_create_ruleset"
+    )
     try:
         for fd, access in extra_fds:
             add_grant(ruleset, fd, access, abi)
@@ -131,8 +152,9 @@ def create_ruleset(grants: Iterable[Grant], *, abi: int, restrict_network: bool,
     return ruleset
 
 
-def restrict_self(read_write: Iterable[str], read_only: Iterable[str] = (), *,
-                  restrict_network: bool = True) -> int:
+def restrict_self(
+    read_write: Iterable[str], read_only: Iterable[str] = (), *, restrict_network: bool = True
+) -> int:
     """Confine the calling thread (and what it starts later) to these paths; returns the ABI.
 
     Call it before the process starts other threads: Landlock restricts only the caller.

@@ -64,8 +64,7 @@ class Limits:
 class LinuxSandbox:
     """Runs commands confined as the module docstring says; :meth:`run` never leaves a process."""
 
-    def __init__(self, root: safefs.Root, *, allow_network: bool = False,
-                 limits: Limits = Limits()) -> None:
+    def __init__(self, root: safefs.Root, *, allow_network: bool = False, limits: Limits = Limits()) -> None:
         self.root = root
         self.allow_network = allow_network
         self.limits = limits
@@ -80,10 +79,15 @@ class LinuxSandbox:
         return DROPPED_UID if self.as_root else os.getuid()
 
     def describe(self) -> str:
-        parts = [f"landlock abi {self.abi}",
-                 "network allowed" if self.allow_network else "no network",
-                 "no unix sockets", f"uid {self.uid}", "pid ns", "rlimits",
-                 ".git/hooks read-only"]
+        parts = [
+            f"landlock abi {self.abi}",
+            "network allowed" if self.allow_network else "no network",
+            "no unix sockets",
+            f"uid {self.uid}",
+            "pid ns",
+            "rlimits",
+            ".git/hooks read-only",
+        ]
         return "sandbox: " + ", ".join(parts)
 
     def close(self) -> None:
@@ -101,11 +105,11 @@ class LinuxSandbox:
         with self._lock:
             if self._idmap_fd is None:
                 st = os.fstat(self.root.fileno())
-                fd = int(landlock.native.lib.sbx_make_idmap_userns(st.st_uid, st.st_gid,
-                                                                   DROPPED_UID, DROPPED_GID))
+                fd = int(
+                    landlock.native.lib.sbx_make_idmap_userns(st.st_uid, st.st_gid, DROPPED_UID, DROPPED_GID)
+                )
                 if fd < 0:
-                    raise OSError(-fd, f"cannot create the idmap user namespace: "
-                                       f"{os.strerror(-fd)}")
+                    raise OSError(-fd, f"cannot create the idmap user namespace: {os.strerror(-fd)}")
                 self._idmap_fd = fd
             return self._idmap_fd
 
@@ -114,8 +118,11 @@ class LinuxSandbox:
         grants += [landlock.Grant(p, landlock.READ_ONLY) for p in SYSTEM_READ_ONLY]
         grants += [landlock.Grant(p, landlock.DEVICE_READ_WRITE) for p in DEVICES]
         return landlock.create_ruleset(
-            grants, abi=self.abi, restrict_network=not self.allow_network,
-            extra_fds=[(self.root.fileno(), landlock.READ_WRITE)])
+            grants,
+            abi=self.abi,
+            restrict_network=not self.allow_network,
+            extra_fds=[(self.root.fileno(), landlock.READ_WRITE)],
+        )
 
     def private_tmp(self) -> str:
         """$TMPDIR (and $HOME) of every command: made on first use, removed by :meth:`close`."""
@@ -129,8 +136,15 @@ class LinuxSandbox:
                 weakref.finalize(self, shutil.rmtree, tmp, True)
             return self._tmp
 
-    def run(self, argv: Sequence[str], env: Mapping[str, str], *, timeout: float,
-            output_cap: int, cancel: threading.Event | None) -> CommandOutcome:
+    def run(
+        self,
+        argv: Sequence[str],
+        env: Mapping[str, str],
+        *,
+        timeout: float,
+        output_cap: int,
+        cancel: threading.Event | None,
+    ) -> CommandOutcome:
         tmp = self.private_tmp()
         ruleset = -1
         try:
@@ -139,16 +153,21 @@ class LinuxSandbox:
             env = {**env, "TMPDIR": tmp, "HOME": tmp}
             keep: list[Any] = []
             spec = self._spec(argv, env, ruleset, idmap, keep)
-            return spawn_and_supervise(lambda out_w, st_w: _spawn(spec, keep, out_w, st_w),
-                                       timeout=timeout, output_cap=output_cap, cancel=cancel)
+            return spawn_and_supervise(
+                lambda out_w, st_w: _spawn(spec, keep, out_w, st_w),
+                timeout=timeout,
+                output_cap=output_cap,
+                cancel=cancel,
+            )
         except OSError as exc:
             return CommandOutcome(b"", None, setup_error=str(exc))
         finally:
             if ruleset >= 0:
                 os.close(ruleset)
 
-    def _spec(self, argv: Sequence[str], env: Mapping[str, str], ruleset: int, idmap: int,
-              keep: list[Any]) -> Any:
+    def _spec(
+        self, argv: Sequence[str], env: Mapping[str, str], ruleset: int, idmap: int, keep: list[Any]
+    ) -> Any:
         ffi = landlock.native.ffi
         fd = self.root.fileno()
         workspace = os.readlink(f"/proc/self/fd/{fd}")
@@ -223,9 +242,15 @@ def _spawn(spec: Any, keep: list[Any], out_w: int, st_w: int) -> int:
     return pid
 
 
-def spawn_pid_namespace_only(argv: Sequence[str], env: Mapping[str, str], root: safefs.Root, *,
-                             timeout: float, output_cap: int,
-                             cancel: threading.Event | None) -> CommandOutcome:
+def spawn_pid_namespace_only(
+    argv: Sequence[str],
+    env: Mapping[str, str],
+    root: safefs.Root,
+    *,
+    timeout: float,
+    output_cap: int,
+    cancel: threading.Event | None,
+) -> CommandOutcome:
     """``--sandbox=off`` on Linux: no confinement at all, but still a PID namespace of its own
     so that every process the command started is killed at the end. Where no PID namespace can be
     had (user namespaces disabled), the command's process group it is."""
@@ -233,11 +258,21 @@ def spawn_pid_namespace_only(argv: Sequence[str], env: Mapping[str, str], root: 
     spec = _command_spec(keep, argv, env, root.fileno())
     spec.clone_flags = CLONE_NEWPID | (0 if os.geteuid() == 0 else CLONE_NEWUSER)
     try:
-        outcome = spawn_and_supervise(lambda out_w, st_w: _spawn(spec, keep, out_w, st_w),
-                                      timeout=timeout, output_cap=output_cap, cancel=cancel)
+        outcome = spawn_and_supervise(
+            lambda out_w, st_w: _spawn(spec, keep, out_w, st_w),
+            timeout=timeout,
+            output_cap=output_cap,
+            cancel=cancel,
+        )
     except OSError:
         outcome = None  # nothing started
     if outcome is not None and outcome.setup_error is None:
         return outcome
-    return run_in_process_group(argv, cwd=f"/proc/self/fd/{root.fileno()}", env=env,
-                                timeout=timeout, output_cap=output_cap, cancel=cancel)
+    return run_in_process_group(
+        argv,
+        cwd=f"/proc/self/fd/{root.fileno()}",
+        env=env,
+        timeout=timeout,
+        output_cap=output_cap,
+        cancel=cancel,
+    )

@@ -18,8 +18,18 @@ import safefs
 from safefs.sandbox.process import CommandOutcome, run_in_process_group
 
 SANDBOX_EXEC = "/usr/bin/sandbox-exec"
-SYSTEM_READ_ONLY = ("/usr", "/bin", "/sbin", "/System", "/Library", "/private/etc",
-                    "/dev/null", "/dev/urandom", "/dev/random", "/dev/zero")
+SYSTEM_READ_ONLY = (
+    "/usr",
+    "/bin",
+    "/sbin",
+    "/System",
+    "/Library",
+    "/private/etc",
+    "/dev/null",
+    "/dev/urandom",
+    "/dev/random",
+    "/dev/zero",
+)
 
 
 def _quote(path: str) -> str:
@@ -38,8 +48,8 @@ def profile(workspace: str, tmp: str, *, allow_network: bool) -> str:
         "(allow signal (target same-sandbox))",
         "(allow sysctl-read)",
         "(allow mach-lookup)",
-        f"(allow file-read* {read_only} {writable} (literal \"/\"))",
-        f"(allow file-write* {writable} (literal \"/dev/null\"))",
+        f'(allow file-read* {read_only} {writable} (literal "/"))',
+        f'(allow file-write* {writable} (literal "/dev/null"))',
         f"(deny file-write* (subpath {_quote(os.path.join(workspace, '.git', 'hooks'))}) "
         f"(literal {_quote(os.path.join(workspace, '.git', 'config'))}))",
     ]
@@ -62,14 +72,26 @@ class MacSandbox:
     def close(self) -> None:
         pass
 
-    def run(self, argv: Sequence[str], env: Mapping[str, str], *, timeout: float,
-            output_cap: int, cancel: threading.Event | None) -> CommandOutcome:
+    def run(
+        self,
+        argv: Sequence[str],
+        env: Mapping[str, str],
+        *,
+        timeout: float,
+        output_cap: int,
+        cancel: threading.Event | None,
+    ) -> CommandOutcome:
         workspace = os.path.realpath(self.root.path)
         tmp = os.path.realpath(tempfile.mkdtemp(prefix="safefs-sandbox-tmp-"))
         try:
             rules = profile(workspace, tmp, allow_network=self.allow_network)
-            return run_in_process_group([SANDBOX_EXEC, "-p", rules, *argv], cwd=workspace,
-                                        env={**env, "TMPDIR": tmp, "HOME": tmp},
-                                        timeout=timeout, output_cap=output_cap, cancel=cancel)
+            return run_in_process_group(
+                [SANDBOX_EXEC, "-p", rules, *argv],
+                cwd=workspace,
+                env={**env, "TMPDIR": tmp, "HOME": tmp},
+                timeout=timeout,
+                output_cap=output_cap,
+                cancel=cancel,
+            )
         finally:
             shutil.rmtree(tmp, ignore_errors=True)

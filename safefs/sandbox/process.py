@@ -93,14 +93,24 @@ def descendants(pid: int) -> list[str]:
 RECORD = struct.Struct("=cBxxi")
 
 SETUP_STAGES = {
-    1: "writing the user namespace maps", 2: "making the mounts private", 3: "mounting /proc",
-    4: "opening the workspace", 5: "finding the workspace (it was moved or replaced)",
+    1: "writing the user namespace maps",
+    2: "making the mounts private",
+    3: "mounting /proc",
+    4: "opening the workspace",
+    5: "finding the workspace (it was moved or replaced)",
     6: "mounting the workspace for the unprivileged uid (idmapped mount)",
-    7: "making .git/hooks and .git/config read-only", 8: "adding the /proc rule to Landlock",
-    9: "starting the command", 10: "setting resource limits", 11: "dropping supplementary groups",
-    12: "dropping to the unprivileged gid", 13: "dropping to the unprivileged uid",
-    14: "setting no-new-privs", 15: "entering the Landlock domain", 16: "setting up stdin/stdout",
-    17: "changing to the workspace", 18: "executing the shell",
+    7: "making .git/hooks and .git/config read-only",
+    8: "adding the /proc rule to Landlock",
+    9: "starting the command",
+    10: "setting resource limits",
+    11: "dropping supplementary groups",
+    12: "dropping to the unprivileged gid",
+    13: "dropping to the unprivileged uid",
+    14: "setting no-new-privs",
+    15: "entering the Landlock domain",
+    16: "setting up stdin/stdout",
+    17: "changing to the workspace",
+    18: "executing the shell",
     19: "setting the parent-death signal",
     20: "installing the seccomp filter (no unix sockets)",
 }
@@ -123,7 +133,7 @@ class _Watch:
         self.pending += data
         while len(self.pending) >= RECORD.size:
             kind, stage, value = RECORD.unpack_from(self.pending)
-            self.pending = self.pending[RECORD.size:]
+            self.pending = self.pending[RECORD.size :]
             if kind == b"E" and self.error is None:
                 self.error = _setup_error(stage, value)
             elif kind == b"X" and self.status is None:
@@ -166,8 +176,15 @@ def _drain(fd: int, watch: _Watch, seconds: float) -> None:
             watch.output += data
 
 
-def supervise(init_pid: int, out_fd: int, status_fd: int, *, timeout: float, output_cap: int,
-              cancel: threading.Event | None = None) -> CommandOutcome:
+def supervise(
+    init_pid: int,
+    out_fd: int,
+    status_fd: int,
+    *,
+    timeout: float,
+    output_cap: int,
+    cancel: threading.Event | None = None,
+) -> CommandOutcome:
     """Watch the launcher's init (``init_pid``) until its command ends; leave nothing running.
 
     ``out_fd`` and ``status_fd`` are the read ends of the output and status pipes; they and
@@ -216,12 +233,20 @@ def supervise(init_pid: int, out_fd: int, status_fd: int, *, timeout: float, out
         return CommandOutcome(b"", None, setup_error=watch.error)
     stopped = timed_out or over_cap or cancelled
     if not stopped and watch.status is None:
-        return CommandOutcome(bytes(watch.output[:output_cap]), None,
-                              setup_error="the sandbox's init process ended unexpectedly")
+        return CommandOutcome(
+            bytes(watch.output[:output_cap]),
+            None,
+            setup_error="the sandbox's init process ended unexpectedly",
+        )
     returncode = None if stopped or watch.status is None else _returncode(watch.status)
-    return CommandOutcome(bytes(watch.output[:output_cap]), returncode, timed_out=timed_out,
-                          over_cap=over_cap or len(watch.output) > output_cap,
-                          cancelled=cancelled, killed=tuple(killed))
+    return CommandOutcome(
+        bytes(watch.output[:output_cap]),
+        returncode,
+        timed_out=timed_out,
+        over_cap=over_cap or len(watch.output) > output_cap,
+        cancelled=cancelled,
+        killed=tuple(killed),
+    )
 
 
 def _kill_and_reap(pid: int) -> None:
@@ -239,8 +264,9 @@ def _kill_and_reap(pid: int) -> None:
             return
 
 
-def spawn_and_supervise(spawn: Callable[[int, int], int], *, timeout: float, output_cap: int,
-                        cancel: threading.Event | None) -> CommandOutcome:
+def spawn_and_supervise(
+    spawn: Callable[[int, int], int], *, timeout: float, output_cap: int, cancel: threading.Event | None
+) -> CommandOutcome:
     """Make the pipes, ``spawn(out_write_fd, status_write_fd) -> init pid``, then supervise."""
     out_r, out_w = os.pipe2(os.O_CLOEXEC)
     st_r, st_w = os.pipe2(os.O_CLOEXEC)
@@ -276,15 +302,27 @@ def _kill_group(pgid: int) -> None:
         pass  # the group is already empty
 
 
-def run_in_process_group(argv: Sequence[str], *, cwd: str, env: Mapping[str, str],
-                         timeout: float, output_cap: int,
-                         cancel: threading.Event | None = None) -> CommandOutcome:
+def run_in_process_group(
+    argv: Sequence[str],
+    *,
+    cwd: str,
+    env: Mapping[str, str],
+    timeout: float,
+    output_cap: int,
+    cancel: threading.Event | None = None,
+) -> CommandOutcome:
     """Run ``argv`` leading a new session; stdout and stderr combined, at most ``output_cap``
     bytes kept. Output still open once the leader exits (a background job) ends the wait: the
     group is killed then."""
-    proc = subprocess.Popen(list(argv), cwd=cwd, env=dict(env), stdin=subprocess.DEVNULL,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            start_new_session=True)
+    proc = subprocess.Popen(
+        list(argv),
+        cwd=cwd,
+        env=dict(env),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
     assert proc.stdout is not None
     output = bytearray()
     timed_out = over_cap = cancelled = False
@@ -317,5 +355,10 @@ def run_in_process_group(argv: Sequence[str], *, cwd: str, env: Mapping[str, str
             _drain(proc.stdout.fileno(), watch, DRAIN_SECONDS)
         proc.stdout.close()
     killed = timed_out or over_cap or cancelled
-    return CommandOutcome(bytes(output[:output_cap]), None if killed else proc.returncode,
-                          timed_out=timed_out, over_cap=over_cap, cancelled=cancelled)
+    return CommandOutcome(
+        bytes(output[:output_cap]),
+        None if killed else proc.returncode,
+        timed_out=timed_out,
+        over_cap=over_cap,
+        cancelled=cancelled,
+    )

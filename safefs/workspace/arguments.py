@@ -41,8 +41,11 @@ class ArgumentProblem:
             return f"unexpected field {self.field!r}"
         if self.keyword == "type":
             if not self.where:
-                return ("input must be a JSON object" if self.expected == "object"
-                        else f"input must be of type {self.expected}")
+                return (
+                    "input must be a JSON object"
+                    if self.expected == "object"
+                    else f"input must be of type {self.expected}"
+                )
             return f"field {self.where!r} must be of type {self.expected}"
         return f"field {self.where!r}: {self.message}" if self.where else self.message
 
@@ -58,12 +61,12 @@ def argument_problem(schema: dict[str, Any], args: Any) -> ArgumentProblem | Non
     if keyword == "type":
         expected = value if isinstance(value, str) else " or ".join(value)
         return ArgumentProblem(where, keyword, error.message, expected=expected)
-    return ArgumentProblem(where, keyword, error.message,
-                           field=_named_field(keyword, value, error.instance, error.schema, where))
+    return ArgumentProblem(
+        where, keyword, error.message, field=_named_field(keyword, value, error.instance, error.schema, where)
+    )
 
 
-def _named_field(keyword: str, value: Any, instance: Any, schema: dict[str, Any],
-                 where: str) -> str:
+def _named_field(keyword: str, value: Any, instance: Any, schema: dict[str, Any], where: str) -> str:
     if keyword == "required":
         names: Iterable[str] = (n for n in value if n not in instance)
     elif keyword == "additionalProperties":
@@ -85,5 +88,4 @@ def _validator_class() -> Any:
         return isinstance(instance, int) and not isinstance(instance, bool)
 
     draft7 = jsonschema.Draft7Validator
-    return jsonschema.validators.extend(
-        draft7, type_checker=draft7.TYPE_CHECKER.redefine("integer", is_int))
+    return jsonschema.validators.extend(draft7, type_checker=draft7.TYPE_CHECKER.redefine("integer", is_int))

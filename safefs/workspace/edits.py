@@ -35,11 +35,15 @@ def _apply_one(text: str, edit: Edit, label: str) -> tuple[str, int]:
         old, new = old.replace("\n", "\r\n"), new.replace("\n", "\r\n")
         count = text.count(old)
     if count == 0:
-        raise WorkspaceError(f"{label}: text not found; read the file and copy the exact text, "
-                             "including whitespace and line breaks")
+        raise WorkspaceError(
+            f"{label}: text not found; read the file and copy the exact text, "
+            "including whitespace and line breaks"
+        )
     if count > 1 and not edit.replace_all:
-        raise WorkspaceError(f"{label}: text occurs {count} times; include more surrounding "
-                             "lines so that it is unique, or replace every occurrence")
+        raise WorkspaceError(
+            f"{label}: text occurs {count} times; include more surrounding "
+            "lines so that it is unique, or replace every occurrence"
+        )
     return text.replace(old, new) if edit.replace_all else text.replace(old, new, 1), count
 
 
@@ -54,11 +58,17 @@ def apply_edits(text: str, edits: Sequence[Edit], path: str) -> tuple[str, int]:
 
 
 def unified_diff(old: str, new: str, path: str, *, limit: int = MAX_RESULT_CHARS) -> str:
-    lines = difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True),
-                                 fromfile=path, tofile=path, fromfiledate="original",
-                                 tofiledate="modified")
-    text = "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n"
-                   for line in lines)
+    lines = difflib.unified_diff(
+        old.splitlines(keepends=True),
+        new.splitlines(keepends=True),
+        fromfile=path,
+        tofile=path,
+        fromfiledate="original",
+        tofiledate="modified",
+    )
+    text = "".join(
+        line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines
+    )
     return cut_text(text, limit, "read the file to see the rest of the change")
 
 
@@ -68,8 +78,7 @@ class EditResult:
     replacements: int
 
 
-def edit_file(root: safefs.Root, path: str, edits: Sequence[Edit], *,
-              dry_run: bool = False) -> EditResult:
+def edit_file(root: safefs.Root, path: str, edits: Sequence[Edit], *, dry_run: bool = False) -> EditResult:
     """Apply ``edits`` to the UTF-8 file at ``path`` and write it back atomically."""
     require_path(path)
     if not edits:
@@ -84,8 +93,9 @@ def edit_file(root: safefs.Root, path: str, edits: Sequence[Edit], *,
     try:
         text = data.decode("utf-8", "strict")
     except UnicodeDecodeError as exc:
-        raise WorkspaceError(f"not valid UTF-8: {path!r} (at byte offset {exc.start}); "
-                             "only UTF-8 text files can be edited") from None
+        raise WorkspaceError(
+            f"not valid UTF-8: {path!r} (at byte offset {exc.start}); only UTF-8 text files can be edited"
+        ) from None
     new_text, replacements = apply_edits(text, edits, path)
     if not dry_run and new_text != text:
         try:

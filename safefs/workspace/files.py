@@ -88,14 +88,30 @@ def file_info(root: safefs.Root, path: str) -> FileInfo:
     except OSError as exc:
         raise os_failure(exc, path) from None
     created = getattr(st, "st_birthtime", st.st_ctime)
-    return FileInfo(st.st_size, created, st.st_mtime, st.st_atime, stat_mod.S_ISDIR(st.st_mode),
-                    stat_mod.S_ISREG(st.st_mode), is_link, oct(st.st_mode)[-3:])
+    return FileInfo(
+        st.st_size,
+        created,
+        st.st_mtime,
+        st.st_atime,
+        stat_mod.S_ISDIR(st.st_mode),
+        stat_mod.S_ISREG(st.st_mode),
+        is_link,
+        oct(st.st_mode)[-3:],
+    )
 
 
 MEDIA_TYPES = {
-    ".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif",
-    ".webp": "image/webp", ".bmp": "image/bmp", ".svg": "image/svg+xml", ".mp3": "audio/mpeg",
-    ".wav": "audio/wav", ".ogg": "audio/ogg", ".flac": "audio/flac",
+    ".png": "image/png",
+    ".jpg": "image/jpeg",
+    ".jpeg": "image/jpeg",
+    ".gif": "image/gif",
+    ".webp": "image/webp",
+    ".bmp": "image/bmp",
+    ".svg": "image/svg+xml",
+    ".mp3": "audio/mpeg",
+    ".wav": "audio/wav",
+    ".ogg": "audio/ogg",
+    ".flac": "audio/flac",
 }
 
 
@@ -117,6 +133,5 @@ def read_media(root: safefs.Root, path: str, *, max_bytes: int = MAX_MEDIA_BYTES
     except OSError as exc:
         raise os_failure(exc, path) from None
     if len(data) > max_bytes:
-        raise WorkspaceError(f"file too large for a media read: {path!r} is over {max_bytes} "
-                             "bytes")
+        raise WorkspaceError(f"file too large for a media read: {path!r} is over {max_bytes} bytes")
     return Media(base64.b64encode(data).decode("ascii"), mime, len(data))

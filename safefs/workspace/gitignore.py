@@ -39,7 +39,7 @@ class GitIgnore:
         for prefix, spec in reversed(self._specs):
             if not path.startswith(prefix):
                 continue
-            rel = path[len(prefix):]
+            rel = path[len(prefix) :]
             result = spec.check_file(rel + "/" if is_dir else rel)
             if result.include is not None:
                 return bool(result.include)

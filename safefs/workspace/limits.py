@@ -19,8 +19,9 @@ def cut_text(text: str, limit: int, how_to_continue: str) -> str:
     return text[: max(0, limit - len(note))] + note
 
 
-def join_capped(lines: Iterable[str], *, limit: int = MAX_RESULT_CHARS, what: str,
-                how_to_continue: str, more: int = 0) -> str:
+def join_capped(
+    lines: Iterable[str], *, limit: int = MAX_RESULT_CHARS, what: str, how_to_continue: str, more: int = 0
+) -> str:
     """Lines joined by newlines up to ``limit`` characters; lines left out, and ``more`` already
     left out by the caller, are counted in a last line."""
     kept: list[str] = []

@@ -58,8 +58,14 @@ class Listing:
     stopped_early: bool
 
 
-def list_tree(root: safefs.Root, path: str = ".", depth: int = 1, *,
-              max_entries: int = MAX_ENTRIES, cancel: threading.Event | None = None) -> Listing:
+def list_tree(
+    root: safefs.Root,
+    path: str = ".",
+    depth: int = 1,
+    *,
+    max_entries: int = MAX_ENTRIES,
+    cancel: threading.Event | None = None,
+) -> Listing:
     """Entries under ``path`` down to ``depth`` levels, sorted, ``.git`` listed but not entered."""
     require_path(path)
     walk = Walk(root, path, max_depth=depth, descend=lambda e: e.name != ".git", cancel=cancel)
@@ -85,15 +91,25 @@ def excluded_by(patterns: Sequence[str], rel: str) -> bool:
         if "*" in pattern:
             if glob_match(pattern, rel):
                 return True
-        elif (glob_match(pattern, rel) or glob_match(f"**/{pattern}", rel)
-              or glob_match(f"**/{pattern}/**", rel)):
+        elif (
+            glob_match(pattern, rel)
+            or glob_match(f"**/{pattern}", rel)
+            or glob_match(f"**/{pattern}/**", rel)
+        ):
             return True
     return False
 
 
-def tree_json(root: safefs.Root, path: str, *, exclude: Sequence[str] = (),
-              max_depth: int | None = None, max_entries: int = MAX_ENTRIES,
-              limit: int = MAX_RESULT_CHARS, cancel: threading.Event | None = None) -> str:
+def tree_json(
+    root: safefs.Root,
+    path: str,
+    *,
+    exclude: Sequence[str] = (),
+    max_depth: int | None = None,
+    max_entries: int = MAX_ENTRIES,
+    limit: int = MAX_RESULT_CHARS,
+    cancel: threading.Event | None = None,
+) -> str:
     """A JSON tree (``name``, ``type``, ``children``) of ``path``. Directories whose contents
     are not shown, for the depth limit or the size cap, carry ``"truncated": true``."""
     require_path(path)
@@ -104,10 +120,17 @@ def tree_json(root: safefs.Root, path: str, *, exclude: Sequence[str] = (),
         max_entries //= 2
 
 
-def _tree_once(root: safefs.Root, path: str, exclude: Sequence[str], max_depth: int | None,
-               max_entries: int, cancel: threading.Event | None) -> str:
-    walk = Walk(root, path, max_depth=max_depth, descend=lambda e: not excluded_by(exclude, e.rel),
-                cancel=cancel)
+def _tree_once(
+    root: safefs.Root,
+    path: str,
+    exclude: Sequence[str],
+    max_depth: int | None,
+    max_entries: int,
+    cancel: threading.Event | None,
+) -> str:
+    walk = Walk(
+        root, path, max_depth=max_depth, descend=lambda e: not excluded_by(exclude, e.rel), cancel=cancel
+    )
     top: list[dict[str, Any]] = []
     stack: list[list[dict[str, Any]]] = [top]  # stack[d - 1]: the children list for depth d
     parents: list[dict[str, Any]] = []  # parents[d - 2]: the directory node holding depth d
@@ -116,16 +139,15 @@ def _tree_once(root: safefs.Root, path: str, exclude: Sequence[str], max_depth: 
     for entry in walk:
         if excluded_by(exclude, entry.rel):
             continue
-        del stack[entry.depth:]
-        del parents[entry.depth - 1:]
+        del stack[entry.depth :]
+        del parents[entry.depth - 1 :]
         if shown >= max_entries:
             if parents:
                 parents[-1]["truncated"] = True
             else:
                 cut_at_top += 1
             continue
-        node: dict[str, Any] = {"name": entry.name,
-                                "type": "directory" if entry.kind == "dir" else "file"}
+        node: dict[str, Any] = {"name": entry.name, "type": "directory" if entry.kind == "dir" else "file"}
         shown += 1
         stack[-1].append(node)
         if entry.kind == "dir":

@@ -25,7 +25,7 @@ def _class(pattern: str, i: int) -> tuple[str, int]:
         j += 1
     if j >= len(pattern):
         return re.escape("["), i + 1  # no closing bracket: a literal "["
-    body = pattern[i + 1:j]
+    body = pattern[i + 1 : j]
     negate = body[:1] in ("!", "^")
     if negate:
         body = body[1:]

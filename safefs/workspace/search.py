@@ -31,13 +31,28 @@ class GlobResult:
     stopped_early: bool  # the walk hit its own bound
 
 
-def glob(root: safefs.Root, pattern: str, path: str = ".", *, gitignore: bool = False,
-         skip_git: bool = True, exclude: Callable[[Entry], bool] | None = None,
-         max_results: int = MAX_ENTRIES, cancel: threading.Event | None = None) -> GlobResult:
+def glob(
+    root: safefs.Root,
+    pattern: str,
+    path: str = ".",
+    *,
+    gitignore: bool = False,
+    skip_git: bool = True,
+    exclude: Callable[[Entry], bool] | None = None,
+    max_results: int = MAX_ENTRIES,
+    cancel: threading.Event | None = None,
+) -> GlobResult:
     """Entries under ``path`` whose path relative to ``path`` matches ``pattern``."""
     regex = compile_glob(pattern)
-    walk = Walk(root, path, max_depth=glob_depth(pattern), skip_git=skip_git, gitignore=gitignore,
-                descend=None if exclude is None else (lambda e: not exclude(e)), cancel=cancel)
+    walk = Walk(
+        root,
+        path,
+        max_depth=glob_depth(pattern),
+        skip_git=skip_git,
+        gitignore=gitignore,
+        descend=None if exclude is None else (lambda e: not exclude(e)),
+        cancel=cancel,
+    )
     matches: list[Entry] = []
     more = 0
     for entry in walk:
@@ -72,8 +87,9 @@ def compile_regex(pattern: str, ignore_case: bool) -> re.Pattern[str]:
         raise WorkspaceError(f"invalid regular expression {pattern!r}: {exc}") from None
 
 
-def _lines(root: safefs.Root, path: str, result: GrepResult,
-           cancel: threading.Event | None) -> Iterator[tuple[int, str]] | None:
+def _lines(
+    root: safefs.Root, path: str, result: GrepResult, cancel: threading.Event | None
+) -> Iterator[tuple[int, str]] | None:
     """Numbered lines of a text file, or None (counted in ``result``) when it is skipped."""
     try:
         stream = root.open(path, "rb")
@@ -108,9 +124,17 @@ def _lines(root: safefs.Root, path: str, result: GrepResult,
     return numbered()
 
 
-def grep(root: safefs.Root, pattern: str, path: str = ".", *, file_glob: str | None = None,
-         ignore_case: bool = False, gitignore: bool = True, max_results: int = MAX_ENTRIES,
-         cancel: threading.Event | None = None) -> GrepResult:
+def grep(
+    root: safefs.Root,
+    pattern: str,
+    path: str = ".",
+    *,
+    file_glob: str | None = None,
+    ignore_case: bool = False,
+    gitignore: bool = True,
+    max_results: int = MAX_ENTRIES,
+    cancel: threading.Event | None = None,
+) -> GrepResult:
     """``path:line:text`` for every line under ``path`` that ``pattern`` (a regex) matches."""
     require_path(path)
     regex = compile_regex(pattern, ignore_case)
@@ -125,8 +149,12 @@ def grep(root: safefs.Root, pattern: str, path: str = ".", *, file_glob: str | N
         walk = None
     else:
         walk = Walk(root, path, skip_git=True, gitignore=gitignore, cancel=cancel)
-        targets = (e.path for e in walk if e.kind == "file" and (
-            name_filter is None or name_filter.match(e.rel) or name_filter.match(e.name)))
+        targets = (
+            e.path
+            for e in walk
+            if e.kind == "file"
+            and (name_filter is None or name_filter.match(e.rel) or name_filter.match(e.name))
+        )
     try:
         for target in targets:
             numbered = _lines(root, target, result, cancel)

@@ -47,8 +47,9 @@ class InvalidUtf8(Exception):
         self.offset = offset
 
 
-def decoded_chunks(stream: IO[bytes], *, errors: str = "strict", first: bytes = b"",
-                   cancel: threading.Event | None = None) -> Iterator[str]:
+def decoded_chunks(
+    stream: IO[bytes], *, errors: str = "strict", first: bytes = b"", cancel: threading.Event | None = None
+) -> Iterator[str]:
     """The stream's text, a chunk at a time; InvalidUtf8 names the byte offset (strict only)."""
     decoder = codecs.getincrementaldecoder("utf-8")(errors)
     offset = 0  # bytes consumed before the current chunk
@@ -71,16 +72,17 @@ def decoded_chunks(stream: IO[bytes], *, errors: str = "strict", first: bytes = 
 
 
 def truncation_marker(omitted: int, first_line: int, last_line: int, total_lines: int) -> str:
-    return (f"[truncated {omitted} characters, within lines {first_line}-{last_line} of "
-            f"{total_lines}; read with offset and limit to see them]")
+    return (
+        f"[truncated {omitted} characters, within lines {first_line}-{last_line} of "
+        f"{total_lines}; read with offset and limit to see them]"
+    )
 
 
 def _line_count(newlines: int, last_char: str) -> int:
     return newlines + (1 if last_char and last_char != "\n" else 0)
 
 
-def read_bounded(stream: IO[bytes], size_hint: int,
-                 cancel: threading.Event | None = None) -> str:
+def read_bounded(stream: IO[bytes], size_hint: int, cancel: threading.Event | None = None) -> str:
     """The text of ``stream`` (strict UTF-8), cut in the middle past ``LIMIT`` characters."""
     first = b""
     if size_hint <= WHOLE_READ_BYTES:
@@ -108,8 +110,7 @@ def read_bounded(stream: IO[bytes], size_hint: int,
     head = head[:HEAD_CHARS]
     first_line = head.count("\n") + 1
     last_line = newlines - tail.count("\n") + 1
-    marker = truncation_marker(total - LIMIT, first_line, last_line,
-                               _line_count(newlines, tail[-1:]))
+    marker = truncation_marker(total - LIMIT, first_line, last_line, _line_count(newlines, tail[-1:]))
     return f"{head}\n{marker}\n{tail}"
 
 
@@ -147,8 +148,15 @@ class LineRange:
     line_cut: bool = False  # the only line shown was itself cut to fit
 
 
-def lines_of(stream: IO[bytes], offset: int, limit: int, *, budget: int = MAX_RESULT_CHARS,
-             errors: str = "strict", cancel: threading.Event | None = None) -> LineRange:
+def lines_of(
+    stream: IO[bytes],
+    offset: int,
+    limit: int,
+    *,
+    budget: int = MAX_RESULT_CHARS,
+    errors: str = "strict",
+    cancel: threading.Event | None = None,
+) -> LineRange:
     """Lines ``offset`` .. ``offset + limit - 1`` of ``stream`` within ``budget`` characters."""
     end = offset + limit - 1
     kept: list[str] = []
@@ -180,9 +188,16 @@ def lines_of(stream: IO[bytes], offset: int, limit: int, *, budget: int = MAX_RE
     return LineRange("".join(kept), offset, min(last_shown, total), total, cut, line_cut)
 
 
-def read_lines(root: safefs.Root, path: str, offset: int = 1, limit: int = DEFAULT_LINE_LIMIT, *,
-               budget: int = MAX_RESULT_CHARS, errors: str = "strict",
-               cancel: threading.Event | None = None) -> LineRange:
+def read_lines(
+    root: safefs.Root,
+    path: str,
+    offset: int = 1,
+    limit: int = DEFAULT_LINE_LIMIT,
+    *,
+    budget: int = MAX_RESULT_CHARS,
+    errors: str = "strict",
+    cancel: threading.Event | None = None,
+) -> LineRange:
     if offset < 1:
         raise WorkspaceError(f"offset must be 1 or more (lines are numbered from 1), got {offset}")
     if limit < 1:

@@ -53,10 +53,18 @@ class Walk:
     whether ``max_visited`` cut the walk short.
     """
 
-    def __init__(self, root: safefs.Root, start: str = ".", *, max_depth: int | None = None,
-                 skip_git: bool = False, gitignore: bool = False,
-                 descend: Callable[[Entry], bool] | None = None,
-                 max_visited: int = MAX_VISITED, cancel: threading.Event | None = None) -> None:
+    def __init__(
+        self,
+        root: safefs.Root,
+        start: str = ".",
+        *,
+        max_depth: int | None = None,
+        skip_git: bool = False,
+        gitignore: bool = False,
+        descend: Callable[[Entry], bool] | None = None,
+        max_visited: int = MAX_VISITED,
+        cancel: threading.Event | None = None,
+    ) -> None:
         require_path(start)
         self.root = root
         self.start = start
@@ -70,8 +78,7 @@ class Walk:
         self.stopped_early = False
         self.unreadable = 0  # directories that vanished or were refused while walking
 
-    def _children(self, path: str, rel: str, depth: int,
-                  rules: GitIgnore) -> tuple[list[Entry], GitIgnore]:
+    def _children(self, path: str, rel: str, depth: int, rules: GitIgnore) -> tuple[list[Entry], GitIgnore]:
         listing = sorted(self.root.scandir(path), key=lambda e: e.name)
         if self.gitignore:
             has_rules = any(e.name == ".gitignore" and _kind(e) == "file" for e in listing)

@@ -29,15 +29,17 @@ def text_reply(text: str, stop_reason: str = "end_turn") -> dict[str, Any]:
     return message_reply([{"type": "text", "text": text}] if text else [], stop_reason)
 
 
-def tool_reply(text: str, *calls: tuple[str, str, dict[str, Any]],
-               stop_reason: str = "tool_use") -> dict[str, Any]:
+def tool_reply(
+    text: str, *calls: tuple[str, str, dict[str, Any]], stop_reason: str = "tool_use"
+) -> dict[str, Any]:
     blocks: list[dict[str, Any]] = [{"type": "text", "text": text}] if text else []
     blocks += [{"type": "tool_use", "id": i, "name": n, "input": a} for i, n, a in calls]
     return message_reply(blocks, stop_reason)
 
 
-def message_reply(content: list[dict[str, Any]], stop_reason: str | None,
-                  usage: dict[str, int] | None = None) -> dict[str, Any]:
+def message_reply(
+    content: list[dict[str, Any]], stop_reason: str | None, usage: dict[str, int] | None = None
+) -> dict[str, Any]:
     return {
         "id": "msg_loopback",
         "type": "message",
@@ -46,8 +48,13 @@ def message_reply(content: list[dict[str, Any]], stop_reason: str | None,
         "content": content,
         "stop_reason": stop_reason,
         "stop_sequence": None,
-        "usage": usage or {"input_tokens": 11, "output_tokens": 7,
-                           "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0},
+        "usage": usage
+        or {
+            "input_tokens": 11,
+            "output_tokens": 7,
+            "cache_creation_input_tokens": 0,
+            "cache_read_input_tokens": 0,
+        },
     }
 
 
@@ -78,34 +85,55 @@ def sse_events(reply: Reply) -> Iterator[tuple[str, dict[str, Any]]]:
     """The streamed form of ``reply.body``, event by event."""
     message = reply.body
     usage = dict(message.get("usage") or {})
-    start = {**message, "content": [], "stop_reason": None,
-             "usage": {**usage, "output_tokens": 1}}
+    start = {**message, "content": [], "stop_reason": None, "usage": {**usage, "output_tokens": 1}}
     yield "message_start", {"type": "message_start", "message": start}
     if reply.stream_error is not None:
         yield "error", reply.stream_error
         return
     for index, block in enumerate(message.get("content") or []):
         if block["type"] == "text":
-            yield "content_block_start", {"type": "content_block_start", "index": index,
-                                          "content_block": {"type": "text", "text": ""}}
+            yield (
+                "content_block_start",
+                {
+                    "type": "content_block_start",
+                    "index": index,
+                    "content_block": {"type": "text", "text": ""},
+                },
+            )
             text = block["text"]
             for at in range(0, len(text), CHUNK):
-                yield "content_block_delta", {"type": "content_block_delta", "index": index,
-                                              "delta": {"type": "text_delta",
-                                                        "text": text[at:at + CHUNK]}}
+                yield (
+                    "content_block_delta",
+                    {
+                        "type": "content_block_delta",
+                        "index": index,
+                        "delta": {"type": "text_delta", "text": text[at : at + CHUNK]},
+                    },
+                )
         else:
-            yield "content_block_start", {"type": "content_block_start", "index": index,
-                                          "content_block": {**block, "input": {}}}
+            yield (
+                "content_block_start",
+                {"type": "content_block_start", "index": index, "content_block": {**block, "input": {}}},
+            )
             raw = reply.partial_json.get(block["id"], json.dumps(block["input"]))
             for at in range(0, len(raw), CHUNK):
-                yield "content_block_delta", {"type": "content_block_delta", "index": index,
-                                              "delta": {"type": "input_json_delta",
-                                                        "partial_json": raw[at:at + CHUNK]}}
+                yield (
+                    "content_block_delta",
+                    {
+                        "type": "content_block_delta",
+                        "index": index,
+                        "delta": {"type": "input_json_delta", "partial_json": raw[at : at + CHUNK]},
+                    },
+                )
         yield "content_block_stop", {"type": "content_block_stop", "index": index}
-    yield "message_delta", {"type": "message_delta",
-                            "delta": {"stop_reason": message.get("stop_reason"),
-                                      "stop_sequence": None},
-                            "usage": {"output_tokens": usage.get("output_tokens", 0)}}
+    yield (
+        "message_delta",
+        {
+            "type": "message_delta",
+            "delta": {"stop_reason": message.get("stop_reason"), "stop_sequence": None},
+            "usage": {"output_tokens": usage.get("output_tokens", 0)},
+        },
+    )
     yield "message_stop", {"type": "message_stop"}
 
 
@@ -123,11 +151,11 @@ def conversation_problem(messages: Any) -> str | None:
         blocks = content if isinstance(content, list) else [{"type": "text", "text": content}]
         results = [str(b.get("tool_use_id")) for b in blocks if b.get("type") == "tool_result"]
         if pending:
-            leading = [str(b.get("tool_use_id")) for b in blocks[: len(pending)]
-                       if b.get("type") == "tool_result"]
+            leading = [
+                str(b.get("tool_use_id")) for b in blocks[: len(pending)] if b.get("type") == "tool_result"
+            ]
             if sorted(leading) != sorted(pending):
-                return (f"messages.{index}: tool_use ids {pending} need tool_result blocks "
-                        f"immediately after")
+                return f"messages.{index}: tool_use ids {pending} need tool_result blocks immediately after"
         elif results:
             return f"messages.{index}: tool_result without a preceding tool_use"
         if any(b.get("type") == "text" and not b.get("text") for b in blocks):
@@ -143,11 +171,11 @@ def cache_problem(body: dict[str, Any]) -> str | None:
     """The real API takes at most four ``cache_control`` breakpoints per request."""
     system = body.get("system")
     blocks = [*(system if isinstance(system, list) else []), *(body.get("tools") or [])]
-    blocks += [b for m in body.get("messages") or [] if isinstance(m.get("content"), list)
-               for b in m["content"]]
+    blocks += [
+        b for m in body.get("messages") or [] if isinstance(m.get("content"), list) for b in m["content"]
+    ]
     marked = sum(isinstance(b, dict) and "cache_control" in b for b in blocks)
-    return f"a maximum of 4 blocks with cache_control may be provided, found {marked}" \
-        if marked > 4 else None
+    return f"a maximum of 4 blocks with cache_control may be provided, found {marked}" if marked > 4 else None
 
 
 @dataclass
@@ -171,7 +199,7 @@ class LoopbackMessagesAPI:
         """The key the client sent: ``x-api-key``, or ``Authorization: Bearer`` (newer SDKs)."""
         bearer = headers.get("authorization", "")
         if bearer.startswith("Bearer "):
-            return bearer[len("Bearer "):]
+            return bearer[len("Bearer ") :]
         return headers.get("x-api-key")
 
     def handle(self, headers: dict[str, str], body: dict[str, Any]) -> Reply:

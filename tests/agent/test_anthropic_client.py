@@ -19,10 +19,10 @@ from tests.agent.messages_api_server import (
 )
 
 
-def client_for(api: LoopbackMessagesAPI, key: str = API_KEY,
-               stream: bool = True) -> AnthropicModelClient:
-    return AnthropicModelClient(api_key=key, model="loopback-model", base_url=api.url,
-                                max_retries=0, timeout=10, stream=stream)
+def client_for(api: LoopbackMessagesAPI, key: str = API_KEY, stream: bool = True) -> AnthropicModelClient:
+    return AnthropicModelClient(
+        api_key=key, model="loopback-model", base_url=api.url, max_retries=0, timeout=10, stream=stream
+    )
 
 
 def bare(message: Message) -> Message:
@@ -33,44 +33,77 @@ def bare(message: Message) -> Message:
 
 
 @pytest.mark.parametrize("stream", [True, False], ids=["streaming", "whole"])
-def test_tool_use_then_tool_result_then_final_text(ws: AgentWorkspace,
-                                                   messages_api: LoopbackMessagesAPI,
-                                                   stream: bool) -> None:
-    messages_api.queue(tool_reply("Reading two files.",
-                                  ("toolu_01", "read", {"path": "hello.txt"}),
-                                  ("toolu_02", "read", {"path": "../outside/secret.txt"})))
+def test_tool_use_then_tool_result_then_final_text(
+    ws: AgentWorkspace, messages_api: LoopbackMessagesAPI, stream: bool
+) -> None:
+    messages_api.queue(
+        tool_reply(
+            "Reading two files.",
+            ("toolu_01", "read", {"path": "hello.txt"}),
+            ("toolu_02", "read", {"path": "../outside/secret.txt"}),
+        )
+    )
     messages_api.queue(tool_reply("", ("toolu_03", "bash", {"command": "env"})))
     messages_api.queue(text_reply("The file says hello."))
-    history = run_agent(client_for(messages_api, stream=stream), default_tools(ws.root),
-                        prompt="what's inside?", before_tool_call=deny_bash_by_default)
+    history = run_agent(
+        client_for(messages_api, stream=stream),
+        default_tools(ws.root),
+        prompt="what's inside?",
+        before_tool_call=deny_bash_by_default,
+    )
 
-    assert history[-1] == AssistantMessage("The file says hello.", (), "end_turn",
-                                           Usage(11, 7, 0, 0))
-    assert bare(history[1]) == AssistantMessage("Reading two files.", (
-        ToolCall("toolu_01", "read", {"path": "hello.txt"}),
-        ToolCall("toolu_02", "read", {"path": "../outside/secret.txt"})))
+    assert history[-1] == AssistantMessage("The file says hello.", (), "end_turn", Usage(11, 7, 0, 0))
+    assert bare(history[1]) == AssistantMessage(
+        "Reading two files.",
+        (
+            ToolCall("toolu_01", "read", {"path": "hello.txt"}),
+            ToolCall("toolu_02", "read", {"path": "../outside/secret.txt"}),
+        ),
+    )
 
     first, second, third = messages_api.requests
     assert all(bool(r.get("stream")) is stream for r in messages_api.requests)
     assert first["model"] == "loopback-model"
-    assert [t["name"] for t in first["tools"]] == [
-        "read", "write", "edit", "list", "glob", "grep", "bash"]
+    assert [t["name"] for t in first["tools"]] == ["read", "write", "edit", "list", "glob", "grep", "bash"]
     assert first["tools"][0]["input_schema"]["required"] == ["path"]
-    assert first["messages"] == [{"role": "user", "content": [
-        {"type": "text", "text": "what's inside?", "cache_control": {"type": "ephemeral"}}]}]
+    assert first["messages"] == [
+        {
+            "role": "user",
+            "content": [{"type": "text", "text": "what's inside?", "cache_control": {"type": "ephemeral"}}],
+        }
+    ]
     # Both results in one user message, right after the assistant's tool_use turn.
     assert second["messages"][1]["content"][1]["type"] == "tool_use"
-    assert second["messages"][2] == {"role": "user", "content": [
-        {"type": "tool_result", "tool_use_id": "toolu_01", "is_error": False,
-         "content": "hello from inside\n"},
-        {"type": "tool_result", "tool_use_id": "toolu_02", "is_error": True,
-         "content": "path escapes workspace: '../outside/secret.txt'",
-         "cache_control": {"type": "ephemeral"}},
-    ]}
-    assert third["messages"][-1] == {"role": "user", "content": [
-        {"type": "tool_result", "tool_use_id": "toolu_03", "is_error": True,
-         "content": "bash requires an explicit approval policy",
-         "cache_control": {"type": "ephemeral"}}]}
+    assert second["messages"][2] == {
+        "role": "user",
+        "content": [
+            {
+                "type": "tool_result",
+                "tool_use_id": "toolu_01",
+                "is_error": False,
+                "content": "hello from inside\n",
+            },
+            {
+                "type": "tool_result",
+                "tool_use_id": "toolu_02",
+                "is_error": True,
+                "content": "path escapes workspace: '../outside/secret.txt'",
+                "cache_control": {"type": "ephemeral"},
+            },
+        ],
+    }
+    assert third["messages"][-1] == {
+        "role": "user",
+        "content": [
+            {
+                "type": "tool_result",
+                "tool_use_id": "toolu_03",
+                "is_error": True,
+                "content": "bash requires an explicit approval policy",
+                "cache_control": {"type": "ephemeral"},
+            }
+        ],
+    }
     # The cached prefix: the last tool, the system prompt, the end of the conversation.
     for request in messages_api.requests:
         marked = [t["name"] for t in request["tools"] if "cache_control" in t]
@@ -84,11 +117,11 @@ def test_tool_use_then_tool_result_then_final_text(ws: AgentWorkspace,
 
 
 def test_resumed_history_with_failure_markers_is_accepted_by_the_api(
-        messages_api: LoopbackMessagesAPI) -> None:
+    messages_api: LoopbackMessagesAPI,
+) -> None:
     history: list[Message] = [
         UserMessage("go"),
-        AssistantMessage("", (ToolCall("a", "read", {"path": "x"}),
-                              ToolCall("b", "read", {"path": "y"}))),
+        AssistantMessage("", (ToolCall("a", "read", {"path": "x"}), ToolCall("b", "read", {"path": "y"}))),
         ToolResult("a", "tool execution failed", True),
         ToolResult("b", "not executed after an earlier failure", True),
         UserMessage("try again"),
@@ -138,8 +171,7 @@ def client_for_timeout(seconds: float) -> AnthropicModelClient:
 
 
 def test_unreachable_server_is_a_model_error() -> None:
-    client = AnthropicModelClient(api_key=API_KEY, base_url="http://127.0.0.1:9", max_retries=0,
-                                  timeout=5)
+    client = AnthropicModelClient(api_key=API_KEY, base_url="http://127.0.0.1:9", max_retries=0, timeout=5)
     with pytest.raises(ModelError, match="could not reach the model API"):
         client.complete([UserMessage("hi")], [])
 
@@ -152,6 +184,7 @@ def test_the_key_is_not_in_the_clients_repr() -> None:
 
 
 def test_empty_tool_result_content_is_omitted() -> None:
-    sent = to_api_messages([AssistantMessage("", (ToolCall("t", "bash", {"command": "true"}),)),
-                            ToolResult("t", "")])
+    sent = to_api_messages(
+        [AssistantMessage("", (ToolCall("t", "bash", {"command": "true"}),)), ToolResult("t", "")]
+    )
     assert sent[1]["content"] == [{"type": "tool_result", "tool_use_id": "t", "is_error": False}]

@@ -29,8 +29,9 @@ def call(name: str, **args: str) -> ToolCall:
 
 
 def test_deny_bash_by_default_denies_only_bash() -> None:
-    assert deny_bash_by_default(call("bash", command="ls")) == \
-        Decision(False, BASH_DENIAL_REASON, "deny_bash_by_default")
+    assert deny_bash_by_default(call("bash", command="ls")) == Decision(
+        False, BASH_DENIAL_REASON, "deny_bash_by_default"
+    )
     assert deny_bash_by_default(call("read", path="a")).approved
     assert deny_bash_by_default(call("write", path="a", content="")).approved
 
@@ -38,8 +39,12 @@ def test_deny_bash_by_default_denies_only_bash() -> None:
 def test_bash_denied_by_default_in_the_loop_never_runs(ws: AgentWorkspace) -> None:
     marker = ws.path / "ran"
     turn = AssistantMessage("", (ToolCall("b1", "bash", {"command": f"touch {marker}"}),))
-    history = run_agent(ScriptedModelClient([turn, AssistantMessage("ok")]), [BashTool(ws.root)],
-                        prompt="go", before_tool_call=deny_bash_by_default)
+    history = run_agent(
+        ScriptedModelClient([turn, AssistantMessage("ok")]),
+        [BashTool(ws.root)],
+        prompt="go",
+        before_tool_call=deny_bash_by_default,
+    )
     assert ToolResult("b1", "bash requires an explicit approval policy", True) in history
     assert not marker.exists()
 
@@ -51,19 +56,18 @@ def test_compose_first_denial_wins_and_later_policies_are_not_asked() -> None:
         def policy(c: ToolCall) -> Decision:
             asked.append(name)
             return decision
+
         return policy
 
-    policy = compose(named("a", Decision(True)), named("b", deny("b says no")),
-                     named("c", deny("c says no")))
+    policy = compose(named("a", Decision(True)), named("b", deny("b says no")), named("c", deny("c says no")))
     assert policy(call("read", path="x")) == Decision(False, "b says no")
     assert asked == ["a", "b"]
     assert compose()(call("bash", command="x")).approved
     # When all approve, the last approval that names who decided is the answer.
-    assert compose(named("d", Decision(True, decided_by="mode:edit")),
-                   named("e", Decision(True)))(call("read", path="x")) == \
-        Decision(True, decided_by="mode:edit")
-    assert compose(allow_all, deny_bash_by_default)(call("bash", command="x")).reason == \
-        BASH_DENIAL_REASON
+    assert compose(named("d", Decision(True, decided_by="mode:edit")), named("e", Decision(True)))(
+        call("read", path="x")
+    ) == Decision(True, decided_by="mode:edit")
+    assert compose(allow_all, deny_bash_by_default)(call("bash", command="x")).reason == BASH_DENIAL_REASON
 
 
 def test_deny_paths_reads_the_arguments() -> None:
@@ -114,16 +118,18 @@ def test_deny_paths_with_root_sees_through_symlink_aliases(ws: AgentWorkspace) -
     assert resolving(call("read", path="../outside/secret.txt")).approved
 
 
-def test_deny_paths_sees_through_a_dangling_alias_into_a_missing_directory(
-        ws: AgentWorkspace) -> None:
+def test_deny_paths_sees_through_a_dangling_alias_into_a_missing_directory(ws: AgentWorkspace) -> None:
     (ws.path / "secrets").mkdir()
     (ws.path / "docs").mkdir()
     os.symlink("../secrets/new/x", ws.path / "docs" / "alias")  # secrets/new does not exist
     policy = deny_paths(["secrets/*"], root=ws.root)
-    turn = AssistantMessage("", (ToolCall("w1", "write", {"path": "docs/alias",
-                                                           "content": "planted\n"}),))
-    history = run_agent(ScriptedModelClient([turn, AssistantMessage("ok")]), [WriteTool(ws.root)],
-                        prompt="go", before_tool_call=policy)
+    turn = AssistantMessage("", (ToolCall("w1", "write", {"path": "docs/alias", "content": "planted\n"}),))
+    history = run_agent(
+        ScriptedModelClient([turn, AssistantMessage("ok")]),
+        [WriteTool(ws.root)],
+        prompt="go",
+        before_tool_call=policy,
+    )
     result = next(m for m in history if isinstance(m, ToolResult))
     assert result == ToolResult("w1", "path 'docs/alias' is denied by policy (secrets/*)", True)
     assert not (ws.path / "secrets" / "new").exists()
@@ -136,11 +142,16 @@ def test_deny_paths_sees_through_a_dangling_alias_into_a_missing_directory(
 
 def test_composed_policy_in_the_loop(ws: AgentWorkspace) -> None:
     (ws.path / "key.pem").write_text("-----BEGIN-----\n")
-    turn = AssistantMessage("", (ToolCall("r1", "read", {"path": "key.pem"}),
-                                 ToolCall("r2", "read", {"path": "hello.txt"})))
+    turn = AssistantMessage(
+        "", (ToolCall("r1", "read", {"path": "key.pem"}), ToolCall("r2", "read", {"path": "hello.txt"}))
+    )
     policy = compose(deny_bash_by_default, deny_paths(["*.pem"], root=ws.root))
-    history = run_agent(ScriptedModelClient([turn, AssistantMessage("ok")]), [ReadTool(ws.root)],
-                        prompt="go", before_tool_call=policy)
+    history = run_agent(
+        ScriptedModelClient([turn, AssistantMessage("ok")]),
+        [ReadTool(ws.root)],
+        prompt="go",
+        before_tool_call=policy,
+    )
     got = {m.tool_call_id: m for m in history if isinstance(m, ToolResult)}
     assert got["r1"] == ToolResult("r1", "path 'key.pem' is denied by policy (*.pem)", True)
     assert got["r2"] == ToolResult("r2", "hello from inside\n", False)

@@ -29,8 +29,7 @@ from tests.agent.messages_api_server import LoopbackMessagesAPI, text_reply, too
 REPO = Path(__file__).resolve().parents[2]
 # Makes the pty the child's controlling terminal (new session, TIOCSCTTY, fds 0-2), then runs
 # the real command line.
-LAUNCH = "import os, sys; os.login_tty(os.open(sys.argv[1], os.O_RDWR)); " \
-         "os.execv(sys.argv[2], sys.argv[2:])"
+LAUNCH = "import os, sys; os.login_tty(os.open(sys.argv[1], os.O_RDWR)); os.execv(sys.argv[2], sys.argv[2:])"
 PROMPT = b"for this run: "
 
 
@@ -77,29 +76,57 @@ class Terminal:
             self.seen += chunk
 
 
-def test_ask_mode_through_a_pseudo_terminal(ws: AgentWorkspace, messages_api: LoopbackMessagesAPI,
-                                            tmp_path: Path) -> None:
+def test_ask_mode_through_a_pseudo_terminal(
+    ws: AgentWorkspace, messages_api: LoopbackMessagesAPI, tmp_path: Path
+) -> None:
     (ws.path / "docs").mkdir()
     os.symlink("../hello.txt", ws.path / "docs" / "link")
-    messages_api.queue(tool_reply(
-        "",
-        ("w1", "write", {"path": "docs/link", "content": "hello, changed\n"}),
-        ("w2", "write", {"path": "other.txt", "content": "no thanks\x1b[2J\n"}),
-        ("b1", "bash", {"command": "echo one > one.txt"}),
-        ("b2", "bash", {"command": "echo two > two.txt"}),
-        ("r1", "read", {"path": "hello.txt"}),
-    ))
+    messages_api.queue(
+        tool_reply(
+            "",
+            ("w1", "write", {"path": "docs/link", "content": "hello, changed\n"}),
+            ("w2", "write", {"path": "other.txt", "content": "no thanks\x1b[2J\n"}),
+            ("b1", "bash", {"command": "echo one > one.txt"}),
+            ("b2", "bash", {"command": "echo two > two.txt"}),
+            ("r1", "read", {"path": "hello.txt"}),
+        )
+    )
     messages_api.queue(text_reply("done"))
     session = tmp_path / "run.jsonl"
-    env = dict(os.environ, ANTHROPIC_API_KEY=API_KEY, ANTHROPIC_BASE_URL=messages_api.url,
-               ANTHROPIC_MODEL="loopback-model", TERM="xterm")
+    env = dict(
+        os.environ,
+        ANTHROPIC_API_KEY=API_KEY,
+        ANTHROPIC_BASE_URL=messages_api.url,
+        ANTHROPIC_MODEL="loopback-model",
+        TERM="xterm",
+    )
     env.pop("NO_COLOR", None)
     master, slave = pty.openpty()
     proc = subprocess.Popen(
-        [sys.executable, "-c", LAUNCH, os.ttyname(slave), sys.executable, "-m", "agent", "run",
-         "--workspace", str(ws.path), "--mode", "ask", "--session", str(session), "go"],
-        cwd=REPO, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL, pass_fds=(slave,))
+        [
+            sys.executable,
+            "-c",
+            LAUNCH,
+            os.ttyname(slave),
+            sys.executable,
+            "-m",
+            "agent",
+            "run",
+            "--workspace",
+            str(ws.path),
+            "--mode",
+            "ask",
+            "--session",
+            str(session),
+            "go",
+        ],
+        cwd=REPO,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        pass_fds=(slave,),
+    )
     os.close(slave)
     term = Terminal(master)
     try:
@@ -134,8 +161,7 @@ def test_ask_mode_through_a_pseudo_terminal(ws: AgentWorkspace, messages_api: Lo
     with Session.open(session) as stored:
         results = {m.tool_call_id: m for m in stored.messages if isinstance(m, ToolResult)}
     assert results["w2"].content == "the person at the terminal declined this call"
-    audit = [json.loads(line) for line in
-             (tmp_path / "run.audit.jsonl").read_text().splitlines()]
+    audit = [json.loads(line) for line in (tmp_path / "run.audit.jsonl").read_text().splitlines()]
     by_call = {e["call_id"]: e for e in audit if e["event"] == "tool_call"}
     assert {k: (v["decision"], v["decided_by"], v["outcome"]) for k, v in by_call.items()} == {
         "w1": ("allowed", "person", "ok"),
@@ -152,8 +178,7 @@ def test_approver_end_of_input_is_no_and_a_vanished_terminal_denies(ws: AgentWor
     master, slave = pty.openpty()
     try:
         os.write(master, b"\x04")  # Ctrl-D: end of input, nobody says yes
-        approver = TerminalApprover(ws.root, terminal=lambda: FdTerminal(os.dup(slave)),
-                                    colour=False)
+        approver = TerminalApprover(ws.root, terminal=lambda: FdTerminal(os.dup(slave)), colour=False)
         assert approver(call) == Decision(False, DENIED_BY_PERSON, "person")
     finally:
         os.close(master)
@@ -163,14 +188,13 @@ def test_approver_end_of_input_is_no_and_a_vanished_terminal_denies(ws: AgentWor
 
 
 def test_description_of_an_edit_and_of_a_failing_one(ws: AgentWorkspace) -> None:
-    edit = ToolCall("e", "edit", {"path": "hello.txt", "old_string": "inside",
-                                  "new_string": "within"})
+    edit = ToolCall("e", "edit", {"path": "hello.txt", "old_string": "inside", "new_string": "within"})
     lines = describe_call(edit, ws.root, colour=False)
     assert "  -hello from inside" in lines and "  +hello from within" in lines
-    missing = ToolCall("e", "edit", {"path": "hello.txt", "old_string": "nope",
-                                     "new_string": "x"})
-    assert "  note: old_string is not in the file: the edit will fail" in \
-        describe_call(missing, ws.root, colour=False)
+    missing = ToolCall("e", "edit", {"path": "hello.txt", "old_string": "nope", "new_string": "x"})
+    assert "  note: old_string is not in the file: the edit will fail" in describe_call(
+        missing, ws.root, colour=False
+    )
     escape = ToolCall("e", "write", {"path": "../outside/x", "content": "x"})
     assert any("outside the workspace" in line for line in describe_call(escape, ws.root))
     assert visible("a\x1b[31mb\x07\tc\n") == "a\\x1b[31mb\\x07\tc\n"

@@ -73,19 +73,32 @@ def edited_and_rehashed(lines: list[str]) -> list[str]:
     return lines
 
 
-@pytest.mark.parametrize(("change", "line", "words"), [
-    (edited, 3, "altered"),
-    (edited_and_rehashed, 4, "does not follow the line before it"),
-    (lambda ls: ls[:2] + ls[3:], 3, "1 line is missing before it"),
-    (lambda ls: ls[:1] + ls[3:], 2, "2 lines are missing before it"),
-    (lambda ls: ls[1:], 1, "1 line is missing before it"),
-    (lambda ls: [ls[0], ls[2], ls[1], *ls[3:]], 2, "missing before it, or lines were reordered"),
-    (lambda ls: [*ls[:3], ls[2], *ls[3:]], 4, "reordered or repeated"),
-    (lambda ls: [*ls[:-1], ls[-1][:40]], 5, "not an audit entry"),
-], ids=["edited", "edited-and-rehashed", "removed", "two-removed", "first-removed",
-        "reordered", "repeated", "cut-off"])
+@pytest.mark.parametrize(
+    ("change", "line", "words"),
+    [
+        (edited, 3, "altered"),
+        (edited_and_rehashed, 4, "does not follow the line before it"),
+        (lambda ls: ls[:2] + ls[3:], 3, "1 line is missing before it"),
+        (lambda ls: ls[:1] + ls[3:], 2, "2 lines are missing before it"),
+        (lambda ls: ls[1:], 1, "1 line is missing before it"),
+        (lambda ls: [ls[0], ls[2], ls[1], *ls[3:]], 2, "missing before it, or lines were reordered"),
+        (lambda ls: [*ls[:3], ls[2], *ls[3:]], 4, "reordered or repeated"),
+        (lambda ls: [*ls[:-1], ls[-1][:40]], 5, "not an audit entry"),
+    ],
+    ids=[
+        "edited",
+        "edited-and-rehashed",
+        "removed",
+        "two-removed",
+        "first-removed",
+        "reordered",
+        "repeated",
+        "cut-off",
+    ],
+)
 def test_the_first_altered_or_missing_line_is_reported(
-        tmp_path: Path, change: Callable[[list[str]], list[str]], line: int, words: str) -> None:
+    tmp_path: Path, change: Callable[[list[str]], list[str]], line: int, words: str
+) -> None:
     log = tmp_path / "a.jsonl"
     write_log(log, 5)
     tamper(log, change)
@@ -125,22 +138,27 @@ def test_audit_verify_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     assert main(["audit", "verify", str(log)]) == 1
     assert capsys.readouterr().out == (
         f"{log}: line 2: event 2 where 1 was expected: 1 line is missing before it, or lines "
-        "were reordered; the 1 events before it are intact\n")
+        "were reordered; the 1 events before it are intact\n"
+    )
     assert main(["audit", "verify", str(tmp_path / "none")]) == 1
     assert "no audit log at" in capsys.readouterr().err
 
 
 # -- model requests ------------------------------------------------------------------------------
 
+
 def test_usage_is_read_from_json_and_from_an_event_stream() -> None:
-    assert usage_from_body(b'{"usage": {"input_tokens": 5, "output_tokens": 2}}',
-                           "application/json") == {"input_tokens": 5, "output_tokens": 2}
-    stream = (b'event: message_start\ndata: {"type": "message_start", "message": {"usage": '
-              b'{"input_tokens": 9, "output_tokens": 1}}}\n\nevent: ping\ndata: {}\n\n'
-              b'event: message_delta\ndata: {"type": "message_delta", "usage": '
-              b'{"output_tokens": 30}}\n\n')
-    assert usage_from_body(stream, "text/event-stream") == {"input_tokens": 9,
-                                                            "output_tokens": 30}
+    assert usage_from_body(b'{"usage": {"input_tokens": 5, "output_tokens": 2}}', "application/json") == {
+        "input_tokens": 5,
+        "output_tokens": 2,
+    }
+    stream = (
+        b'event: message_start\ndata: {"type": "message_start", "message": {"usage": '
+        b'{"input_tokens": 9, "output_tokens": 1}}}\n\nevent: ping\ndata: {}\n\n'
+        b'event: message_delta\ndata: {"type": "message_delta", "usage": '
+        b'{"output_tokens": 30}}\n\n'
+    )
+    assert usage_from_body(stream, "text/event-stream") == {"input_tokens": 9, "output_tokens": 30}
 
 
 def test_http_hooks_record_host_size_digest_and_usage(tmp_path: Path) -> None:
@@ -151,15 +169,14 @@ def test_http_hooks_record_host_size_digest_and_usage(tmp_path: Path) -> None:
 
     body = json.dumps({"messages": [{"role": "user", "content": "hi"}]}).encode()
     with AuditLog(tmp_path / "a.jsonl") as log:
-        with httpx2.Client(event_hooks=audit_hooks(log),
-                           transport=httpx2.MockTransport(handler)) as client:
-            response = client.post("https://api.example.test/v1/messages", content=body,
-                                   headers={"x-api-key": API_KEY})
+        with httpx2.Client(event_hooks=audit_hooks(log), transport=httpx2.MockTransport(handler)) as client:
+            response = client.post(
+                "https://api.example.test/v1/messages", content=body, headers={"x-api-key": API_KEY}
+            )
             assert response.content == reply  # the reply passes through unchanged
     [entry] = [json.loads(line) for line in (tmp_path / "a.jsonl").read_text().splitlines()]
     assert entry["event"] == "model_request"
-    assert (entry["host"], entry["path"], entry["status"]) == ("api.example.test",
-                                                                "/v1/messages", 200)
+    assert (entry["host"], entry["path"], entry["status"]) == ("api.example.test", "/v1/messages", 200)
     assert entry["bytes"] == len(body)
     assert entry["sha256"] == hashlib.sha256(body).hexdigest()
     assert entry["response_bytes"] == len(reply)
@@ -169,19 +186,29 @@ def test_http_hooks_record_host_size_digest_and_usage(tmp_path: Path) -> None:
 
 # -- a real run ----------------------------------------------------------------------------------
 
+
 def test_a_run_logs_every_call_and_request_but_no_content_and_no_key(
-        ws: AgentWorkspace, messages_api: LoopbackMessagesAPI, tmp_path: Path,
-        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    ws: AgentWorkspace,
+    messages_api: LoopbackMessagesAPI,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     monkeypatch.setenv("ANTHROPIC_API_KEY", API_KEY)
     monkeypatch.setenv("ANTHROPIC_BASE_URL", messages_api.url)
     monkeypatch.setenv("ANTHROPIC_MODEL", "loopback-model")
     (ws.path / ".env").write_text("DB=1\n")
     os.symlink("hello.txt", ws.path / "alias")
     written = "a line of written content\n"
-    messages_api.queue(tool_reply(
-        "", ("t1", "read", {"path": "alias"}), ("t2", "read", {"path": ".env"}),
-        ("t3", "write", {"path": "out/new.txt", "content": written}),
-        ("t4", "bash", {"command": "echo hi"})))
+    messages_api.queue(
+        tool_reply(
+            "",
+            ("t1", "read", {"path": "alias"}),
+            ("t2", "read", {"path": ".env"}),
+            ("t3", "write", {"path": "out/new.txt", "content": written}),
+            ("t4", "bash", {"command": "echo hi"}),
+        )
+    )
     messages_api.queue(text_reply("done"))
     session = tmp_path / "run.jsonl"
     assert main(["run", "--workspace", str(ws.path), "--session", str(session), "go"]) == 0
@@ -192,24 +219,35 @@ def test_a_run_logs_every_call_and_request_but_no_content_and_no_key(
     for content in ("hello from inside", "DB=1", written.strip(), "echo hi", API_KEY, "done"):
         assert content not in text, content
     entries = [json.loads(line) for line in text.splitlines()]
-    assert [e["event"] for e in entries] == ["run_start", "model_request", "tool_call",
-                                             "tool_call", "tool_call", "tool_call",
-                                             "model_request"]
+    assert [e["event"] for e in entries] == [
+        "run_start",
+        "model_request",
+        "tool_call",
+        "tool_call",
+        "tool_call",
+        "tool_call",
+        "model_request",
+    ]
     assert entries[0]["mode"] == "edit"
     calls = {e["call_id"]: e for e in entries if e["event"] == "tool_call"}
     assert (calls["t1"]["target"], calls["t1"]["outcome"]) == ("hello.txt", "ok")
     assert calls["t1"]["result_sha256"] == hashlib.sha256(b"hello from inside\n").hexdigest()
     assert (calls["t2"]["decision"], calls["t2"]["decided_by"]) == ("denied", "rule:.env")
     assert calls["t3"]["target"] == "out/new.txt" and calls["t3"]["outcome"] == "ok"
-    assert calls["t3"]["input_sha256"] == hashlib.sha256(json.dumps(
-        {"content": written, "path": "out/new.txt"}, sort_keys=True).encode()).hexdigest()
+    assert (
+        calls["t3"]["input_sha256"]
+        == hashlib.sha256(
+            json.dumps({"content": written, "path": "out/new.txt"}, sort_keys=True).encode()
+        ).hexdigest()
+    )
     assert (calls["t4"]["decided_by"], calls["t4"]["outcome"]) == ("mode:edit", "denied")
     requests = [e for e in entries if e["event"] == "model_request"]
-    assert all(r["host"] == "127.0.0.1" and r["status"] == 200 and r["bytes"] > 0
-               and r["response_bytes"] > 0 for r in requests)
+    assert all(
+        r["host"] == "127.0.0.1" and r["status"] == 200 and r["bytes"] > 0 and r["response_bytes"] > 0
+        for r in requests
+    )
     # The loopback server's usage, read from the reply as it streamed by.
-    assert all((r["usage"]["input_tokens"], r["usage"]["output_tokens"]) == (11, 7)
-               for r in requests)
+    assert all((r["usage"]["input_tokens"], r["usage"]["output_tokens"]) == (11, 7) for r in requests)
     assert requests[0]["sha256"] != requests[1]["sha256"]
 
 
@@ -221,19 +259,33 @@ class Broken(ReadTool):
 
 
 def test_every_call_gets_its_outcome_even_unknown_and_raising_ones(
-        ws: AgentWorkspace, tmp_path: Path) -> None:
+    ws: AgentWorkspace, tmp_path: Path
+) -> None:
     log_path = tmp_path / "a.jsonl"
-    turn = AssistantMessage("", (ToolCall("u", "nosuch", {}),
-                                 ToolCall("e", "read", {"path": "missing.txt"}),
-                                 ToolCall("b", "broken", {"path": "hello.txt"})))
+    turn = AssistantMessage(
+        "",
+        (
+            ToolCall("u", "nosuch", {}),
+            ToolCall("e", "read", {"path": "missing.txt"}),
+            ToolCall("b", "broken", {"path": "hello.txt"}),
+        ),
+    )
     with AuditLog(log_path) as log:
-        permissions = prepare([ReadTool(ws.root), Broken(ws.root)], ws.root, mode="full",
-                              audit=log)
+        permissions = prepare([ReadTool(ws.root), Broken(ws.root)], ws.root, mode="full", audit=log)
         with pytest.raises(RuntimeError, match="a bug"):
-            run_agent(ScriptedModelClient([turn]), permissions.tools, prompt="go",
-                      before_tool_call=permissions.policy)
-    outcomes = {e["call_id"]: (e["decided_by"], e["outcome"]) for e in
-                map(json.loads, log_path.read_text().splitlines())}
-    assert outcomes == {"u": ("mode:full", "unknown tool"), "e": ("mode:full", "error"),
-                        "b": ("mode:full", "raised")}
+            run_agent(
+                ScriptedModelClient([turn]),
+                permissions.tools,
+                prompt="go",
+                before_tool_call=permissions.policy,
+            )
+    outcomes = {
+        e["call_id"]: (e["decided_by"], e["outcome"])
+        for e in map(json.loads, log_path.read_text().splitlines())
+    }
+    assert outcomes == {
+        "u": ("mode:full", "unknown tool"),
+        "e": ("mode:full", "error"),
+        "b": ("mode:full", "raised"),
+    }
     assert verify(log_path).ok

@@ -62,9 +62,12 @@ def test_defaults() -> None:
 def test_reports_status_layers_and_combined_output(ws: AgentWorkspace, bash: BashTool) -> None:
     out = bash.execute({"command": "cat hello.txt; echo err >&2"})
     assert not out.is_error
-    assert split(out.content) == ("exit status 0", bash.sandbox_layers,
-                                  "killed: none (nothing else was running)",
-                                  "hello from inside\nerr\n")
+    assert split(out.content) == (
+        "exit status 0",
+        bash.sandbox_layers,
+        "killed: none (nothing else was running)",
+        "hello from inside\nerr\n",
+    )
     out = bash.execute({"command": "echo out; echo oops >&2; exit 3"})
     assert out.is_error and split(out.content)[0] == "exit status 3"
     assert split(out.content)[3] == "out\noops\n"
@@ -77,21 +80,23 @@ def test_sandbox_line_names_the_layers(bash: BashTool, mode: str) -> None:
         assert bash.sandbox_layers.startswith("sandbox: off (unconfined)")
     else:
         assert bash.sandbox_layers.startswith("sandbox: landlock abi ")
-        for layer in ("no network", f"uid {65534 if os.geteuid() == 0 else os.getuid()}",
-                      "pid ns", "rlimits"):
+        for layer in (
+            "no network",
+            f"uid {65534 if os.geteuid() == 0 else os.getuid()}",
+            "pid ns",
+            "rlimits",
+        ):
             assert layer in bash.sandbox_layers
 
 
 @pytest.mark.skipif(not DEFAULT_SHELL.endswith("bash"), reason="bash is not installed")
 def test_the_shell_is_bash_and_the_description_says_so(bash: BashTool) -> None:
     assert f"{DEFAULT_SHELL} -c" in bash.description
-    out = bash.execute({"command": "set -o pipefail; [[ a == a ]] && echo {1..3}; "
-                                   "false | true; echo $?"})
+    out = bash.execute({"command": "set -o pipefail; [[ a == a ]] && echo {1..3}; false | true; echo $?"})
     assert split(out.content)[::3] == ("exit status 0", "1 2 3\n1\n")
 
 
-def test_runs_in_the_directory_the_root_holds_even_after_a_rename(ws: AgentWorkspace,
-                                                                 mode: str) -> None:
+def test_runs_in_the_directory_the_root_holds_even_after_a_rename(ws: AgentWorkspace, mode: str) -> None:
     tool = BashTool(ws.root, sandbox=mode, base_env={"PATH": PATH})
     moved = ws.base / "moved"
     os.rename(ws.path, moved)
@@ -113,8 +118,12 @@ def test_a_background_job_does_not_make_the_command_time_out(bash: BashTool) -> 
 
 
 def test_set_m_and_setsid_jobs_are_killed_and_named(bash: BashTool, mode: str) -> None:
-    out = bash.execute({"command": "set -m; sleep 3102 & setsid sleep 3103 & "
-                                   "(setsid sh -c 'sleep 3104 & sleep 3105') & sleep 0.3; echo ok"})
+    out = bash.execute(
+        {
+            "command": "set -m; sleep 3102 & setsid sleep 3103 & "
+            "(setsid sh -c 'sleep 3104 & sleep 3105') & sleep 0.3; echo ok"
+        }
+    )
     status, _, killed, output = split(out.content)
     assert (status, output.splitlines()[-1]) == ("exit status 0", "ok")
     for marker in ("sleep 3102", "sleep 3103", "sleep 3105"):
@@ -182,7 +191,8 @@ def test_cancel_kills_a_running_command(ws: AgentWorkspace, bash: BashTool) -> N
 
 
 def test_an_exception_while_waiting_still_kills_everything(
-        ws: AgentWorkspace, bash: BashTool, monkeypatch: pytest.MonkeyPatch) -> None:
+    ws: AgentWorkspace, bash: BashTool, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import selectors
 
     real_select = selectors.DefaultSelector.select
@@ -217,22 +227,36 @@ def test_environment_is_an_allowlist(ws: AgentWorkspace, mode: str) -> None:
         "CI_JOB_TOKEN": "allowed-token-value",
         "COPY_OF_MODEL_CRED": f"prefix-{API_KEY}",
     }
-    tool = BashTool(ws.root, sandbox=mode, base_env=env,
-                    env_allow=["CI_JOB_TOKEN", "ANTHROPIC_API_KEY", "COPY_OF_MODEL_CRED"],
-                    secret_values=[API_KEY])
+    tool = BashTool(
+        ws.root,
+        sandbox=mode,
+        base_env=env,
+        env_allow=["CI_JOB_TOKEN", "ANTHROPIC_API_KEY", "COPY_OF_MODEL_CRED"],
+        secret_values=[API_KEY],
+    )
     out = tool.execute({"command": "env"})
     tool.close()
     assert not out.is_error
     names = {line.split("=", 1)[0] for line in split(out.content)[3].splitlines() if "=" in line}
     assert {"PATH", "LANG", "CI_JOB_TOKEN"} <= names  # allowlisted, or listed by the operator
-    for gone in ("ANTHROPIC_API_KEY", "GITHUB_TOKEN", "MYSQL_PWD", "PGPASS", "GH_PAT",
-                 "CI_JOB_JWT", "SERVICE_CREDENTIALS", "DATABASE_URL", "COPY_OF_MODEL_CRED"):
+    for gone in (
+        "ANTHROPIC_API_KEY",
+        "GITHUB_TOKEN",
+        "MYSQL_PWD",
+        "PGPASS",
+        "GH_PAT",
+        "CI_JOB_JWT",
+        "SERVICE_CREDENTIALS",
+        "DATABASE_URL",
+        "COPY_OF_MODEL_CRED",
+    ):
         assert gone not in names
     assert API_KEY not in out.content
 
 
 def test_real_process_environment_key_does_not_reach_the_child(
-        ws: AgentWorkspace, mode: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    ws: AgentWorkspace, mode: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("ANTHROPIC_API_KEY", API_KEY)
     monkeypatch.setenv("SOME_API_TOKEN", "tok")
     tool = BashTool(ws.root, sandbox=mode)
@@ -246,13 +270,16 @@ def test_a_refused_sandbox_runs_nothing(ws: AgentWorkspace) -> None:
     tool = BashTool(ws.root, sandbox=Refused("Landlock is disabled in this kernel"))
     out = tool.execute({"command": "touch ran"})
     assert out.is_error
-    assert out.content == ("bash refused: the sandbox is unavailable: Landlock is disabled in "
-                           "this kernel; only --sandbox=off runs commands unconfined")
+    assert out.content == (
+        "bash refused: the sandbox is unavailable: Landlock is disabled in "
+        "this kernel; only --sandbox=off runs commands unconfined"
+    )
     assert not (ws.path / "ran").exists()
 
 
 def test_without_the_native_extension_the_sandbox_fails_closed(
-        ws: AgentWorkspace, monkeypatch: pytest.MonkeyPatch) -> None:
+    ws: AgentWorkspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from safefs.sandbox import landlock
 
     monkeypatch.setattr(landlock, "native", None)
@@ -280,9 +307,10 @@ def test_bad_input_is_an_error_result(ws: AgentWorkspace) -> None:
     bash.close()
 
 
-def test_nothing_is_left_in_the_private_tmp_after_close(ws: AgentWorkspace, bash: BashTool,
-                                                        mode: str) -> None:
-    out = bash.execute({"command": "echo $TMPDIR; touch \"$TMPDIR/x\""})
+def test_nothing_is_left_in_the_private_tmp_after_close(
+    ws: AgentWorkspace, bash: BashTool, mode: str
+) -> None:
+    out = bash.execute({"command": 'echo $TMPDIR; touch "$TMPDIR/x"'})
     tmp = Path(split(out.content)[3].strip())
     if mode == "auto":
         assert (tmp / "x").exists()
@@ -290,14 +318,22 @@ def test_nothing_is_left_in_the_private_tmp_after_close(ws: AgentWorkspace, bash
         assert not tmp.exists()
 
 
-@pytest.mark.parametrize("flags, expected", [
-    ([], "sandbox: landlock abi "),
-    (["--sandbox", "off"], "sandbox: off (unconfined)"),
-    (["--allow-network"], "network allowed"),
-])
+@pytest.mark.parametrize(
+    "flags, expected",
+    [
+        ([], "sandbox: landlock abi "),
+        (["--sandbox", "off"], "sandbox: off (unconfined)"),
+        (["--allow-network"], "network allowed"),
+    ],
+)
 def test_cli_sandbox_flags_reach_the_bash_tool(
-        ws: AgentWorkspace, messages_api: LoopbackMessagesAPI, monkeypatch: pytest.MonkeyPatch,
-        capsys: pytest.CaptureFixture[str], flags: list[str], expected: str) -> None:
+    ws: AgentWorkspace,
+    messages_api: LoopbackMessagesAPI,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    flags: list[str],
+    expected: str,
+) -> None:
     if not flags or flags == ["--allow-network"]:
         probe = make_sandbox(ws.root)
         probe.close()
@@ -346,8 +382,9 @@ def test_commands_from_several_threads_at_once(ws: AgentWorkspace, bash: BashToo
     results: dict[int, list[str]] = {}
 
     def worker(n: int) -> None:
-        results[n] = [bash.execute({"command": f"echo {n}-{i} > t{n}-{i}; cat t{n}-{i}"}).content
-                      for i in range(3)]
+        results[n] = [
+            bash.execute({"command": f"echo {n}-{i} > t{n}-{i}; cat t{n}-{i}"}).content for i in range(3)
+        ]
 
     threads = [threading.Thread(target=worker, args=(n,)) for n in range(4)]
     for t in threads:
@@ -355,5 +392,4 @@ def test_commands_from_several_threads_at_once(ws: AgentWorkspace, bash: BashToo
     for t in threads:
         t.join(60)
     for n in range(4):
-        assert [split(c)[::3] for c in results[n]] == [
-            ("exit status 0", f"{n}-{i}\n") for i in range(3)]
+        assert [split(c)[::3] for c in results[n]] == [("exit status 0", f"{n}-{i}\n") for i in range(3)]

@@ -50,20 +50,27 @@ def cli_env(api: LoopbackMessagesAPI, key: str = API_KEY, **extra: str) -> dict[
     return env
 
 
-def run_cli(api: LoopbackMessagesAPI, *args: str, key: str = API_KEY, stdin: str = "",
-            timeout: float = 60) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "agent", "run", *args], cwd=REPO,
-                          env=cli_env(api, key), input=stdin, capture_output=True, text=True,
-                          timeout=timeout)
+def run_cli(
+    api: LoopbackMessagesAPI, *args: str, key: str = API_KEY, stdin: str = "", timeout: float = 60
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "agent", "run", *args],
+        cwd=REPO,
+        env=cli_env(api, key),
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
 
 
 @pytest.fixture
-def inline(monkeypatch: pytest.MonkeyPatch,
-           capsys: pytest.CaptureFixture[str]) -> Any:
+def inline(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> Any:
     """``run_cli`` without a process of its own: ``main()`` here, with the same environment."""
 
-    def run(api: LoopbackMessagesAPI, *args: str, key: str = API_KEY,
-            stdin: str = "") -> subprocess.CompletedProcess[str]:
+    def run(
+        api: LoopbackMessagesAPI, *args: str, key: str = API_KEY, stdin: str = ""
+    ) -> subprocess.CompletedProcess[str]:
         capsys.readouterr()
         for name in [n for n in os.environ if n.startswith("ANTHROPIC_")]:
             monkeypatch.delenv(name)
@@ -102,13 +109,16 @@ def in_process(monkeypatch: pytest.MonkeyPatch, messages_api: LoopbackMessagesAP
 
 
 def test_progress_goes_to_stderr_and_only_the_answer_to_stdout(
-        ws: AgentWorkspace, messages_api: LoopbackMessagesAPI, tmp_path: Path) -> None:
-    messages_api.queue(tool_reply("Let me look.", ("t1", "read", {"path": "hello.txt"}),
-                                  ("t2", "bash", {"command": "env"})))
+    ws: AgentWorkspace, messages_api: LoopbackMessagesAPI, tmp_path: Path
+) -> None:
+    messages_api.queue(
+        tool_reply("Let me look.", ("t1", "read", {"path": "hello.txt"}), ("t2", "bash", {"command": "env"}))
+    )
     messages_api.queue(text_reply('{"greeting": "hello from inside"}'))
     session = tmp_path / "new" / "dirs" / "s.jsonl"  # parent directories are created
-    proc = run_cli(messages_api, "--workspace", str(ws.path), "--session", str(session),
-                   "what", "is", "here?")
+    proc = run_cli(
+        messages_api, "--workspace", str(ws.path), "--session", str(session), "what", "is", "here?"
+    )
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout) == {"greeting": "hello from inside"}  # `| jq` works
     assert proc.stderr.splitlines() == [
@@ -139,18 +149,21 @@ def test_progress_goes_to_stderr_and_only_the_answer_to_stdout(
 
 @pytest.mark.usefixtures("in_process")
 def test_token_budget_stops_the_run_and_answers_the_calls(
-        ws: AgentWorkspace, messages_api: LoopbackMessagesAPI, tmp_path: Path,
-        capsys: pytest.CaptureFixture[str]) -> None:
+    ws: AgentWorkspace, messages_api: LoopbackMessagesAPI, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     for n in range(3):
         messages_api.queue(tool_reply("", (f"t{n}", "write", {"path": f"f{n}", "content": "x"})))
     session = tmp_path / "s.jsonl"
-    rc = main(["run", "--workspace", str(ws.path), "--session", str(session),
-               "--max-tokens-total", "30", "go"])
+    rc = main(
+        ["run", "--workspace", str(ws.path), "--session", str(session), "--max-tokens-total", "30", "go"]
+    )
     line = one_error_line(capsys.readouterr().err)
     assert rc == 1
     assert "token budget used up: this run used 36 tokens" in line
     assert [(r.tool_call_id, r.content) for r in results(session)] == [
-        ("t0", "wrote 1 bytes to f0"), ("t1", BUDGET_SPENT)]
+        ("t0", "wrote 1 bytes to f0"),
+        ("t1", BUDGET_SPENT),
+    ]
     assert not (ws.path / "f1").exists()
     assert len(messages_api.requests) == 2
 
@@ -160,17 +173,30 @@ def test_token_budget_stops_the_run_and_answers_the_calls(
 
 @STREAM_MODES
 def test_a_tool_call_cut_off_by_max_tokens_is_never_executed(
-        mode: list[str], ws: AgentWorkspace, messages_api: LoopbackMessagesAPI,
-        tmp_path: Path, inline: Any) -> None:
+    mode: list[str], ws: AgentWorkspace, messages_api: LoopbackMessagesAPI, tmp_path: Path, inline: Any
+) -> None:
     truncated = {"path": "main.py", "content": "def main():\n    pri"}
-    messages_api.queue_reply(Reply(
-        tool_reply("Writing it.", ("w1", "write", truncated), stop_reason="max_tokens"),
-        partial_json={"w1": '{"path": "main.py", "content": "def main():\\n    pri'}))
+    messages_api.queue_reply(
+        Reply(
+            tool_reply("Writing it.", ("w1", "write", truncated), stop_reason="max_tokens"),
+            partial_json={"w1": '{"path": "main.py", "content": "def main():\\n    pri'},
+        )
+    )
     messages_api.queue(text_reply("I will write it in smaller parts."))
     session = tmp_path / "s.jsonl"
     run = inline if mode else run_cli  # one variant in a process of its own is enough
-    proc = run(messages_api, "--workspace", str(ws.path), "--session", str(session),
-               "--max-tokens", "64", *mode, "write", "main.py")
+    proc = run(
+        messages_api,
+        "--workspace",
+        str(ws.path),
+        "--session",
+        str(session),
+        "--max-tokens",
+        "64",
+        *mode,
+        "write",
+        "main.py",
+    )
     assert proc.returncode == 0, proc.stderr
     assert not (ws.path / "main.py").exists()
     assert results(session) == [ToolResult("w1", CUT_OFF, is_error=True)]
@@ -184,18 +210,26 @@ def test_a_tool_call_cut_off_by_max_tokens_is_never_executed(
 
 
 @STREAM_MODES
-@pytest.mark.parametrize("reply, expected", [
-    (message_reply([], "refusal"), "the model refused"),
-    (text_reply("The answer is", "max_tokens"), "cut off by max_tokens"),
-    (text_reply("", "model_context_window_exceeded"), "context window"),
-], ids=["refusal", "max_tokens-text", "context-window"])
+@pytest.mark.parametrize(
+    "reply, expected",
+    [
+        (message_reply([], "refusal"), "the model refused"),
+        (text_reply("The answer is", "max_tokens"), "cut off by max_tokens"),
+        (text_reply("", "model_context_window_exceeded"), "context window"),
+    ],
+    ids=["refusal", "max_tokens-text", "context-window"],
+)
 def test_a_reply_that_is_not_an_answer_exits_1_and_says_why(
-        mode: list[str], reply: dict[str, Any], expected: str, ws: AgentWorkspace,
-        messages_api: LoopbackMessagesAPI, inline: Any) -> None:
+    mode: list[str],
+    reply: dict[str, Any],
+    expected: str,
+    ws: AgentWorkspace,
+    messages_api: LoopbackMessagesAPI,
+    inline: Any,
+) -> None:
     messages_api.queue(reply)
     in_a_process = not mode and reply["stop_reason"] == "refusal"
-    proc = (run_cli if in_a_process else inline)(messages_api, "--workspace", str(ws.path),
-                                                 *mode, "hi")
+    proc = (run_cli if in_a_process else inline)(messages_api, "--workspace", str(ws.path), *mode, "hi")
     rc, out, err = proc.returncode, proc.stdout, proc.stderr
     assert rc == 1
     assert expected in one_error_line(err)
@@ -203,7 +237,8 @@ def test_a_reply_that_is_not_an_answer_exits_1_and_says_why(
 
 
 def test_pause_turn_continues_with_the_conversation_as_it_is(
-        ws: AgentWorkspace, messages_api: LoopbackMessagesAPI, tmp_path: Path) -> None:
+    ws: AgentWorkspace, messages_api: LoopbackMessagesAPI, tmp_path: Path
+) -> None:
     messages_api.queue(text_reply("Searching the docs...", "pause_turn"))
     messages_api.queue(text_reply("Found it."))
     proc = run_cli(messages_api, "--workspace", str(ws.path), "find", "it")
@@ -228,9 +263,15 @@ def started() -> Iterator[list[subprocess.Popen[str]]]:
 
 
 def _start(api: LoopbackMessagesAPI, *args: str) -> subprocess.Popen[str]:
-    return subprocess.Popen([sys.executable, "-m", "agent", "run", *args], cwd=REPO,
-                            env=cli_env(api), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen(
+        [sys.executable, "-m", "agent", "run", *args],
+        cwd=REPO,
+        env=cli_env(api),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 def _wait_for(condition: Any, proc: subprocess.Popen[str], what: str, seconds: float = 60) -> None:
@@ -241,23 +282,34 @@ def _wait_for(condition: Any, proc: subprocess.Popen[str], what: str, seconds: f
         time.sleep(0.02)
 
 
-@pytest.mark.parametrize("signum, status", [
-    (signal.SIGTERM, 128 + signal.SIGTERM), (signal.SIGHUP, 128 + signal.SIGHUP),
-    (signal.SIGINT, 1)], ids=["SIGTERM", "SIGHUP", "SIGINT"])
+@pytest.mark.parametrize(
+    "signum, status",
+    [(signal.SIGTERM, 128 + signal.SIGTERM), (signal.SIGHUP, 128 + signal.SIGHUP), (signal.SIGINT, 1)],
+    ids=["SIGTERM", "SIGHUP", "SIGINT"],
+)
 def test_a_signal_kills_the_running_command_and_answers_every_call(
-        signum: int, status: int, ws: AgentWorkspace, messages_api: LoopbackMessagesAPI,
-        tmp_path: Path, started: list[subprocess.Popen[str]]) -> None:
+    signum: int,
+    status: int,
+    ws: AgentWorkspace,
+    messages_api: LoopbackMessagesAPI,
+    tmp_path: Path,
+    started: list[subprocess.Popen[str]],
+) -> None:
     pidfile = ws.path / "pids"
     marker = f"sleep {3100 + signum}"  # found by command line: the sandbox has its own pids
-    messages_api.queue(tool_reply(
-        "", ("t1", "bash", {"command": f"{marker} & echo started > pids; wait"}),
-        ("t2", "read", {"path": "hello.txt"})))
+    messages_api.queue(
+        tool_reply(
+            "",
+            ("t1", "bash", {"command": f"{marker} & echo started > pids; wait"}),
+            ("t2", "read", {"path": "hello.txt"}),
+        )
+    )
     session = tmp_path / "s.jsonl"
-    proc = _start(messages_api, "--workspace", str(ws.path), "--allow-bash", "--session",
-                  str(session), "sleep")
+    proc = _start(
+        messages_api, "--workspace", str(ws.path), "--allow-bash", "--session", str(session), "sleep"
+    )
     started.append(proc)
-    _wait_for(lambda: pidfile.exists() and pidfile.read_text() == "started\n", proc,
-              "started the command")
+    _wait_for(lambda: pidfile.exists() and pidfile.read_text() == "started\n", proc, "started the command")
     assert running_with(marker) != []  # the marker does find the command's process
     proc.send_signal(signum)  # to the agent only: the command has its own session
     _out, err = proc.communicate(timeout=30)
@@ -274,13 +326,18 @@ def test_a_signal_kills_the_running_command_and_answers_every_call(
 
 @pytest.mark.parametrize("how", ["mid-stream", "before-the-reply"])
 def test_ctrl_c_during_a_model_call_aborts_it_at_once(
-        how: str, ws: AgentWorkspace, messages_api: LoopbackMessagesAPI, tmp_path: Path,
-        started: list[subprocess.Popen[str]]) -> None:
+    how: str,
+    ws: AgentWorkspace,
+    messages_api: LoopbackMessagesAPI,
+    tmp_path: Path,
+    started: list[subprocess.Popen[str]],
+) -> None:
     session = tmp_path / "s.jsonl"
     if how == "mid-stream":
         # Four events (start, block start, two deltas), then the server stalls for a minute.
-        messages_api.queue_reply(Reply(text_reply("First words arrive early, the rest never."),
-                                       stall_after=4, stall=60))
+        messages_api.queue_reply(
+            Reply(text_reply("First words arrive early, the rest never."), stall_after=4, stall=60)
+        )
         args = ["--session", str(session)]
     else:
         messages_api.queue_reply(Reply(text_reply("too late"), delay=60))
@@ -315,24 +372,30 @@ def test_ctrl_c_during_a_model_call_aborts_it_at_once(
 
 @STREAM_MODES
 def test_a_lone_surrogate_from_the_model_is_an_error_result_not_a_crash(
-        mode: list[str], ws: AgentWorkspace, messages_api: LoopbackMessagesAPI,
-        tmp_path: Path, inline: Any) -> None:
-    messages_api.queue(tool_reply("Saving notes\ud83d now.",
-                                  ("s1", "write", {"path": "notes\ud83d.txt", "content": "x"}),
-                                  ("s2", "read", {"path": "hello.txt"})))
+    mode: list[str], ws: AgentWorkspace, messages_api: LoopbackMessagesAPI, tmp_path: Path, inline: Any
+) -> None:
+    messages_api.queue(
+        tool_reply(
+            "Saving notes\ud83d now.",
+            ("s1", "write", {"path": "notes\ud83d.txt", "content": "x"}),
+            ("s2", "read", {"path": "hello.txt"}),
+        )
+    )
     messages_api.queue(text_reply("Could not save \ud83d."))
     session = tmp_path / "s.jsonl"
-    proc = (inline if mode else run_cli)(messages_api, "--workspace", str(ws.path), "--session",
-                                         str(session), *mode, "save")
+    proc = (inline if mode else run_cli)(
+        messages_api, "--workspace", str(ws.path), "--session", str(session), *mode, "save"
+    )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == "Could not save \ufffd.\n"
     assert [(r.tool_call_id, r.content) for r in results(session)] == [
-        ("s1", LONE_SURROGATE), ("s2", "hello from inside\n")]
+        ("s1", LONE_SURROGATE),
+        ("s2", "hello from inside\n"),
+    ]
     assert os.listdir(ws.path) == ["hello.txt"]
     session.read_bytes().decode("utf-8")  # valid UTF-8
     messages_api.queue(text_reply("resumed"))
-    again = inline(messages_api, "--workspace", str(ws.path), "--session", str(session),
-                   *mode, "again")
+    again = inline(messages_api, "--workspace", str(ws.path), "--session", str(session), *mode, "again")
     assert (again.returncode, again.stdout) == (0, "resumed\n"), again.stderr
 
 
@@ -340,13 +403,18 @@ def test_a_lone_surrogate_from_the_model_is_an_error_result_not_a_crash(
 
 
 def test_failed_runs_leave_one_prompt_and_continue_resumes_it(
-        ws: AgentWorkspace, messages_api: LoopbackMessagesAPI, tmp_path: Path,
-        inline: Any) -> None:
+    ws: AgentWorkspace, messages_api: LoopbackMessagesAPI, tmp_path: Path, inline: Any
+) -> None:
     session = tmp_path / "s.jsonl"
     args = ["--workspace", str(ws.path), "--session", str(session)]
-    proc = subprocess.run([sys.executable, "-m", "agent", "run", *args, "fix", "it"], cwd=REPO,
-                          env=cli_env(messages_api, ANTHROPIC_BASE_URL="http://127.0.0.1:9"),
-                          capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-m", "agent", "run", *args, "fix", "it"],
+        cwd=REPO,
+        env=cli_env(messages_api, ANTHROPIC_BASE_URL="http://127.0.0.1:9"),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     line = one_error_line(proc.stderr)
     assert proc.returncode == 1
     assert "could not reach the model API" in line and "ANTHROPIC_BASE_URL" in line
@@ -356,18 +424,31 @@ def test_failed_runs_leave_one_prompt_and_continue_resumes_it(
     messages_api.queue(text_reply("fixed"))
     resumed = inline(messages_api, *args, "--continue")
     assert (resumed.returncode, resumed.stdout) == (0, "fixed\n"), resumed.stderr
-    assert messages_api.requests[-1]["messages"] == [{"role": "user", "content": [
-        {"type": "text", "text": "fix it", "cache_control": {"type": "ephemeral"}}]}]
+    assert messages_api.requests[-1]["messages"] == [
+        {
+            "role": "user",
+            "content": [{"type": "text", "text": "fix it", "cache_control": {"type": "ephemeral"}}],
+        }
+    ]
 
 
 @pytest.mark.usefixtures("in_process")
-@pytest.mark.parametrize("extra, expected", [
-    (["--continue", "more"], "without a new prompt"),
-    (["--continue"], "nothing to continue"),
-], ids=["with-a-prompt", "after-an-answer"])
+@pytest.mark.parametrize(
+    "extra, expected",
+    [
+        (["--continue", "more"], "without a new prompt"),
+        (["--continue"], "nothing to continue"),
+    ],
+    ids=["with-a-prompt", "after-an-answer"],
+)
 def test_continue_refuses_what_it_cannot_do(
-        extra: list[str], expected: str, ws: AgentWorkspace, messages_api: LoopbackMessagesAPI,
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    extra: list[str],
+    expected: str,
+    ws: AgentWorkspace,
+    messages_api: LoopbackMessagesAPI,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     session = tmp_path / "s.jsonl"
     messages_api.queue(text_reply("done"))
     assert main(["run", "--workspace", str(ws.path), "--session", str(session), "go"]) == 0
@@ -381,14 +462,14 @@ def test_continue_refuses_what_it_cannot_do(
 
 
 def test_a_short_key_changes_nothing_the_model_sees_or_the_session_holds(
-        ws: AgentWorkspace, tmp_path: Path) -> None:
+    ws: AgentWorkspace, tmp_path: Path
+) -> None:
     (ws.path / "lib.py").write_text("def test_add():\n    assert add(1, 2) == 3\n")
     session = tmp_path / "s.jsonl"
     for api in serve("test"):
         api.queue(tool_reply("", ("r1", "read", {"path": "lib.py"})))
         api.queue(text_reply("def test_add checks add()."))
-        proc = run_cli(api, "--workspace", str(ws.path), "--session", str(session), "test", "it",
-                       key="test")
+        proc = run_cli(api, "--workspace", str(ws.path), "--session", str(session), "test", "it", key="test")
         assert proc.returncode == 0, proc.stderr
         seen = api.requests[1]["messages"][-1]["content"][0]["content"]
         assert seen == "def test_add():\n    assert add(1, 2) == 3\n"
@@ -399,8 +480,9 @@ def test_a_short_key_changes_nothing_the_model_sees_or_the_session_holds(
     assert results(session)[0].content == seen
 
 
-def test_a_one_letter_key_keeps_the_session_resumable(ws: AgentWorkspace, tmp_path: Path,
-                                                     inline: Any) -> None:
+def test_a_one_letter_key_keeps_the_session_resumable(
+    ws: AgentWorkspace, tmp_path: Path, inline: Any
+) -> None:
     session = tmp_path / "s.jsonl"
     for api in serve("e"):
         api.queue(tool_reply("here", ("r1", "read", {"path": "hello.txt"})))
@@ -408,8 +490,7 @@ def test_a_one_letter_key_keeps_the_session_resumable(ws: AgentWorkspace, tmp_pa
         first = run_cli(api, "--workspace", str(ws.path), "--session", str(session), "see", key="e")
         assert first.returncode == 0, first.stderr
         api.queue(text_reply("again"))
-        second = inline(api, "--workspace", str(ws.path), "--session", str(session), "more",
-                        key="e")
+        second = inline(api, "--workspace", str(ws.path), "--session", str(session), "more", key="e")
         assert (second.returncode, second.stdout) == (0, "again\n"), second.stderr
         resent = api.requests[-1]["messages"]
         assert resent[1]["content"][0]["text"] == "here"
@@ -420,7 +501,8 @@ def test_a_one_letter_key_keeps_the_session_resumable(ws: AgentWorkspace, tmp_pa
 
 
 def test_a_key_cut_by_the_read_boundary_leaves_no_part_of_it_stored_or_shown(
-        ws: AgentWorkspace, messages_api: LoopbackMessagesAPI, tmp_path: Path) -> None:
+    ws: AgentWorkspace, messages_api: LoopbackMessagesAPI, tmp_path: Path
+) -> None:
     (ws.path / "big.txt").write_text("x" * 7990 + API_KEY + "y" * 9000)
     messages_api.queue(tool_reply("", ("r1", "read", {"path": "big.txt"})))
     messages_api.queue(text_reply("read it"))
@@ -439,7 +521,8 @@ def test_a_key_cut_by_the_read_boundary_leaves_no_part_of_it_stored_or_shown(
 
 
 def test_a_key_with_a_newline_is_named_before_any_request(
-        ws: AgentWorkspace, messages_api: LoopbackMessagesAPI) -> None:
+    ws: AgentWorkspace, messages_api: LoopbackMessagesAPI
+) -> None:
     proc = run_cli(messages_api, "--workspace", str(ws.path), "hi", key=API_KEY + "\n")
     assert proc.returncode == 1
     line = one_error_line(proc.stderr)
@@ -447,14 +530,15 @@ def test_a_key_with_a_newline_is_named_before_any_request(
     assert messages_api.requests == []
 
 
-def test_a_401_is_one_line_with_what_to_do(ws: AgentWorkspace,
-                                           messages_api: LoopbackMessagesAPI) -> None:
+def test_a_401_is_one_line_with_what_to_do(ws: AgentWorkspace, messages_api: LoopbackMessagesAPI) -> None:
     wrong = "sk-ant-real-process-wrong-key"
     proc = run_cli(messages_api, "--workspace", str(ws.path), "hi", key=wrong)
     assert proc.returncode == 1
     line = one_error_line(proc.stderr)
-    assert line == ("safefs-agent: error: the model API refused the request (HTTP 401 "
-                    "authentication_error: invalid x-api-key: [REDACTED]); check ANTHROPIC_API_KEY")
+    assert line == (
+        "safefs-agent: error: the model API refused the request (HTTP 401 "
+        "authentication_error: invalid x-api-key: [REDACTED]); check ANTHROPIC_API_KEY"
+    )
     assert wrong not in proc.stderr + proc.stdout
 
 
@@ -468,25 +552,35 @@ def test_a_server_that_never_accepts_fails_on_the_connect_timeout(ws: AgentWorks
         port = listener.getsockname()[1]
         with socket.create_connection(("127.0.0.1", port)):  # fills the queue, never accepted
             env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
-            env.update(ANTHROPIC_API_KEY=API_KEY, ANTHROPIC_BASE_URL=f"http://127.0.0.1:{port}",
-                       ANTHROPIC_MODEL="loopback-model")
-            proc = subprocess.run([sys.executable, "-m", "agent", "run", "--workspace", str(ws.path),
-                                   "hi"], cwd=REPO, env=env, capture_output=True, text=True,
-                                  timeout=150, stdin=subprocess.DEVNULL)
+            env.update(
+                ANTHROPIC_API_KEY=API_KEY,
+                ANTHROPIC_BASE_URL=f"http://127.0.0.1:{port}",
+                ANTHROPIC_MODEL="loopback-model",
+            )
+            proc = subprocess.run(
+                [sys.executable, "-m", "agent", "run", "--workspace", str(ws.path), "hi"],
+                cwd=REPO,
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=150,
+                stdin=subprocess.DEVNULL,
+            )
     assert proc.returncode == 1
     line = one_error_line(proc.stderr)
     assert "did not answer in time" in line and "ANTHROPIC_BASE_URL" in line, line
 
 
 @STREAM_MODES
-def test_a_malformed_reply_is_one_clear_line(mode: list[str], ws: AgentWorkspace,
-                                             messages_api: LoopbackMessagesAPI,
-                                             inline: Any) -> None:
+def test_a_malformed_reply_is_one_clear_line(
+    mode: list[str], ws: AgentWorkspace, messages_api: LoopbackMessagesAPI, inline: Any
+) -> None:
     if mode:
         messages_api.queue_reply(Reply(raw=b'{"type": "message", "content": null}'))
     else:
-        messages_api.queue_reply(Reply(raw=b"event: message_start\ndata: {not json\n\n",
-                                       content_type="text/event-stream"))
+        messages_api.queue_reply(
+            Reply(raw=b"event: message_start\ndata: {not json\n\n", content_type="text/event-stream")
+        )
     proc = (inline if mode else run_cli)(messages_api, "--workspace", str(ws.path), *mode, "hi")
     assert proc.returncode == 1
     line = one_error_line(proc.stderr)
@@ -494,18 +588,20 @@ def test_a_malformed_reply_is_one_clear_line(mode: list[str], ws: AgentWorkspace
     assert "NoneType" not in line
 
 
-def test_an_error_event_mid_stream_is_one_line(ws: AgentWorkspace,
-                                               messages_api: LoopbackMessagesAPI,
-                                               inline: Any) -> None:
-    messages_api.queue_reply(Reply(text_reply("never"),
-                                   stream_error=error_body("overloaded_error", "Overloaded")))
+def test_an_error_event_mid_stream_is_one_line(
+    ws: AgentWorkspace, messages_api: LoopbackMessagesAPI, inline: Any
+) -> None:
+    messages_api.queue_reply(
+        Reply(text_reply("never"), stream_error=error_body("overloaded_error", "Overloaded"))
+    )
     proc = inline(messages_api, "--workspace", str(ws.path), "hi")
     assert proc.returncode == 1
     assert "overloaded_error: Overloaded" in one_error_line(proc.stderr)
 
 
 def test_an_empty_prompt_is_refused_before_any_request(
-        ws: AgentWorkspace, messages_api: LoopbackMessagesAPI) -> None:
+    ws: AgentWorkspace, messages_api: LoopbackMessagesAPI
+) -> None:
     proc = run_cli(messages_api, "--workspace", str(ws.path), "-", stdin="  \n")
     assert proc.returncode == 1
     assert "the prompt is empty" in one_error_line(proc.stderr)
@@ -513,25 +609,32 @@ def test_an_empty_prompt_is_refused_before_any_request(
 
 
 @pytest.mark.usefixtures("in_process")
-@pytest.mark.parametrize("argv, expected", [
-    (["run", "hi"], "the following arguments are required: --workspace"),
-    (["run", "--workspace", "/nonexistent/ws", "hi"], "cannot use workspace '/nonexistent/ws'"),
-    (["run", "--workspace", ".", "--max-turns", "0", "hi"], "--max-turns must be at least 1"),
-    (["run", "--workspace", ".", "--max-turns", "x", "hi"], "invalid int value"),
-    (["run", "--workspace", ".", "--max-tokens", "0", "hi"], "must be at least 1"),
-    (["run", "--workspace", ".", ""], "the prompt is empty"),
-    (["run", "--workspace", "."], "no prompt given"),
-    (["run", "--workspace", ".", "--continue"], "--continue needs --session"),
-    (["run", "--workspace", ".", "--session", "/nonexistent/new.jsonl", "--continue"],
-     "--continue: no session at '/nonexistent/new.jsonl' to resume"),
-    (["run", "--workspace", ".", "--session", "/proc/nonexistent/s.jsonl", "hi"],
-     "cannot write the audit log '/proc/nonexistent/s.audit.jsonl': No such file or directory"),
-    (["fly"], "invalid choice"),
-    ([], "required"),
-])
-def test_user_mistakes_are_one_line_and_exit_1(argv: list[str], expected: str,
-                                               messages_api: LoopbackMessagesAPI,
-                                               capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize(
+    "argv, expected",
+    [
+        (["run", "hi"], "the following arguments are required: --workspace"),
+        (["run", "--workspace", "/nonexistent/ws", "hi"], "cannot use workspace '/nonexistent/ws'"),
+        (["run", "--workspace", ".", "--max-turns", "0", "hi"], "--max-turns must be at least 1"),
+        (["run", "--workspace", ".", "--max-turns", "x", "hi"], "invalid int value"),
+        (["run", "--workspace", ".", "--max-tokens", "0", "hi"], "must be at least 1"),
+        (["run", "--workspace", ".", ""], "the prompt is empty"),
+        (["run", "--workspace", "."], "no prompt given"),
+        (["run", "--workspace", ".", "--continue"], "--continue needs --session"),
+        (
+            ["run", "--workspace", ".", "--session", "/nonexistent/new.jsonl", "--continue"],
+            "--continue: no session at '/nonexistent/new.jsonl' to resume",
+        ),
+        (
+            ["run", "--workspace", ".", "--session", "/proc/nonexistent/s.jsonl", "hi"],
+            "cannot write the audit log '/proc/nonexistent/s.audit.jsonl': No such file or directory",
+        ),
+        (["fly"], "invalid choice"),
+        ([], "required"),
+    ],
+)
+def test_user_mistakes_are_one_line_and_exit_1(
+    argv: list[str], expected: str, messages_api: LoopbackMessagesAPI, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert main(argv) == 1
     out, err = capsys.readouterr()
     assert expected in one_error_line(err)
@@ -541,16 +644,17 @@ def test_user_mistakes_are_one_line_and_exit_1(argv: list[str], expected: str,
 
 @pytest.mark.usefixtures("in_process")
 def test_continue_without_a_session_file_creates_nothing(
-        ws: AgentWorkspace, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    ws: AgentWorkspace, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     session = tmp_path / "typo.jsonl"
-    assert main(["run", "--workspace", str(ws.path), "--session", str(session),
-                 "--continue"]) == 1
+    assert main(["run", "--workspace", str(ws.path), "--session", str(session), "--continue"]) == 1
     assert "no session at" in one_error_line(capsys.readouterr().err)
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith("typo")] == []
 
 
-def test_missing_or_empty_key_is_named(ws: AgentWorkspace, monkeypatch: pytest.MonkeyPatch,
-                                       capsys: pytest.CaptureFixture[str]) -> None:
+def test_missing_or_empty_key_is_named(
+    ws: AgentWorkspace, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     assert main(["run", "--workspace", str(ws.path), "hi"]) == 1
     line = one_error_line(capsys.readouterr().err)
@@ -561,13 +665,15 @@ def test_missing_or_empty_key_is_named(ws: AgentWorkspace, monkeypatch: pytest.M
 
 
 @pytest.mark.usefixtures("in_process")
-def test_turn_limit_is_one_line(ws: AgentWorkspace, messages_api: LoopbackMessagesAPI,
-                                tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_turn_limit_is_one_line(
+    ws: AgentWorkspace, messages_api: LoopbackMessagesAPI, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     for n in range(2):
         messages_api.queue(tool_reply("", (f"t{n}", "read", {"path": "hello.txt"})))
     session = tmp_path / "s.jsonl"
-    assert main(["run", "--workspace", str(ws.path), "--max-turns", "2", "--session",
-                 str(session), "loop"]) == 1
+    assert (
+        main(["run", "--workspace", str(ws.path), "--max-turns", "2", "--session", str(session), "loop"]) == 1
+    )
     assert "turn limit reached: 2" in one_error_line(capsys.readouterr().err)
     assert len(results(session)) == 2
 
@@ -576,20 +682,27 @@ def test_turn_limit_is_one_line(ws: AgentWorkspace, messages_api: LoopbackMessag
 
 
 def test_version() -> None:
-    proc = subprocess.run([sys.executable, "-m", "agent", "--version"], cwd=REPO,
-                          capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-m", "agent", "--version"], cwd=REPO, capture_output=True, text=True, timeout=60
+    )
     assert (proc.returncode, proc.stderr) == (0, "")
     assert proc.stdout == f"safefs-agent {safefs.__version__}\n"
 
 
 def test_the_prompt_from_stdin_and_a_reader_that_goes_away(
-        ws: AgentWorkspace, messages_api: LoopbackMessagesAPI, tmp_path: Path) -> None:
+    ws: AgentWorkspace, messages_api: LoopbackMessagesAPI, tmp_path: Path
+) -> None:
     messages_api.queue(text_reply("".join(f"line {n}\n" for n in range(20000))))
     with open(tmp_path / "stderr", "w+") as stderr:
-        proc = subprocess.Popen([sys.executable, "-m", "agent", "run", "--workspace",
-                                 str(ws.path), "-"], cwd=REPO, env=cli_env(messages_api),
-                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr,
-                                text=True)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "agent", "run", "--workspace", str(ws.path), "-"],
+            cwd=REPO,
+            env=cli_env(messages_api),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=stderr,
+            text=True,
+        )
         assert proc.stdin is not None and proc.stdout is not None
         try:
             proc.stdin.write("a prompt\nover two lines\n")
@@ -605,17 +718,19 @@ def test_the_prompt_from_stdin_and_a_reader_that_goes_away(
         err = stderr.read()
     assert status == 0, err
     assert "Broken pipe" not in err and "error" not in err
-    assert messages_api.requests[0]["messages"][0]["content"][0]["text"] == \
-        "a prompt\nover two lines\n"
+    assert messages_api.requests[0]["messages"][0]["content"][0]["text"] == "a prompt\nover two lines\n"
 
 
 @pytest.mark.usefixtures("in_process")
 def test_a_session_with_a_bom_resumes_and_an_unknown_version_is_refused(
-        ws: AgentWorkspace, messages_api: LoopbackMessagesAPI, tmp_path: Path,
-        capsys: pytest.CaptureFixture[str]) -> None:
+    ws: AgentWorkspace, messages_api: LoopbackMessagesAPI, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     with_bom = tmp_path / "bom.jsonl"
-    with_bom.write_bytes(b"\xef\xbb\xbf" + b'{"role":"user","text":"earlier"}\n'
-                         + b'{"role":"assistant","text":"ok","tool_calls":[]}\n')
+    with_bom.write_bytes(
+        b"\xef\xbb\xbf"
+        + b'{"role":"user","text":"earlier"}\n'
+        + b'{"role":"assistant","text":"ok","tool_calls":[]}\n'
+    )
     messages_api.queue(text_reply("resumed"))
     assert main(["run", "--workspace", str(ws.path), "--session", str(with_bom), "now"]) == 0
     assert [m["role"] for m in messages_api.requests[0]["messages"]] == ["user", "assistant", "user"]
@@ -629,13 +744,14 @@ def test_a_session_with_a_bom_resumes_and_an_unknown_version_is_refused(
 
 
 def test_allow_bash_runs_it_without_the_key_in_its_environment(
-        ws: AgentWorkspace, messages_api: LoopbackMessagesAPI, tmp_path: Path,
-        inline: Any) -> None:
+    ws: AgentWorkspace, messages_api: LoopbackMessagesAPI, tmp_path: Path, inline: Any
+) -> None:
     messages_api.queue(tool_reply("", ("t1", "bash", {"command": "env; echo marker-$((6*7))"})))
     messages_api.queue(text_reply("done"))
     session = tmp_path / "s.jsonl"
-    proc = inline(messages_api, "--workspace", str(ws.path), "--allow-bash", "--session",
-                  str(session), "show env")
+    proc = inline(
+        messages_api, "--workspace", str(ws.path), "--allow-bash", "--session", str(session), "show env"
+    )
     assert proc.returncode == 0, proc.stderr
     result = messages_api.requests[1]["messages"][-1]["content"][0]
     assert result["is_error"] is False
@@ -647,14 +763,31 @@ def test_allow_bash_runs_it_without_the_key_in_its_environment(
 
 @pytest.mark.usefixtures("in_process")
 def test_env_allow_passes_a_named_credential_but_never_the_key(
-        ws: AgentWorkspace, messages_api: LoopbackMessagesAPI, monkeypatch: pytest.MonkeyPatch,
-        capsys: pytest.CaptureFixture[str]) -> None:
+    ws: AgentWorkspace,
+    messages_api: LoopbackMessagesAPI,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     monkeypatch.setenv("CI_JOB_TOKEN", "job-token-value")
     monkeypatch.setenv("GITHUB_TOKEN", "gh-token-value")
     messages_api.queue(tool_reply("", ("t1", "bash", {"command": "env"})))
     messages_api.queue(text_reply("done"))
-    assert main(["run", "--workspace", str(ws.path), "--allow-bash", "--env-allow", "CI_JOB_TOKEN",
-                 "--env-allow", "ANTHROPIC_API_KEY", "env?"]) == 0
+    assert (
+        main(
+            [
+                "run",
+                "--workspace",
+                str(ws.path),
+                "--allow-bash",
+                "--env-allow",
+                "CI_JOB_TOKEN",
+                "--env-allow",
+                "ANTHROPIC_API_KEY",
+                "env?",
+            ]
+        )
+        == 0
+    )
     capsys.readouterr()
     seen = messages_api.requests[1]["messages"][-1]["content"][0]["content"]
     assert "CI_JOB_TOKEN=job-token-value" in seen
@@ -663,8 +796,12 @@ def test_env_allow_passes_a_named_credential_but_never_the_key(
 
 
 def test_session_resumes_and_a_torn_line_is_reported(
-        ws: AgentWorkspace, messages_api: LoopbackMessagesAPI, tmp_path: Path,
-        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    ws: AgentWorkspace,
+    messages_api: LoopbackMessagesAPI,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     for name, value in cli_env(messages_api).items():
         if name.startswith("ANTHROPIC_"):
             monkeypatch.setenv(name, value)
@@ -681,18 +818,28 @@ def test_session_resumes_and_a_torn_line_is_reported(
     sent = messages_api.requests[1]["messages"]
     assert [m["content"][0]["text"] for m in sent] == ["one", "first answer", "two"]
     assert [type(m).__name__ for m in read_messages(session)] == [
-        "UserMessage", "AssistantMessage", "UserMessage", "AssistantMessage"]
+        "UserMessage",
+        "AssistantMessage",
+        "UserMessage",
+        "AssistantMessage",
+    ]
 
 
 def test_on_a_terminal_the_answer_streams_to_stdout_once(
-        ws: AgentWorkspace, messages_api: LoopbackMessagesAPI) -> None:
+    ws: AgentWorkspace, messages_api: LoopbackMessagesAPI
+) -> None:
     messages_api.queue(text_reply("Streamed straight to the terminal."))
     controller, terminal = pty.openpty()
     try:
-        proc = subprocess.Popen([sys.executable, "-m", "agent", "run", "--workspace",
-                                 str(ws.path), "hi"], cwd=REPO, env=cli_env(messages_api),
-                                stdin=subprocess.DEVNULL, stdout=terminal,
-                                stderr=subprocess.PIPE, text=True)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "agent", "run", "--workspace", str(ws.path), "hi"],
+            cwd=REPO,
+            env=cli_env(messages_api),
+            stdin=subprocess.DEVNULL,
+            stdout=terminal,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         os.close(terminal)
         _out, err = proc.communicate(timeout=60)
         shown = b""

@@ -20,19 +20,33 @@ def test_demo_runs_offline_and_reports_each_layer(tmp_path: Path) -> None:
     script = Path(sys.executable).with_name("safefs-agent")
     session = tmp_path / "demo-session.jsonl"
     # No key, no base URL, no proxy: the demo must not need the network or the API.
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith("ANTHROPIC_") and "proxy" not in k.lower()}
-    proc = subprocess.run([str(script), "demo", "--race-seconds", "0.5", "--session", str(session)],
-                          env=env, capture_output=True, text=True, timeout=120)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_") and "proxy" not in k.lower()}
+    proc = subprocess.run(
+        [str(script), "demo", "--race-seconds", "0.5", "--session", str(session)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     print(proc.stdout)
     assert (proc.returncode, proc.stderr) == (0, "")
 
-    verdicts = {m.group(2): m.group(4) for line in proc.stdout.splitlines()
-                if (m := ROW.match(line))}
-    for row in ("bash exfiltration", "absolute path", "dot-dot path", "symlink read",
-                "symlink write", "race", "host path in errors", "bash environment",
-                "secret inside workspace", ".env read", "git hook write",
-                "dangling alias write", "bash outside workspace"):
+    verdicts = {m.group(2): m.group(4) for line in proc.stdout.splitlines() if (m := ROW.match(line))}
+    for row in (
+        "bash exfiltration",
+        "absolute path",
+        "dot-dot path",
+        "symlink read",
+        "symlink write",
+        "race",
+        "host path in errors",
+        "bash environment",
+        "secret inside workspace",
+        ".env read",
+        "git hook write",
+        "dangling alias write",
+        "bash outside workspace",
+    ):
         assert verdicts[row] == "Blocked", row
     assert verdicts["audit log tampering"] == "Detected"
     # The demo is honest about what it does not stop.
@@ -53,8 +67,10 @@ def test_demo_runs_offline_and_reports_each_layer(tmp_path: Path) -> None:
     errors = [m.content for m in stored if isinstance(m, ToolResult) and m.is_error]
     assert "bash requires an explicit approval policy" in errors
     assert "path escapes workspace: 'docs/id_rsa'" in errors
-    assert "write to 'notes/alias' (really 'secrets/new/x') denied: path denied by --deny-path " \
+    assert (
+        "write to 'notes/alias' (really 'secrets/new/x') denied: path denied by --deny-path "
         "'secrets/'" in errors
+    )
     text = session.read_text()
     assert FAKE_CREDENTIAL not in text and "[REDACTED:secret-assignment]" in text
 

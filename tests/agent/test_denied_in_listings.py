@@ -32,10 +32,15 @@ def tree(ws: AgentWorkspace) -> AgentWorkspace:
 
 
 def run(ws: AgentWorkspace, *calls: ToolCall) -> dict[str, ToolResult]:
-    permissions = prepare(file_tools(ws.root), ws.root, mode="edit",
-                          rules=PathRules(deny=["build/"]), scanner=SecretScanner())
-    history = run_agent(ScriptedModelClient([AssistantMessage("", calls), AssistantMessage("ok")]),
-                        permissions.tools, prompt="go", before_tool_call=permissions.policy)
+    permissions = prepare(
+        file_tools(ws.root), ws.root, mode="edit", rules=PathRules(deny=["build/"]), scanner=SecretScanner()
+    )
+    history = run_agent(
+        ScriptedModelClient([AssistantMessage("", calls), AssistantMessage("ok")]),
+        permissions.tools,
+        prompt="go",
+        before_tool_call=permissions.policy,
+    )
     return {m.tool_call_id: m for m in history if isinstance(m, ToolResult)}
 
 
@@ -49,8 +54,11 @@ def test_grep_never_returns_a_denied_files_lines(tree: AgentWorkspace) -> None:
 
 
 def test_grep_of_a_denied_file_or_directory_is_denied(tree: AgentWorkspace) -> None:
-    got = run(tree, ToolCall("g1", "grep", {"pattern": MARK, "path": "innocent"}),
-              ToolCall("g2", "grep", {"pattern": MARK, "path": "sub/.ssh"}))
+    got = run(
+        tree,
+        ToolCall("g1", "grep", {"pattern": MARK, "path": "innocent"}),
+        ToolCall("g2", "grep", {"pattern": MARK, "path": "sub/.ssh"}),
+    )
     assert got["g1"].is_error and "(really '.env')" in got["g1"].content
     assert got["g2"].is_error and "'.ssh/'" in got["g2"].content
 
@@ -70,20 +78,16 @@ def test_list_and_glob_mark_denied_files(tree: AgentWorkspace) -> None:
     assert MARK not in got["l"].content + got["b"].content
 
 
-def test_entries_under_a_linked_start_directory_are_judged_by_their_real_path(
-        ws: AgentWorkspace) -> None:
+def test_entries_under_a_linked_start_directory_are_judged_by_their_real_path(ws: AgentWorkspace) -> None:
     (ws.path / "data" / "private").mkdir(parents=True)
     (ws.path / "data" / "private" / "rows.csv").write_text(f"{MARK}\n")
     (ws.path / "data" / "public.csv").write_text("ok\n")
     os.symlink("data", ws.path / "view")
-    permissions = prepare(file_tools(ws.root), ws.root, mode="edit",
-                          rules=PathRules(deny=["data/private/"]))
+    permissions = prepare(file_tools(ws.root), ws.root, mode="edit", rules=PathRules(deny=["data/private/"]))
     tools = {tool.name: tool for tool in permissions.tools}
     listing = tools["list"].execute({"path": "view", "depth": 2}).content.splitlines()
-    assert "view/private/ [denied: path denied by --deny-path 'data/private/'; not readable]" \
-        in listing
-    assert any(line.startswith("view/private/rows.csv (") and "[denied" in line
-               for line in listing)
+    assert "view/private/ [denied: path denied by --deny-path 'data/private/'; not readable]" in listing
+    assert any(line.startswith("view/private/rows.csv (") and "[denied" in line for line in listing)
     assert any(line.startswith("view/public.csv (") and "denied" not in line for line in listing)
     found = tools["grep"].execute({"pattern": MARK, "path": "view"}).content
     assert MARK not in found and "[1 matching line in 1 denied file not shown]" in found

@@ -23,26 +23,39 @@ def code(ws: AgentWorkspace) -> AgentWorkspace:
 
 def test_unique_text_is_replaced_and_a_diff_returned(code: AgentWorkspace) -> None:
     out = edit(code, old_string="a = 1\n", new_string="a = 10\n")
-    assert out == ToolOutput("edited code.py: 1 replacement\n--- code.py\toriginal\n"
-                             "+++ code.py\tmodified\n@@ -1,4 +1,4 @@\n-a = 1\n+a = 10\n b = 2\n"
-                             " b = 2\n c = 3\n")
+    assert out == ToolOutput(
+        "edited code.py: 1 replacement\n--- code.py\toriginal\n"
+        "+++ code.py\tmodified\n@@ -1,4 +1,4 @@\n-a = 1\n+a = 10\n b = 2\n"
+        " b = 2\n c = 3\n"
+    )
     assert (code.path / "code.py").read_text() == "a = 10\nb = 2\nb = 2\nc = 3\n"
 
 
-@pytest.mark.parametrize("args, message", [
-    ({"old_string": "b = 2", "new_string": "x"},
-     "edit of 'code.py': text occurs 2 times; include more surrounding lines so that it is "
-     "unique, or replace every occurrence"),
-    ({"old_string": "zzz", "new_string": "x"},
-     "edit of 'code.py': text not found; read the file and copy the exact text, including "
-     "whitespace and line breaks"),
-    ({"old_string": "", "new_string": "x"}, "edit of 'code.py': the text to replace must not be empty"),
-    ({"old_string": "a", "new_string": "x", "path": "missing.py"},
-     "No such file or directory: 'missing.py'"),
-    ({"old_string": "a", "new_string": "x", "path": "../outside/secret.txt"},
-     "path escapes workspace: '../outside/secret.txt'"),
-    ({"old_string": "a"}, "missing required field 'new_string'"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (
+            {"old_string": "b = 2", "new_string": "x"},
+            "edit of 'code.py': text occurs 2 times; include more surrounding lines so that it is "
+            "unique, or replace every occurrence",
+        ),
+        (
+            {"old_string": "zzz", "new_string": "x"},
+            "edit of 'code.py': text not found; read the file and copy the exact text, including "
+            "whitespace and line breaks",
+        ),
+        ({"old_string": "", "new_string": "x"}, "edit of 'code.py': the text to replace must not be empty"),
+        (
+            {"old_string": "a", "new_string": "x", "path": "missing.py"},
+            "No such file or directory: 'missing.py'",
+        ),
+        (
+            {"old_string": "a", "new_string": "x", "path": "../outside/secret.txt"},
+            "path escapes workspace: '../outside/secret.txt'",
+        ),
+        ({"old_string": "a"}, "missing required field 'new_string'"),
+    ],
+)
 def test_refusals_change_nothing(code: AgentWorkspace, args: dict[str, str], message: str) -> None:
     before = (code.path / "code.py").read_bytes()
     state = code.outside_state()
@@ -103,4 +116,5 @@ def test_a_huge_file_is_refused_without_loading_it(ws: AgentWorkspace) -> None:
 def test_a_fifo_is_refused_at_once(ws: AgentWorkspace) -> None:
     os.mkfifo(ws.path / "code.py")
     assert edit(ws, old_string="a", new_string="b") == ToolOutput(
-        "not a regular file: 'code.py'", is_error=True)
+        "not a regular file: 'code.py'", is_error=True
+    )

@@ -12,24 +12,27 @@ from safefs.workspace.patterns import glob_match
 from tests.agent.conftest import AgentWorkspace
 
 
-@pytest.mark.parametrize("pattern, path, matches", [
-    ("*.py", "a.py", True),
-    ("*.py", "d/a.py", False),
-    ("**/*.py", "a.py", True),
-    ("**/*.py", "d/e/a.py", True),
-    ("d/**", "d/e/a.py", True),
-    ("d/**/a.py", "d/a.py", True),
-    ("?.py", "ab.py", False),
-    ("[ab].py", "b.py", True),
-    ("[!ab].py", "b.py", False),
-    ("*.{py,md}", "x.md", True),
-    ("*.{py,md}", "x.txt", False),
-    ("*", ".hidden", True),  # dot files match, as in the MCP filesystem server
-    ("*", "d/x", False),
-    ("a*b", "a/b", False),  # "*" never crosses a "/"
-    ("./src/*.c", "src/x.c", True),
-    ("[", "[", True),  # an unclosed bracket is a literal
-])
+@pytest.mark.parametrize(
+    "pattern, path, matches",
+    [
+        ("*.py", "a.py", True),
+        ("*.py", "d/a.py", False),
+        ("**/*.py", "a.py", True),
+        ("**/*.py", "d/e/a.py", True),
+        ("d/**", "d/e/a.py", True),
+        ("d/**/a.py", "d/a.py", True),
+        ("?.py", "ab.py", False),
+        ("[ab].py", "b.py", True),
+        ("[!ab].py", "b.py", False),
+        ("*.{py,md}", "x.md", True),
+        ("*.{py,md}", "x.txt", False),
+        ("*", ".hidden", True),  # dot files match, as in the MCP filesystem server
+        ("*", "d/x", False),
+        ("a*b", "a/b", False),  # "*" never crosses a "/"
+        ("./src/*.c", "src/x.c", True),
+        ("[", "[", True),  # an unclosed bracket is a literal
+    ],
+)
 def test_pattern_language(pattern: str, path: str, matches: bool) -> None:
     assert glob_match(pattern, path) is matches
 
@@ -52,13 +55,15 @@ def glob(ws: AgentWorkspace, **args: object) -> ToolOutput:
 
 def test_matches_skip_git_and_never_enter_links(tree: AgentWorkspace) -> None:
     assert glob(tree, pattern="**/*.py") == ToolOutput(
-        "src/a.py\nsrc/out.py [symlink, not followed]\nsrc/pkg/b.py")
+        "src/a.py\nsrc/out.py [symlink, not followed]\nsrc/pkg/b.py"
+    )
     assert glob(tree, pattern="**/inner.py") == ToolOutput("no paths match '**/inner.py' under .")
 
 
 def test_a_start_path(tree: AgentWorkspace) -> None:
     assert glob(tree, pattern="*", path="src") == ToolOutput(
-        "src/a.py\nsrc/notes.md\nsrc/out.py [symlink, not followed]\nsrc/pkg/")
+        "src/a.py\nsrc/notes.md\nsrc/out.py [symlink, not followed]\nsrc/pkg/"
+    )
 
 
 def test_results_are_capped(ws: AgentWorkspace) -> None:
@@ -68,12 +73,15 @@ def test_results_are_capped(ws: AgentWorkspace) -> None:
     assert out.endswith("[201 more matches not shown; narrow the pattern or the path]")  # +hello.txt
 
 
-@pytest.mark.parametrize("args, message", [
-    ({"pattern": "*", "path": "../outside"}, "path escapes workspace: '../outside'"),
-    ({"pattern": "*", "path": "nope"}, "No such file or directory: 'nope'"),
-    ({"pattern": ""}, "glob pattern must not be empty"),
-    ({}, "missing required field 'pattern'"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        ({"pattern": "*", "path": "../outside"}, "path escapes workspace: '../outside'"),
+        ({"pattern": "*", "path": "nope"}, "No such file or directory: 'nope'"),
+        ({"pattern": ""}, "glob pattern must not be empty"),
+        ({}, "missing required field 'pattern'"),
+    ],
+)
 def test_errors(tree: AgentWorkspace, args: dict[str, object], message: str) -> None:
     out = glob(tree, **args)
     assert out.is_error and message in out.content

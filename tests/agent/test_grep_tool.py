@@ -45,17 +45,18 @@ def test_matches_respect_gitignore_git_binary_and_links(repo: AgentWorkspace) ->
     out = grep(repo, pattern="needle")
     assert out == ToolOutput(
         "keep.log:1:needle kept\nlatin1.txt:1:caf\ufffd needle\nsrc/app.py:2:TOKEN = 'needle'\n"
-        "[3 matching lines in 3 of 7 files searched; 1 binary files skipped]")
+        "[3 matching lines in 3 of 7 files searched; 1 binary files skipped]"
+    )
 
 
 def test_ignore_case_and_file_glob(repo: AgentWorkspace) -> None:
     assert grep(repo, pattern="needle", ignore_case=True, glob="*.md") == ToolOutput(
-        "docs/readme.md:1:A Needle in caps\n[1 matching lines in 1 of 1 files searched]")
+        "docs/readme.md:1:A Needle in caps\n[1 matching lines in 1 of 1 files searched]"
+    )
 
 
 def test_a_start_path_keeps_the_ancestors_gitignore(repo: AgentWorkspace) -> None:
-    assert grep(repo, pattern="needle", path="src").content.splitlines()[0] == \
-        "src/app.py:2:TOKEN = 'needle'"
+    assert grep(repo, pattern="needle", path="src").content.splitlines()[0] == "src/app.py:2:TOKEN = 'needle'"
     assert "generated" not in grep(repo, pattern="needle", path="src").content
     # A single file is searched even if ignored: it was asked for by name.
     assert grep(repo, pattern="needle", path="debug.log").content.startswith("debug.log:1:")
@@ -65,20 +66,25 @@ def test_caps_and_long_lines(ws: AgentWorkspace) -> None:
     (ws.path / "many.txt").write_text("hit\n" * 1500 + "hit " + "z" * 5000 + "\n")
     out = grep(ws, pattern="hit").content
     assert len(out) <= 30_000
-    assert out.endswith("[501 more matching lines not shown; narrow the pattern, path or glob]\n"
-                        "[1501 matching lines in 1 of 2 files searched]")  # and hello.txt
+    assert out.endswith(
+        "[501 more matching lines not shown; narrow the pattern, path or glob]\n"
+        "[1501 matching lines in 1 of 2 files searched]"
+    )  # and hello.txt
     (ws.path / "many.txt").write_text("hit " + "z" * 5000 + "\n")
     line = grep(ws, pattern="hit").content.splitlines()[0]
     assert line == "many.txt:1:hit " + "z" * 496 + "[... 4504 more characters]"
 
 
-@pytest.mark.parametrize("args, message", [
-    ({"pattern": "("}, "invalid regular expression '('"),
-    ({"pattern": "x", "path": "out"}, "path escapes workspace: 'out'"),
-    ({"pattern": "x", "path": "secret-link.txt"}, "path escapes workspace: 'secret-link.txt'"),
-    ({"pattern": "x", "path": "../outside"}, "path escapes workspace: '../outside'"),
-    ({"pattern": "x", "ignore_case": "yes"}, "field 'ignore_case' must be of type boolean"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        ({"pattern": "("}, "invalid regular expression '('"),
+        ({"pattern": "x", "path": "out"}, "path escapes workspace: 'out'"),
+        ({"pattern": "x", "path": "secret-link.txt"}, "path escapes workspace: 'secret-link.txt'"),
+        ({"pattern": "x", "path": "../outside"}, "path escapes workspace: '../outside'"),
+        ({"pattern": "x", "ignore_case": "yes"}, "field 'ignore_case' must be of type boolean"),
+    ],
+)
 def test_errors(repo: AgentWorkspace, args: dict[str, object], message: str) -> None:
     out = grep(repo, **args)
     assert out.is_error and message in out.content, out.content

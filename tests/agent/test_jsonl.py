@@ -21,8 +21,7 @@ def test_each_line_is_flushed_as_appended_and_parents_are_made(tmp_path: Path) -
     assert path.read_text() == '{"a":1}\n{"b":2}\n'
 
 
-def test_a_last_line_without_its_newline_gets_it_back_only_when_a_line_is_appended(
-        tmp_path: Path) -> None:
+def test_a_last_line_without_its_newline_gets_it_back_only_when_a_line_is_appended(tmp_path: Path) -> None:
     path = tmp_path / "f.jsonl"
     path.write_text('{"a":1}')
     JsonLinesWriter(str(path)).close()
@@ -56,8 +55,7 @@ def test_exclusive_means_one_writer_at_a_time(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("line", ['{"a":\n1}', '{"a":"\u00e9"}'])
-def test_what_is_not_one_ascii_line_is_refused_and_nothing_written(tmp_path: Path,
-                                                                   line: str) -> None:
+def test_what_is_not_one_ascii_line_is_refused_and_nothing_written(tmp_path: Path, line: str) -> None:
     path = tmp_path / "f.jsonl"
     writer = JsonLinesWriter(str(path))
     with pytest.raises(ValueError):

@@ -32,7 +32,8 @@ def tree(each_backend: AgentWorkspace) -> AgentWorkspace:
 def test_one_level(tree: AgentWorkspace) -> None:
     assert listing(tree) == ToolOutput(
         ".git/\nhello.txt (18 bytes)\nin -> src/main.py [symlink]\n"
-        "out -> outside the workspace (not followed) [symlink]\npipe [special file, not read]\nsrc/")
+        "out -> outside the workspace (not followed) [symlink]\npipe [special file, not read]\nsrc/"
+    )
 
 
 def test_depth_lists_below_but_not_into_git_or_links(tree: AgentWorkspace) -> None:
@@ -51,13 +52,16 @@ def test_many_entries_are_capped_with_a_count(ws: AgentWorkspace) -> None:
     assert out.endswith("[501 more entries not shown; list a subdirectory, lower depth, or use glob]")
 
 
-@pytest.mark.parametrize("args, message", [
-    ({"path": "nope"}, "No such file or directory: 'nope'"),
-    ({"path": "hello.txt"}, "Not a directory: 'hello.txt'"),
-    ({"path": "../outside"}, "path escapes workspace: '../outside'"),
-    ({"path": "out"}, "path escapes workspace: 'out'"),
-    ({"depth": 0}, "depth must be between 1 and 10, got 0"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        ({"path": "nope"}, "No such file or directory: 'nope'"),
+        ({"path": "hello.txt"}, "Not a directory: 'hello.txt'"),
+        ({"path": "../outside"}, "path escapes workspace: '../outside'"),
+        ({"path": "out"}, "path escapes workspace: 'out'"),
+        ({"depth": 0}, "depth must be between 1 and 10, got 0"),
+    ],
+)
 def test_errors(tree: AgentWorkspace, args: dict[str, object], message: str) -> None:
     assert listing(tree, **args) == ToolOutput(message, is_error=True)
 

@@ -69,8 +69,10 @@ class Exploding(Tool):
 
 
 def calls(*specs: tuple[str, str]) -> AssistantMessage:
-    return AssistantMessage("working", tuple(
-        ToolCall(f"call_{i}_{text}", name, {"text": text}) for i, (name, text) in enumerate(specs)))
+    return AssistantMessage(
+        "working",
+        tuple(ToolCall(f"call_{i}_{text}", name, {"text": text}) for i, (name, text) in enumerate(specs)),
+    )
 
 
 FINAL = AssistantMessage("all done")
@@ -87,7 +89,10 @@ def test_no_hook_runs_every_call_in_order_and_ends_on_a_message_without_calls() 
     assert echo.ran == ["a", "b", "c"]
     assert isinstance(history[0], UserMessage) and history[0].text == "go"
     assert [(r.content, r.is_error) for r in results(history)] == [
-        ("echo a", False), ("echo b", False), ("echo c", False)]
+        ("echo a", False),
+        ("echo b", False),
+        ("echo c", False),
+    ]
     assert history[-1] == FINAL
     assert client.remaining == 0
     # The model saw each result before its next turn.
@@ -108,7 +113,10 @@ def test_denial_is_recorded_with_its_reason_and_the_loop_goes_on() -> None:
     history = run_agent(client, [echo], prompt="go", before_tool_call=hook)
     assert echo.ran == ["yes"]
     assert [(r.content, r.is_error) for r in results(history)] == [
-        ("not this one", True), ("tool call rejected", True), ("echo yes", False)]
+        ("not this one", True),
+        ("tool call rejected", True),
+        ("echo yes", False),
+    ]
     assert history[-1] == FINAL
 
 
@@ -117,7 +125,9 @@ def test_error_result_is_a_business_failure_the_loop_continues_after() -> None:
     client = ScriptedModelClient([calls(("echo", "fail:disk full"), ("echo", "next")), FINAL])
     history = run_agent(client, [echo], prompt="go")
     assert [(r.content, r.is_error) for r in results(history)] == [
-        ("fail:disk full", True), ("echo next", False)]
+        ("fail:disk full", True),
+        ("echo next", False),
+    ]
 
 
 def test_hook_that_raises_marks_calls_and_reraises_the_same_exception(tmp_path: Path) -> None:
@@ -130,7 +140,8 @@ def test_hook_that_raises_marks_calls_and_reraises_the_same_exception(tmp_path: 
         return Decision(True)
 
     client = ScriptedModelClient(
-        [calls(("echo", "first"), ("echo", "second"), ("echo", "third"), ("echo", "fourth")), FINAL])
+        [calls(("echo", "first"), ("echo", "second"), ("echo", "third"), ("echo", "fourth")), FINAL]
+    )
     session_file = tmp_path / "s.jsonl"
     with Session.open(session_file) as session, pytest.raises(ValueError) as raised:
         run_agent(client, [echo], prompt="go", before_tool_call=hook, session=session)
@@ -138,23 +149,28 @@ def test_hook_that_raises_marks_calls_and_reraises_the_same_exception(tmp_path: 
     assert echo.ran == ["first"]
     stored = read_messages(session_file)
     assert [(r.content, r.is_error) for r in results(stored)] == [
-        ("echo first", False), (APPROVAL_FAILED, True), (NOT_EXECUTED, True), (NOT_EXECUTED, True)]
+        ("echo first", False),
+        (APPROVAL_FAILED, True),
+        (NOT_EXECUTED, True),
+        (NOT_EXECUTED, True),
+    ]
     assert "top-secret-token" not in session_file.read_text()
 
 
 def test_tool_that_raises_marks_calls_and_reraises_without_leaking_its_text(tmp_path: Path) -> None:
     echo = Echo()
-    client = ScriptedModelClient(
-        [calls(("echo", "before"), ("explode", "x"), ("echo", "after")), FINAL])
+    client = ScriptedModelClient([calls(("echo", "before"), ("explode", "x"), ("echo", "after")), FINAL])
     session_file = tmp_path / "s.jsonl"
     history: list[Message] = []
     with Session.open(session_file) as session, pytest.raises(RuntimeError) as raised:
-        run_agent(client, [echo, Exploding()], prompt="go", session=session,
-                  on_message=history.append)
+        run_agent(client, [echo, Exploding()], prompt="go", session=session, on_message=history.append)
     assert str(raised.value) == "top-secret-token leaked in a traceback"
     assert echo.ran == ["before"]
     assert [(r.content, r.is_error) for r in results(history)] == [
-        ("echo before", False), (EXECUTION_FAILED, True), (NOT_EXECUTED, True)]
+        ("echo before", False),
+        (EXECUTION_FAILED, True),
+        (NOT_EXECUTED, True),
+    ]
     text = session_file.read_text()
     assert "top-secret-token" not in text
     assert all("top-secret-token" not in repr(m) for m in history)
@@ -185,8 +201,9 @@ def test_assistant_message_is_recorded_before_its_calls_run(tmp_path: Path) -> N
             seen_at_run_time.append(session_file.read_text().splitlines())
             return ToolOutput("peeked")
 
-    turn = AssistantMessage("look", (ToolCall("p1", "peek", {"text": ""}),
-                                     ToolCall("p2", "peek", {"text": ""})))
+    turn = AssistantMessage(
+        "look", (ToolCall("p1", "peek", {"text": ""}), ToolCall("p2", "peek", {"text": ""}))
+    )
     with Session.open(session_file) as session:
         run_agent(ScriptedModelClient([turn, FINAL]), [Peek()], prompt="go", session=session)
     first, second = seen_at_run_time
@@ -195,8 +212,14 @@ def test_assistant_message_is_recorded_before_its_calls_run(tmp_path: Path) -> N
 
 
 def test_unknown_tool_and_invalid_input_are_error_results() -> None:
-    turn = AssistantMessage("", (ToolCall("u1", "nope", {}), ToolCall("u2", "echo", {"txt": "x"}),
-                                 ToolCall("u3", "echo", {"text": 5})))
+    turn = AssistantMessage(
+        "",
+        (
+            ToolCall("u1", "nope", {}),
+            ToolCall("u2", "echo", {"txt": "x"}),
+            ToolCall("u3", "echo", {"text": 5}),
+        ),
+    )
     history = run_agent(ScriptedModelClient([turn, FINAL]), [Echo()], prompt="go")
     contents = [(r.content, r.is_error) for r in results(history)]
     assert contents == [
@@ -210,8 +233,7 @@ def test_turn_limit_is_a_clear_error_and_the_history_stays_valid(tmp_path: Path)
     forever = [calls(("echo", str(i))) for i in range(10)]
     session_file = tmp_path / "s.jsonl"
     with Session.open(session_file) as session, pytest.raises(TurnLimitExceeded) as raised:
-        run_agent(ScriptedModelClient(forever), [Echo()], prompt="go", max_turns=3,
-                  session=session)
+        run_agent(ScriptedModelClient(forever), [Echo()], prompt="go", max_turns=3, session=session)
     assert "3" in str(raised.value) and "turn" in str(raised.value)
     stored = read_messages(session_file)
     assert sum(isinstance(m, AssistantMessage) for m in stored) == 3
@@ -231,17 +253,18 @@ def test_cancel_before_a_call_records_remaining_calls_and_stops() -> None:
     client = ScriptedModelClient([calls(("echo", "a"), ("echo", "b")), FINAL])
     history: list[Message] = []
     with pytest.raises(Cancelled):
-        run_agent(client, [echo], prompt="go", before_tool_call=hook, cancel=cancel,
-                  on_message=history.append)
+        run_agent(
+            client, [echo], prompt="go", before_tool_call=hook, cancel=cancel, on_message=history.append
+        )
     assert echo.ran == ["a"]
-    assert [(r.content, r.is_error) for r in results(history)] == [
-        ("echo a", False), (CANCELLED, True)]
+    assert [(r.content, r.is_error) for r in results(history)] == [("echo a", False), (CANCELLED, True)]
     assert client.remaining == 1  # the model was not asked again
 
 
 def test_resume_answers_calls_an_interrupted_run_left_open() -> None:
-    interrupted = AssistantMessage("half way", (ToolCall("old1", "echo", {"text": "x"}),
-                                                ToolCall("old2", "echo", {"text": "y"})))
+    interrupted = AssistantMessage(
+        "half way", (ToolCall("old1", "echo", {"text": "x"}), ToolCall("old2", "echo", {"text": "y"}))
+    )
     prior: list[Message] = [UserMessage("go"), interrupted, ToolResult("old1", "echo x")]
     client = ScriptedModelClient([FINAL])
     history = run_agent(client, [Echo()], prior, prompt="continue")
@@ -269,36 +292,54 @@ def test_a_hook_returning_a_non_decision_counts_as_a_hook_failure() -> None:
 
     history: list[Message] = []
     with pytest.raises(AttributeError):
-        run_agent(ScriptedModelClient([calls(("echo", "a"), ("echo", "b"))]), [Echo()],
-                  prompt="go", before_tool_call=sloppy, on_message=history.append)
+        run_agent(
+            ScriptedModelClient([calls(("echo", "a"), ("echo", "b"))]),
+            [Echo()],
+            prompt="go",
+            before_tool_call=sloppy,
+            on_message=history.append,
+        )
     assert [(r.content, r.is_error) for r in results(history)] == [
-        (APPROVAL_FAILED, True), (NOT_EXECUTED, True)]
+        (APPROVAL_FAILED, True),
+        (NOT_EXECUTED, True),
+    ]
 
 
 def test_a_cut_off_reply_never_runs_its_calls_and_the_model_is_asked_again() -> None:
     echo = Echo()
-    cut = AssistantMessage("", (ToolCall("c1", "echo", {"text": "a"}),
-                                ToolCall("c2", "echo", {"text": "trunc"})), "max_tokens")
+    cut = AssistantMessage(
+        "", (ToolCall("c1", "echo", {"text": "a"}), ToolCall("c2", "echo", {"text": "trunc"})), "max_tokens"
+    )
     client = ScriptedModelClient([cut, FINAL])
     history = run_agent(client, [echo], prompt="go")
     assert echo.ran == []
-    assert [(r.tool_call_id, r.content) for r in results(history)] == [
-        ("c1", CUT_OFF), ("c2", CUT_OFF)]
+    assert [(r.tool_call_id, r.content) for r in results(history)] == [("c1", CUT_OFF), ("c2", CUT_OFF)]
     assert results(client.requests[1]) == results(history)  # the model was told
     assert history[-1] == FINAL
 
 
-@pytest.mark.parametrize("stop, error", [
-    ("refusal", Refused), ("model_context_window_exceeded", ContextExhausted),
-    ("max_tokens", ReplyCutOff), ("something_new", AgentError)])
+@pytest.mark.parametrize(
+    "stop, error",
+    [
+        ("refusal", Refused),
+        ("model_context_window_exceeded", ContextExhausted),
+        ("max_tokens", ReplyCutOff),
+        ("something_new", AgentError),
+    ],
+)
 def test_a_reply_that_stopped_abnormally_raises_after_answering_its_calls(
-        stop: str, error: type[Exception]) -> None:
+    stop: str, error: type[Exception]
+) -> None:
     echo = Echo()
     calls_ = () if stop == "max_tokens" else (ToolCall("r1", "echo", {"text": "x"}),)
     history: list[Message] = []
     with pytest.raises(error):
-        run_agent(ScriptedModelClient([AssistantMessage("no", calls_, stop)]), [echo],
-                  prompt="go", on_message=history.append)
+        run_agent(
+            ScriptedModelClient([AssistantMessage("no", calls_, stop)]),
+            [echo],
+            prompt="go",
+            on_message=history.append,
+        )
     assert echo.ran == []
     assert len(results(history)) == len(calls_)
     assert all(r.is_error and r.content.startswith("not executed: ") for r in results(history))
@@ -328,7 +369,12 @@ def test_the_token_budget_is_checked_after_each_reply() -> None:
     echo = Echo()
     history: list[Message] = []
     with pytest.raises(BudgetExceeded, match="used 30 tokens"):
-        run_agent(ScriptedModelClient([turn, second, FINAL]), [echo], prompt="go",
-                  max_tokens_total=20, on_message=history.append)
+        run_agent(
+            ScriptedModelClient([turn, second, FINAL]),
+            [echo],
+            prompt="go",
+            max_tokens_total=20,
+            on_message=history.append,
+        )
     assert echo.ran == ["a"]
     assert results(history)[-1] == ToolResult("b2", BUDGET_SPENT, is_error=True)

@@ -19,8 +19,10 @@ from agent.messages import (
 SAMPLES: list[Message] = [
     UserMessage("hello\nworld ✓"),
     AssistantMessage("", ()),
-    AssistantMessage("thinking", (ToolCall("t1", "read", {"path": "a"}),
-                                  ToolCall("t2", "write", {"path": "b", "content": "x\ny"}))),
+    AssistantMessage(
+        "thinking",
+        (ToolCall("t1", "read", {"path": "a"}), ToolCall("t2", "write", {"path": "b", "content": "x\ny"})),
+    ),
     ToolResult("t1", "contents", False),
     ToolResult("t2", "path escapes workspace: '../b'", True),
 ]
@@ -33,14 +35,17 @@ def test_round_trip_on_one_line(message: Message) -> None:
     assert loads(line) == message
 
 
-@pytest.mark.parametrize("line, problem", [
-    ("{", "not valid JSON"),
-    ("[]", "JSON object"),
-    ('{"role": "system", "text": "x"}', "unknown message role"),
-    ('{"role": "user"}', "'text'"),
-    ('{"role": "assistant", "text": "", "tool_calls": [{"id": "a", "name": "b"}]}', "'input'"),
-    ('{"role": "tool_result", "tool_call_id": "a", "content": "x", "is_error": "no"}', "'is_error'"),
-])
+@pytest.mark.parametrize(
+    "line, problem",
+    [
+        ("{", "not valid JSON"),
+        ("[]", "JSON object"),
+        ('{"role": "system", "text": "x"}', "unknown message role"),
+        ('{"role": "user"}', "'text'"),
+        ('{"role": "assistant", "text": "", "tool_calls": [{"id": "a", "name": "b"}]}', "'input'"),
+        ('{"role": "tool_result", "tool_call_id": "a", "content": "x", "is_error": "no"}', "'is_error'"),
+    ],
+)
 def test_bad_shapes_are_refused_with_a_reason(line: str, problem: str) -> None:
     with pytest.raises(MessageFormatError, match=problem):
         loads(line)

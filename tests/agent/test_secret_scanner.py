@@ -56,29 +56,44 @@ def corpus() -> list[tuple[str, str, str]]:
     pgp = pem(f"PGP {PRIV} BLOCK")
     pkcs8 = pem(PRIV)
     cut = pkcs8.split("-----END")[0].rstrip()  # a read that stopped inside the block
-    jwt = ".".join([b64url({"alg": "HS256", "typ": "JWT"}),
-                    b64url({"sub": "1234567890", "name": "Ada", "iat": 1516239022}),
-                    rand(URLSAFE, 43)])
+    jwt = ".".join(
+        [
+            b64url({"alg": "HS256", "typ": "JWT"}),
+            b64url({"sub": "1234567890", "name": "Ada", "iat": 1516239022}),
+            rand(URLSAFE, 43),
+        ]
+    )
     cases: list[tuple[str, str, str]] = []
 
     def plant(kind: str, value: str, template: str) -> None:
         cases.append((kind, value, template.format(v=value)))
 
     plant("anthropic-api-key", f"{SK}-ant-api03-{rand(URLSAFE, 93)}AA", "ANTHROPIC_API_KEY={v}\n")
-    plant("anthropic-api-key", f"{SK}-ant-admin01-{rand(URLSAFE, 93)}AA",
-          'client = Anthropic(api_key="{v}")\n')
+    plant(
+        "anthropic-api-key", f"{SK}-ant-admin01-{rand(URLSAFE, 93)}AA", 'client = Anthropic(api_key="{v}")\n'
+    )
     plant("openai-api-key", f"{SK}-proj-{rand(URLSAFE, 120)}", "export OPENAI_API_KEY='{v}'\n")
     plant("openai-api-key", f"{SK}-{rand(ALNUM, 20)}T3BlbkFJ{rand(ALNUM, 20)}", "key: {v}\n")
-    plant("aws-access-key-id", "AKIA" + rand(string.ascii_uppercase + string.digits, 16),
-          "[default]\naws_access_key_id = {v}\n")
+    plant(
+        "aws-access-key-id",
+        "AKIA" + rand(string.ascii_uppercase + string.digits, 16),
+        "[default]\naws_access_key_id = {v}\n",
+    )
     plant("aws-secret-key", rand(B64, 40), "aws_secret_access_key = {v}\n")
     plant("github-token", "ghp_" + rand(ALNUM, 36), "git clone https://{v}@github.com/o/r\n")
     plant("github-token", "github_pat_" + rand(ALNUM + "_", 82), '{{"token": "{v}"}}\n')
     plant("gitlab-token", "glpat-" + rand(URLSAFE, 20), "GITLAB={v}\n")
-    plant("slack-token", f"xoxb-{rand(string.digits, 12)}-{rand(string.digits, 13)}-"
-          f"{rand(ALNUM, 24)}", "slack: {v}\n")
-    plant("slack-webhook", f"https://hooks.slack.com/services/T{rand(string.ascii_uppercase, 8)}"
-          f"/B{rand(string.ascii_uppercase, 10)}/{rand(ALNUM, 24)}", "url = {v}\n")
+    plant(
+        "slack-token",
+        f"xoxb-{rand(string.digits, 12)}-{rand(string.digits, 13)}-{rand(ALNUM, 24)}",
+        "slack: {v}\n",
+    )
+    plant(
+        "slack-webhook",
+        f"https://hooks.slack.com/services/T{rand(string.ascii_uppercase, 8)}"
+        f"/B{rand(string.ascii_uppercase, 10)}/{rand(ALNUM, 24)}",
+        "url = {v}\n",
+    )
     plant("stripe-key", f"{SK}_live_{rand(ALNUM, 24)}", "Stripe.api_key = '{v}'\n")
     plant("stripe-key", f"rk_test_{rand(ALNUM, 24)}", "STRIPE={v}\n")
     plant("google-api-key", "AIza" + rand(URLSAFE, 35), '<meta name="maps" content="{v}">\n')
@@ -91,12 +106,16 @@ def corpus() -> list[tuple[str, str, str]]:
     for block in (rsa, openssh, ec, pgp, pkcs8):
         plant("private-key", block, "some text before\n{v}\nand after\n")
     # A key kept in JSON, its newlines written as the two characters \n.
-    cases.append(("private-key", pkcs8.replace("\n", "\\n"),
-                  json.dumps({"type": "service_account", "private_key": pkcs8})))
+    cases.append(
+        (
+            "private-key",
+            pkcs8.replace("\n", "\\n"),
+            json.dumps({"type": "service_account", "private_key": pkcs8}),
+        )
+    )
     plant("private-key", cut, "{v}")
     plant("url-password", rand(ALNUM, 18), "DATABASE_URL=postgres://app:{v}@db.internal:5432/app\n")
-    plant("secret-assignment", rand(ALNUM, 12) + "#" + rand(ALNUM, 6),
-          'DB_PASSWORD = "{v}"\n')
+    plant("secret-assignment", rand(ALNUM, 12) + "#" + rand(ALNUM, 6), 'DB_PASSWORD = "{v}"\n')
     plant("secret-assignment", rand(ALNUM, 24), "database:\n  password: {v}\n")
     plant("secret-assignment", rand(ALNUM, 32), '{{"client_secret": "{v}", "id": 7}}\n')
     plant("secret-assignment", rand(URLSAFE, 28), "export DEPLOY_TOKEN={v}\n")
@@ -107,8 +126,7 @@ def corpus() -> list[tuple[str, str, str]]:
 CORPUS = corpus()
 
 
-@pytest.mark.parametrize(("kind", "value", "text"), CORPUS,
-                         ids=[f"{i}-{c[0]}" for i, c in enumerate(CORPUS)])
+@pytest.mark.parametrize(("kind", "value", "text"), CORPUS, ids=[f"{i}-{c[0]}" for i, c in enumerate(CORPUS)])
 def test_every_planted_secret_is_caught(kind: str, value: str, text: str) -> None:
     redaction = SecretScanner().redact(text)
     assert value not in redaction.text, redaction.text
@@ -123,36 +141,40 @@ def test_corpus_recall_is_counted() -> None:
     assert caught == len(CORPUS)
 
 
-@pytest.mark.parametrize("text", [
-    "Enter your password: ",
-    'password = input("Password: ")',
-    "password = getpass.getpass()",
-    "token = tokens[0]",
-    "secret_key = settings.SECRET_KEY",
-    'SECRET_KEY = os.environ["SECRET_KEY"]',
-    '"password": "${DB_PASSWORD}"',
-    "api_key: Optional[str] = None",
-    'password = "changeme"',
-    'api_token = "{{ vault_token }}"',
-    "commit 3f786850e387550fdab836ed7e6dc881de23001b",
-    "id 123e4567-e89b-12d3-a456-426614174000",
-    "https://user@example.com/repo.git and http://localhost:8080/path",
-    "the token is valid for 5 minutes; the secret is kept in a vault",
-    'KEY_VARIABLE = "ANTHROPIC_API_KEY"',
-    "-----BEGIN PUBLIC KEY-----\nMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE\n-----END PUBLIC KEY-----",
-    "sk-ant-demo-0000-not-a-real-key",
-    'SECRET = "outside-secret-7f3a"',
-    "DEPLOY_TOKEN=demo-deploy-token-5d1a",
-    "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIDEMOattackerkey attacker@example",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Enter your password: ",
+        'password = input("Password: ")',
+        "password = getpass.getpass()",
+        "token = tokens[0]",
+        "secret_key = settings.SECRET_KEY",
+        'SECRET_KEY = os.environ["SECRET_KEY"]',
+        '"password": "${DB_PASSWORD}"',
+        "api_key: Optional[str] = None",
+        'password = "changeme"',
+        'api_token = "{{ vault_token }}"',
+        "commit 3f786850e387550fdab836ed7e6dc881de23001b",
+        "id 123e4567-e89b-12d3-a456-426614174000",
+        "https://user@example.com/repo.git and http://localhost:8080/path",
+        "the token is valid for 5 minutes; the secret is kept in a vault",
+        'KEY_VARIABLE = "ANTHROPIC_API_KEY"',
+        "-----BEGIN PUBLIC KEY-----\nMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE\n-----END PUBLIC KEY-----",
+        "sk-ant-demo-0000-not-a-real-key",
+        'SECRET = "outside-secret-7f3a"',
+        "DEPLOY_TOKEN=demo-deploy-token-5d1a",
+        "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIDEMOattackerkey attacker@example",
+    ],
+)
 def test_ordinary_text_is_left_alone(text: str) -> None:
     assert SecretScanner().find(text) == []
 
 
 def _tracked_files() -> list[Path]:
     try:
-        out = subprocess.run(["git", "ls-files", "-z"], cwd=REPO, capture_output=True,
-                             check=True, timeout=60).stdout
+        out = subprocess.run(
+            ["git", "ls-files", "-z"], cwd=REPO, capture_output=True, check=True, timeout=60
+        ).stdout
         return [REPO / name for name in out.decode().split("\0") if name]
     except (OSError, subprocess.CalledProcessError):
         found = []
@@ -177,8 +199,9 @@ def test_the_projects_own_tree_has_no_false_positive() -> None:
         for f in scanner.find(text):
             line = text.count("\n", 0, f.start) + 1
             findings.append(f"{path.relative_to(REPO)}:{line}: {f.kind}")
-    print(f"secret scanner over the source tree: {scanned} files, {size} characters, "
-          f"{len(findings)} findings")
+    print(
+        f"secret scanner over the source tree: {scanned} files, {size} characters, {len(findings)} findings"
+    )
     assert scanned > 50
     assert findings == []
 
@@ -190,34 +213,46 @@ def test_entropy() -> None:
 
 # -- at the tool layer ---------------------------------------------------------------------------
 
+
 def test_tool_results_are_redacted_before_entering_the_messages(ws: AgentWorkspace) -> None:
     token = "ghp_" + rand(ALNUM, 36)
     password = rand(ALNUM, 20) + "7"
-    (ws.path / "config.json").write_text(json.dumps({"api_token": token, "db": {
-        "password": password}, "name": "billing"}, indent=2))
-    turn = AssistantMessage("", (ToolCall("r1", "read", {"path": "config.json"}),
-                                 ToolCall("r2", "read", {"path": "hello.txt"})))
-    history = run_agent(ScriptedModelClient([turn, AssistantMessage("ok")]),
-                        guard_tools([ReadTool(ws.root)], scanner=SecretScanner()), prompt="go")
+    (ws.path / "config.json").write_text(
+        json.dumps({"api_token": token, "db": {"password": password}, "name": "billing"}, indent=2)
+    )
+    turn = AssistantMessage(
+        "", (ToolCall("r1", "read", {"path": "config.json"}), ToolCall("r2", "read", {"path": "hello.txt"}))
+    )
+    history = run_agent(
+        ScriptedModelClient([turn, AssistantMessage("ok")]),
+        guard_tools([ReadTool(ws.root)], scanner=SecretScanner()),
+        prompt="go",
+    )
     results = {m.tool_call_id: m for m in history if isinstance(m, ToolResult)}
     content = results["r1"].content
     assert token not in content and password not in content
     assert '"api_token": "[REDACTED:github-token]"' in content
     assert '"password": "[REDACTED:secret-assignment]"' in content
     assert '"name": "billing"' in content
-    assert content.endswith("[2 secrets redacted before reaching the model: github-token, "
-                            "secret-assignment]")
+    assert content.endswith("[2 secrets redacted before reaching the model: github-token, secret-assignment]")
     assert results["r2"].content == "hello from inside\n"  # nothing found, nothing added
 
 
 def test_an_edit_built_on_a_placeholder_is_refused(ws: AgentWorkspace) -> None:
-    edit = ToolCall("e1", "edit", {"path": "config.json",
-                                   "old_string": '"api_token": "[REDACTED:github-token]"',
-                                   "new_string": '"api_token": "new"'})
+    edit = ToolCall(
+        "e1",
+        "edit",
+        {
+            "path": "config.json",
+            "old_string": '"api_token": "[REDACTED:github-token]"',
+            "new_string": '"api_token": "new"',
+        },
+    )
     decision = refuse_placeholder_writes(edit)
     assert not decision.approved and decision.decided_by == "rule:redaction-placeholder"
     assert decision.reason == PLACEHOLDER_REFUSAL.format(
-        tool="edit", field="old_string", placeholder="[REDACTED:github-token]")
+        tool="edit", field="old_string", placeholder="[REDACTED:github-token]"
+    )
     assert "not shown to you" in str(decision.reason)
     write = ToolCall("w1", "write", {"path": "config.json", "content": "x [REDACTED:jwt] y"})
     assert not refuse_placeholder_writes(write).approved
@@ -232,36 +267,49 @@ def test_a_write_of_a_file_seen_redacted_leaves_the_secret_in_place(ws: AgentWor
     seen = tools[0].execute({"path": "settings.ini"}).content
     assert secret not in seen
     rewritten = seen.split("\n[1 secret")[0].replace("name = old", "name = new")
-    turn = AssistantMessage("", (ToolCall("w1", "write", {"path": "settings.ini",
-                                                          "content": rewritten}),))
-    history = run_agent(ScriptedModelClient([turn, AssistantMessage("ok")]), tools, prompt="go",
-                        before_tool_call=refuse_placeholder_writes)
+    turn = AssistantMessage("", (ToolCall("w1", "write", {"path": "settings.ini", "content": rewritten}),))
+    history = run_agent(
+        ScriptedModelClient([turn, AssistantMessage("ok")]),
+        tools,
+        prompt="go",
+        before_tool_call=refuse_placeholder_writes,
+    )
     result = next(m for m in history if isinstance(m, ToolResult))
     assert result.is_error and "redaction placeholder [REDACTED:gitlab-token]" in result.content
     assert (ws.path / "settings.ini").read_text() == f"[ci]\ntoken = {secret}\nname = old\n"
 
 
-def test_an_edit_of_a_redacted_line_through_the_real_edit_tool_is_refused(
-        ws: AgentWorkspace) -> None:
+def test_an_edit_of_a_redacted_line_through_the_real_edit_tool_is_refused(ws: AgentWorkspace) -> None:
     secret = "xoxb-" + rand(string.digits, 12) + "-" + rand(ALNUM, 24)
     original = f"slack_token: {secret}\nchannel: general\n"
     (ws.path / "bot.yml").write_text(original)
     permissions = prepare(file_tools(ws.root), ws.root, mode="edit", scanner=SecretScanner())
     read = ToolCall("r1", "read", {"path": "bot.yml"})
-    edit = ToolCall("e1", "edit", {"path": "bot.yml",
-                                   "old_string": "slack_token: [REDACTED:slack-token]\nchannel: "
-                                   "general", "new_string": "slack_token: [REDACTED:slack-token]"
-                                   "\nchannel: random"})
-    fine = ToolCall("e2", "edit", {"path": "bot.yml", "old_string": "channel: general",
-                                   "new_string": "channel: random"})
-    history = run_agent(ScriptedModelClient([AssistantMessage("", (read,)),
-                                             AssistantMessage("", (edit, fine)),
-                                             AssistantMessage("ok")]),
-                        permissions.tools, prompt="go", before_tool_call=permissions.policy)
+    edit = ToolCall(
+        "e1",
+        "edit",
+        {
+            "path": "bot.yml",
+            "old_string": "slack_token: [REDACTED:slack-token]\nchannel: general",
+            "new_string": "slack_token: [REDACTED:slack-token]\nchannel: random",
+        },
+    )
+    fine = ToolCall(
+        "e2", "edit", {"path": "bot.yml", "old_string": "channel: general", "new_string": "channel: random"}
+    )
+    history = run_agent(
+        ScriptedModelClient(
+            [AssistantMessage("", (read,)), AssistantMessage("", (edit, fine)), AssistantMessage("ok")]
+        ),
+        permissions.tools,
+        prompt="go",
+        before_tool_call=permissions.policy,
+    )
     results = {m.tool_call_id: m for m in history if isinstance(m, ToolResult)}
     assert "[REDACTED:slack-token]" in results["r1"].content and secret not in str(history)
     assert results["e1"].is_error
-    assert results["e1"].content.startswith("edit refused: old_string contains the redaction "
-                                            "placeholder [REDACTED:slack-token].")
+    assert results["e1"].content.startswith(
+        "edit refused: old_string contains the redaction placeholder [REDACTED:slack-token]."
+    )
     assert not results["e2"].is_error  # an edit beside the secret is fine
     assert (ws.path / "bot.yml").read_text() == f"slack_token: {secret}\nchannel: random\n"

@@ -42,24 +42,28 @@ def test_each_message_is_a_flushed_line_and_resume_gets_them_back(tmp_path: Path
 
 def test_resumed_conversation_continues_in_the_same_file(ws: AgentWorkspace, tmp_path: Path) -> None:
     path = tmp_path / "s.jsonl"
-    first = ScriptedModelClient([AssistantMessage("sure", (ToolCall("r1", "read", {"path": "hello.txt"}),)),
-                                 AssistantMessage("it says hello")])
+    first = ScriptedModelClient(
+        [
+            AssistantMessage("sure", (ToolCall("r1", "read", {"path": "hello.txt"}),)),
+            AssistantMessage("it says hello"),
+        ]
+    )
     with Session.open(path) as session:
-        run_agent(first, [ReadTool(ws.root)], session.messages, prompt="read hello",
-                  session=session)
+        run_agent(first, [ReadTool(ws.root)], session.messages, prompt="read hello", session=session)
     second = ScriptedModelClient([AssistantMessage("again: hello")])
     with Session.open(path) as session:
         assert session.messages == CONVERSATION
-        run_agent(second, [ReadTool(ws.root)], session.messages, prompt="and again?",
-                  session=session)
+        run_agent(second, [ReadTool(ws.root)], session.messages, prompt="and again?", session=session)
     assert second.requests[0] == [*CONVERSATION, UserMessage("and again?")]
     with Session.open(path) as session:
-        assert session.messages == [*CONVERSATION, UserMessage("and again?"),
-                                    AssistantMessage("again: hello")]
+        assert session.messages == [
+            *CONVERSATION,
+            UserMessage("and again?"),
+            AssistantMessage("again: hello"),
+        ]
 
 
-def test_truncated_last_line_is_reported_set_aside_and_nothing_before_is_lost(
-        tmp_path: Path) -> None:
+def test_truncated_last_line_is_reported_set_aside_and_nothing_before_is_lost(tmp_path: Path) -> None:
     path = tmp_path / "s.jsonl"
     lines = [dumps(m) for m in CONVERSATION[:3]]
     torn = dumps(CONVERSATION[3])[:17]  # a crash mid-write
@@ -100,8 +104,10 @@ def test_a_bad_line_before_the_end_is_corruption_and_stops_the_resume(tmp_path: 
 
 def test_the_api_key_is_never_written_and_nothing_stored_changes(tmp_path: Path) -> None:
     path = tmp_path / "s.jsonl"
-    stored: list[Message] = [ToolResult("x", f"found {API_KEY} in a file"),
-                             UserMessage(f'quoted "{API_KEY}"')]
+    stored: list[Message] = [
+        ToolResult("x", f"found {API_KEY} in a file"),
+        UserMessage(f'quoted "{API_KEY}"'),
+    ]
     with Session.open(path, secrets=[API_KEY, ""]) as session:
         for message in stored:
             session.append(message)
@@ -112,8 +118,10 @@ def test_the_api_key_is_never_written_and_nothing_stored_changes(tmp_path: Path)
 
 
 @settings(max_examples=300, deadline=None)
-@given(text=st.text(alphabet=st.sampled_from("ae\"\\\n u0{}:,rolsk-\u00e9\ud83d"), max_size=40),
-       key=st.text(alphabet=st.sampled_from("aeElrosk-\"\\"), min_size=1, max_size=12))
+@given(
+    text=st.text(alphabet=st.sampled_from('ae"\\\n u0{}:,rolsk-\u00e9\ud83d'), max_size=40),
+    key=st.text(alphabet=st.sampled_from('aeElrosk-"\\'), min_size=1, max_size=12),
+)
 def test_hiding_a_key_never_changes_what_json_reads_back(text: str, key: str) -> None:
     # Keys are printable ASCII (the CLI refuses others); the text may hold anything.
     value = {"role": "tool_result", "content": text, "list": [text, key], key: key}
@@ -134,4 +142,4 @@ def test_a_run_of_a_long_key_is_hidden_wherever_it_was_cut() -> None:
     for piece in (key[:12], key[-12:], key[5:30]):
         line = hider.dumps({"content": f"...{piece}..."})
         assert json.loads(line)["content"] == f"...{piece}..."
-        assert not any(key[i:i + FRAGMENT] in line for i in range(len(key) - FRAGMENT + 1))
+        assert not any(key[i : i + FRAGMENT] in line for i in range(len(key) - FRAGMENT + 1))

@@ -21,8 +21,6 @@ INSIDE = "inside content\n"
 OUTSIDE = "outside secret\n"
 
 
-
-
 def arena(tmp_path: Path) -> tuple[Path, Path]:
     work, outside = tmp_path / "work", tmp_path / "outside"
     (work / "d").mkdir(parents=True)
@@ -54,9 +52,11 @@ def test_read_tool_never_returns_outside_content(tmp_path: Path) -> None:
             if OUTSIDE in out.content:
                 counts.escapes += 1
             elif out.is_error:
-                assert out.content in ("path escapes workspace: 'd/f'",
-                                       "No such file or directory: 'd/f'",
-                                       "Not a directory: 'd/f'"), out.content
+                assert out.content in (
+                    "path escapes workspace: 'd/f'",
+                    "No such file or directory: 'd/f'",
+                    "Not a directory: 'd/f'",
+                ), out.content
                 counts.refused += 1
             else:
                 assert out.content == INSIDE
@@ -88,13 +88,15 @@ def test_write_tool_never_creates_outside(tmp_path: Path) -> None:
     assert (outside / "f").read_text() == OUTSIDE
 
 
-@pytest.mark.parametrize("tool, args", [
-    ("list", {"path": ".", "depth": 3}),
-    ("glob", {"pattern": "**"}),
-    ("grep", {"pattern": "secret|inside"}),
-])
-def test_walking_tools_never_list_or_read_outside(tmp_path: Path, tool: str,
-                                                  args: dict[str, object]) -> None:
+@pytest.mark.parametrize(
+    "tool, args",
+    [
+        ("list", {"path": ".", "depth": 3}),
+        ("glob", {"pattern": "**"}),
+        ("grep", {"pattern": "secret|inside"}),
+    ],
+)
+def test_walking_tools_never_list_or_read_outside(tmp_path: Path, tool: str, args: dict[str, object]) -> None:
     from agent.tools import GlobTool, GrepTool, ListTool
 
     work, outside = arena(tmp_path)
@@ -102,7 +104,10 @@ def test_walking_tools_never_list_or_read_outside(tmp_path: Path, tool: str,
     counts = RaceCounts()
     with safefs.Root(work) as root:
         kinds: dict[str, type[ListTool | GlobTool | GrepTool]] = {
-            "list": ListTool, "glob": GlobTool, "grep": GrepTool}
+            "list": ListTool,
+            "glob": GlobTool,
+            "grep": GrepTool,
+        }
         runner = kinds[tool](root)
 
         def attempt() -> None:

@@ -63,11 +63,14 @@ def test_escapes_are_refused_and_nothing_is_created_outside(each_backend: AgentW
     assert sorted(os.listdir(ws.path)) == ["abs-link", "hello.txt", "rel-link", "sib-link"]
 
 
-@pytest.mark.parametrize("path, message", [
-    (".", "Is a directory: '.'"),
-    ("hello.txt/x", "Not a directory: 'hello.txt/x'"),
-    ("d/", "Is a directory: 'd/'"),
-])
+@pytest.mark.parametrize(
+    "path, message",
+    [
+        (".", "Is a directory: '.'"),
+        ("hello.txt/x", "Not a directory: 'hello.txt/x'"),
+        ("d/", "Is a directory: 'd/'"),
+    ],
+)
 def test_os_errors_name_the_given_path_only(ws: AgentWorkspace, path: str, message: str) -> None:
     out = write(ws, path)
     assert out == ToolOutput(message, is_error=True)
@@ -79,14 +82,18 @@ def test_fifo_is_refused_without_blocking(ws: AgentWorkspace) -> None:
     assert write(ws, "pipe") == ToolOutput("not a regular file: 'pipe'", is_error=True)
 
 
-@pytest.mark.parametrize("args, problem", [
-    ({"path": "a"}, "missing required field 'content'"),
-    ({"path": "a", "content": None}, "field 'content' must be of type string"),
-    ({"path": "", "content": ""}, "invalid path"),
-    ({"path": "a", "content": "\ud800"}, "content is not encodable as UTF-8"),
-])
-def test_bad_input_is_an_error_result_and_writes_nothing(ws: AgentWorkspace, args: object,
-                                                         problem: str) -> None:
+@pytest.mark.parametrize(
+    "args, problem",
+    [
+        ({"path": "a"}, "missing required field 'content'"),
+        ({"path": "a", "content": None}, "field 'content' must be of type string"),
+        ({"path": "", "content": ""}, "invalid path"),
+        ({"path": "a", "content": "\ud800"}, "content is not encodable as UTF-8"),
+    ],
+)
+def test_bad_input_is_an_error_result_and_writes_nothing(
+    ws: AgentWorkspace, args: object, problem: str
+) -> None:
     out = WriteTool(ws.root).execute(args)
     assert out.is_error and problem in out.content
     assert sorted(os.listdir(ws.path)) == ["hello.txt"]

@@ -19,8 +19,7 @@ from safefs.contest.race import OPS, SWAPS
 from safefs.contest.strategies import LANDLOCK, REALPATH, SAFEFS_STRATEGIES, UNCONFINED
 from safefs.contest.trees import DEPTHS
 
-needs_renameat2 = pytest.mark.skipif(not capabilities().renameat2,
-                                     reason="the attack phase needs renameat2")
+needs_renameat2 = pytest.mark.skipif(not capabilities().renameat2, reason="the attack phase needs renameat2")
 
 
 def bench_command() -> list[str]:
@@ -29,11 +28,13 @@ def bench_command() -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def contest_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[subprocess.CompletedProcess[str],
-                                                                   dict[str, Any]]:
+def contest_run(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> tuple[subprocess.CompletedProcess[str], dict[str, Any]]:
     out = tmp_path_factory.mktemp("contest") / "contest.json"
-    proc = subprocess.run([*bench_command(), "--seconds", "1", "--json", str(out)],
-                          capture_output=True, text=True, timeout=600)
+    proc = subprocess.run(
+        [*bench_command(), "--seconds", "1", "--json", str(out)], capture_output=True, text=True, timeout=600
+    )
     print(proc.stdout)
     print(proc.stderr, file=sys.stderr)
     data = json.loads(out.read_text()) if out.exists() else {}
@@ -97,8 +98,7 @@ def test_cost_table_and_machine_facts(contest_run: Any) -> None:
         assert all(v > 0 for v in cost["read_us"].values())
         assert cost["write_4KiB_us"] > 0
         assert cost["write_kind"] == ("atomic" if name in SAFEFS_STRATEGIES else "plain")
-    assert all(v == pytest.approx(1.0) for v in
-               data["cost"][UNCONFINED]["read_ratio_to_unconfined"].values())
+    assert all(v == pytest.approx(1.0) for v in data["cost"][UNCONFINED]["read_ratio_to_unconfined"].values())
     machine = data["machine"]
     assert machine["kernel"] == os.uname().release
     assert machine["cpu_count"] == os.cpu_count()
@@ -119,11 +119,14 @@ def test_without_renameat2_the_attack_is_refused_and_the_cost_phase_runs(tmp_pat
     assert "attack phase: skipped" in stdout.getvalue()
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["--seconds", "-1"], "must be more than 0"),
-    (["--seconds", "soon"], "not a number"),
-    (["--json", "/nonexistent-dir/x.json"], "no such directory"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--seconds", "-1"], "must be more than 0"),
+        (["--seconds", "soon"], "not a number"),
+        (["--json", "/nonexistent-dir/x.json"], "no such directory"),
+    ],
+)
 def test_bad_arguments_are_a_clear_error(argv: list[str], message: str) -> None:
     proc = subprocess.run([*bench_command(), *argv], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2

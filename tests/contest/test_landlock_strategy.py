@@ -47,8 +47,7 @@ def test_operations_inside_work(confined: Strategy, tree: Path, shape: Shape) ->
     assert confined.stat(shape.file).st_size == READ_SIZE
     confined.write(shape.write_target, b"replaced\n")
     assert (Path(real_dir(str(tree), shape)) / "w").read_bytes() == b"replaced\n"
-    assert sorted(confined.listdir(shape.listdir_target)) == sorted(
-        os.listdir(real_dir(str(tree), shape)))
+    assert sorted(confined.listdir(shape.listdir_target)) == sorted(os.listdir(real_dir(str(tree), shape)))
     confined.makedirs(f"{shape.mkdir_target}/x")
     assert (Path(real_dir(str(tree), shape)) / "new" / "x").is_dir()
 

@@ -35,10 +35,10 @@ def open_fds() -> dict[str, str]:
     return out
 
 
-@pytest.mark.parametrize("op, swap", [("read", "dir"), ("write", "dir"), ("read", "final"),
-                                      ("write", "final")])
-def test_unconfined_leaks_and_the_harness_counts_it(own_tempdir: Path, op: str,
-                                                    swap: str) -> None:
+@pytest.mark.parametrize(
+    "op, swap", [("read", "dir"), ("write", "dir"), ("read", "final"), ("write", "final")]
+)
+def test_unconfined_leaks_and_the_harness_counts_it(own_tempdir: Path, op: str, swap: str) -> None:
     counts = race_strategy(UNCONFINED, op, 0.5, swap)
     print(counts)
     assert counts.escapes > 0
@@ -69,14 +69,16 @@ def test_safefs_holds(own_tempdir: Path, strategy: str, op: str, swap: str) -> N
     assert os.listdir(own_tempdir) == []
 
 
-@pytest.mark.parametrize("kwargs, message", [
-    ({"op": "delete"}, "op must be one of"),
-    ({"swap": "root"}, "swap must be one of"),
-    ({"seconds": 0}, "seconds must be positive"),
-])
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"op": "delete"}, "op must be one of"),
+        ({"swap": "root"}, "swap must be one of"),
+        ({"seconds": 0}, "seconds must be positive"),
+    ],
+)
 def test_bad_arguments(kwargs: dict[str, object], message: str) -> None:
-    args: dict[str, object] = {"strategy": UNCONFINED, "op": "read", "seconds": 0.1,
-                               "swap": "dir"}
+    args: dict[str, object] = {"strategy": UNCONFINED, "op": "read", "seconds": 0.1, "swap": "dir"}
     args.update(kwargs)
     with pytest.raises(ValueError, match=message):
         race_strategy(**args)  # type: ignore[arg-type]

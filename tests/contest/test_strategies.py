@@ -88,13 +88,11 @@ def test_stat(strategy: Strategy, shape: Shape) -> None:
 
 @by_shape
 def test_listdir(strategy: Strategy, ws: Path, shape: Shape) -> None:
-    assert sorted(strategy.listdir(shape.listdir_target)) == sorted(
-        os.listdir(real_dir(str(ws), shape)))
+    assert sorted(strategy.listdir(shape.listdir_target)) == sorted(os.listdir(real_dir(str(ws), shape)))
 
 
 @by_shape
-def test_makedirs_creates_parents_and_accepts_existing(strategy: Strategy, ws: Path,
-                                                       shape: Shape) -> None:
+def test_makedirs_creates_parents_and_accepts_existing(strategy: Strategy, ws: Path, shape: Shape) -> None:
     rel = f"{shape.mkdir_target}/x/y"
     strategy.makedirs(rel)
     assert (Path(real_dir(str(ws), shape)) / "new" / "x" / "y").is_dir()
@@ -147,8 +145,7 @@ def test_confined_strategies_refuse_static_read_escape(confined: Strategy, path:
 
 
 @pytest.mark.parametrize("path", WRITE_ESCAPES)
-def test_confined_strategies_refuse_static_write_escape(confined: Strategy, ws: Path,
-                                                        path: str) -> None:
+def test_confined_strategies_refuse_static_write_escape(confined: Strategy, ws: Path, path: str) -> None:
     with pytest.raises(PermissionError):
         confined.write(path, b"x")
     assert (ws.parent / "outside" / "secret").read_bytes() == SECRET
@@ -172,10 +169,12 @@ def test_containment_check_is_not_a_string_prefix(tmp_path: Path) -> None:
 
 def test_nearest_existing_ancestor_is_what_gets_checked(ws: Path) -> None:
     real_ws = os.path.realpath(ws)
-    assert realpath_of_nearest_existing(os.path.join(real_ws, "a1", "new", "deeper")) == \
-        os.path.join(real_ws, "a1")
-    assert realpath_of_nearest_existing(os.path.join(real_ws, "evil", "new")) == \
-        os.path.realpath(ws.parent / "outside")
+    assert realpath_of_nearest_existing(os.path.join(real_ws, "a1", "new", "deeper")) == os.path.join(
+        real_ws, "a1"
+    )
+    assert realpath_of_nearest_existing(os.path.join(real_ws, "evil", "new")) == os.path.realpath(
+        ws.parent / "outside"
+    )
 
 
 def test_unknown_strategy_is_a_clear_error(ws: Path) -> None:

@@ -49,10 +49,12 @@ CALLS: dict[str, Any] = {
 }
 # A final symlink is an entry of the workspace: moving or deleting it acts on the link itself,
 # inside, and touches nothing outside. Those calls may succeed; the outside check still applies.
-ACTS_ON_THE_LINK = {("move_file from", "symlink to a file out"),
-                    ("move_file from", "symlink to a directory out"),
-                    ("delete_file", "symlink to a file out"),
-                    ("delete_file", "symlink to a directory out")}
+ACTS_ON_THE_LINK = {
+    ("move_file from", "symlink to a file out"),
+    ("move_file from", "symlink to a directory out"),
+    ("delete_file", "symlink to a file out"),
+    ("delete_file", "symlink to a directory out"),
+}
 
 
 @pytest.fixture(scope="module")
@@ -75,8 +77,7 @@ def _restore(arena: Arena) -> None:
 
 @pytest.mark.parametrize("case", sorted(ESCAPES))
 @pytest.mark.parametrize("tool", sorted(CALLS))
-def test_escape_is_refused_and_touches_nothing(served: tuple[Arena, Client], tool: str,
-                                               case: str) -> None:
+def test_escape_is_refused_and_touches_nothing(served: tuple[Arena, Client], tool: str, case: str) -> None:
     arena, client = served
     path = ESCAPES[case].format(ws=arena.ws, base=arena.base)
     before = arena.outside_state()
@@ -104,8 +105,14 @@ def test_read_multiple_files_refuses_each_escape(served: tuple[Arena, Client]) -
 
 def test_benign_spellings_inside_are_accepted(served: tuple[Arena, Client]) -> None:
     arena, client = served
-    for path in [f"{arena.ws}/hello.txt", f"{arena.ws}//hello.txt", f"{arena.ws}/./hello.txt",
-                 "sub/../hello.txt", "./hello.txt", "link_in"]:
+    for path in [
+        f"{arena.ws}/hello.txt",
+        f"{arena.ws}//hello.txt",
+        f"{arena.ws}/./hello.txt",
+        "sub/../hello.txt",
+        "./hello.txt",
+        "link_in",
+    ]:
         assert client.text("read_text_file", {"path": path}) == (False, "hello from inside\n"), path
     for path in [str(arena.ws), f"{arena.ws}/", "."]:
         assert not client.call("list_directory", {"path": path}).is_error, path
@@ -114,4 +121,6 @@ def test_benign_spellings_inside_are_accepted(served: tuple[Arena, Client]) -> N
 def test_tilde_is_a_name_never_the_home_directory(served: tuple[Arena, Client]) -> None:
     client = served[1]
     assert client.text("read_text_file", {"path": "~/.bashrc"}) == (
-        True, "No such file or directory: '~/.bashrc'")
+        True,
+        "No such file or directory: '~/.bashrc'",
+    )

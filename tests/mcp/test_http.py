@@ -37,8 +37,14 @@ def _start(args: list[str], env: dict[str, str]) -> tuple[subprocess.Popen[str],
     command = safefs_server()
     if command is None:
         pytest.skip("the safefs-mcp console script is not installed")
-    proc = subprocess.Popen([*command, *args], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, text=True, env=env)
+    proc = subprocess.Popen(
+        [*command, *args],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
     lines: queue.Queue[str] = queue.Queue()
 
     def pump() -> None:
@@ -85,9 +91,16 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
 
 
 def _post(url: str, body: dict[str, Any], headers: dict[str, str]) -> tuple[int, str]:
-    request = urllib.request.Request(url, data=json.dumps(body).encode(), method="POST", headers={
-        "Content-Type": "application/json", "Accept": "application/json, text/event-stream",
-        **headers})
+    request = urllib.request.Request(
+        url,
+        data=json.dumps(body).encode(),
+        method="POST",
+        headers={
+            "Content-Type": "application/json",
+            "Accept": "application/json, text/event-stream",
+            **headers,
+        },
+    )
     try:
         with urllib.request.urlopen(request, timeout=30) as response:
             return response.status, response.read().decode()
@@ -95,11 +108,22 @@ def _post(url: str, body: dict[str, Any], headers: dict[str, str]) -> tuple[int,
         return exc.code, exc.read().decode()
 
 
-WRITE_CALL = {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-              "params": {"name": "write_file", "arguments": {"path": "pwned.txt", "content": "x"}}}
-INITIALIZE = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-    "protocolVersion": "2025-06-18", "capabilities": {},
-    "clientInfo": {"name": "test", "version": "0"}}}
+WRITE_CALL = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "tools/call",
+    "params": {"name": "write_file", "arguments": {"path": "pwned.txt", "content": "x"}},
+}
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 0,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "test", "version": "0"},
+    },
+}
 
 
 @pytest.mark.parametrize("authorization", [None, "Bearer wrong-token", f"Basic {TOKEN}", TOKEN])
@@ -113,8 +137,7 @@ def test_without_the_token_401_and_nothing_touched(served: Served, authorization
 
 def test_a_foreign_origin_is_refused(served: Served) -> None:
     for origin in ("http://evil.example", "http://127.0.0.1.evil.example:80", "null"):
-        status, _text = _post(served.url, WRITE_CALL, {"Authorization": f"Bearer {TOKEN}",
-                                                       "Origin": origin})
+        status, _text = _post(served.url, WRITE_CALL, {"Authorization": f"Bearer {TOKEN}", "Origin": origin})
         assert status == 403, origin
     assert not (served.ws / "pwned.txt").exists()
 
@@ -137,15 +160,17 @@ def test_a_correct_call_works(served: Served) -> None:
     assert refused == "path escapes workspace: '../x'"
     assert (served.ws / "new.txt").read_text() == "made\n"
     # A browser page on the loopback origin itself is allowed.
-    status, _ = _post(served.url, INITIALIZE, {"Authorization": f"Bearer {TOKEN}",
-                                               "Origin": served.url.rsplit("/", 1)[0]})
+    status, _ = _post(
+        served.url, INITIALIZE, {"Authorization": f"Bearer {TOKEN}", "Origin": served.url.rsplit("/", 1)[0]}
+    )
     assert status == 200
 
 
 def test_a_generated_token_is_printed_once_and_required(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if k != "SAFEFS_MCP_TOKEN"}
-    proc, lines = _start(["--http", "127.0.0.1:0", "--allow-origin", "https://app.example",
-                          str(tmp_path)], env)
+    proc, lines = _start(
+        ["--http", "127.0.0.1:0", "--allow-origin", "https://app.example", str(tmp_path)], env
+    )
     seen: list[str] = []
     try:
         url = _wait_for_url(lines, seen)
@@ -166,8 +191,15 @@ def test_a_remote_address_needs_allow_remote(tmp_path: Path) -> None:
     command = safefs_server()
     if command is None:
         pytest.skip("the safefs-mcp console script is not installed")
-    done = subprocess.run([*command, "--http", "0.0.0.0:0", str(tmp_path)], capture_output=True,
-                          text=True, timeout=60, stdin=subprocess.DEVNULL)
+    done = subprocess.run(
+        [*command, "--http", "0.0.0.0:0", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
     assert done.returncode == 2
-    assert done.stderr == ("safefs-mcp: refusing to listen on '0.0.0.0', which is not a loopback "
-                           "address; pass --allow-remote to serve other machines\n")
+    assert done.stderr == (
+        "safefs-mcp: refusing to listen on '0.0.0.0', which is not a loopback "
+        "address; pass --allow-remote to serve other machines\n"
+    )

@@ -15,7 +15,9 @@ from tests.mcp.conftest import SECRET, Arena
 def test_a_root_inside_narrows(arena: Arena) -> None:
     with mcp_client(str(arena.ws), roots=[(arena.ws / "sub").as_uri()]) as client:
         assert client.text("list_allowed_directories", {}) == (
-            False, f"Allowed directories:\n{arena.ws / 'sub'}")
+            False,
+            f"Allowed directories:\n{arena.ws / 'sub'}",
+        )
         assert client.text("read_text_file", {"path": "lines.txt", "head": 1}) == (False, "line 1")
         error, text = client.text("read_text_file", {"path": str(arena.ws / "hello.txt")})
         assert error and text == f"path escapes workspace: '{arena.ws / 'hello.txt'}'"
@@ -23,14 +25,15 @@ def test_a_root_inside_narrows(arena: Arena) -> None:
 
 
 def test_roots_outside_never_widen(arena: Arena) -> None:
-    roots = [arena.outside.as_uri(), arena.sibling.as_uri(), (arena.ws / "link_out").as_uri(),
-             "file:///"]
+    roots = [arena.outside.as_uri(), arena.sibling.as_uri(), (arena.ws / "link_out").as_uri(), "file:///"]
     with mcp_client(str(arena.ws), roots=roots) as client:
         # "/" contains the served directory: the intersection is the directory itself.
-        assert client.text("list_allowed_directories", {}) == (
-            False, f"Allowed directories:\n{arena.ws}")
-        for path in [str(arena.outside / "secret.txt"), str(arena.sibling / "secret.txt"),
-                     "link_out/secret.txt"]:
+        assert client.text("list_allowed_directories", {}) == (False, f"Allowed directories:\n{arena.ws}")
+        for path in [
+            str(arena.outside / "secret.txt"),
+            str(arena.sibling / "secret.txt"),
+            "link_out/secret.txt",
+        ]:
             error, text = client.text("read_text_file", {"path": path})
             assert error and SECRET not in text
     with mcp_client(str(arena.ws), roots=[arena.outside.as_uri()]) as client:
@@ -63,11 +66,9 @@ def linked_parent(base: Path) -> tuple[str, Path, Path]:
 def test_the_directory_served_is_the_one_the_dir_argument_reaches(tmp_path: Path) -> None:
     spelled, served, decoy = linked_parent(tmp_path)
     with mcp_client(spelled) as client:
-        assert client.text("list_allowed_directories", {}) == (
-            False, f"Allowed directories:\n{served}")
+        assert client.text("list_allowed_directories", {}) == (False, f"Allowed directories:\n{served}")
         assert client.text("read_text_file", {"path": "where.txt"}) == (False, "served\n")
-        assert client.text("read_text_file", {"path": str(served / "where.txt")}) == (
-            False, "served\n")
+        assert client.text("read_text_file", {"path": str(served / "where.txt")}) == (False, "served\n")
         assert not client.text("write_file", {"path": "new.txt", "content": "a"})[0]
         assert not client.text("write_file", {"path": str(served / "abs.txt"), "content": "b"})[0]
         assert not client.text("create_directory", {"path": "made"})[0]
@@ -90,17 +91,23 @@ def test_client_roots_are_judged_against_the_directory_served(tmp_path: Path) ->
     # A root inside the directory served narrows to it; one holding it keeps it whole.
     with mcp_client(spelled, roots=[(served / "sub").as_uri()]) as client:
         assert client.text("list_allowed_directories", {}) == (
-            False, f"Allowed directories:\n{served / 'sub'}")
+            False,
+            f"Allowed directories:\n{served / 'sub'}",
+        )
         assert client.text("read_text_file", {"path": "where.txt"}) == (False, "served sub\n")
     with mcp_client(spelled, roots=[(tmp_path / "real").as_uri()]) as client:
-        assert client.text("list_allowed_directories", {}) == (
-            False, f"Allowed directories:\n{served}")
+        assert client.text("list_allowed_directories", {}) == (False, f"Allowed directories:\n{served}")
 
 
 def test_missing_directory_is_one_line(tmp_path: Path) -> None:
     script = Path(sys.executable).with_name("safefs-mcp")
-    done = subprocess.run([str(script), str(tmp_path / "nope")], capture_output=True, text=True,
-                          stdin=subprocess.DEVNULL, timeout=60)
+    done = subprocess.run(
+        [str(script), str(tmp_path / "nope")],
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        timeout=60,
+    )
     assert done.returncode == 2
     assert done.stderr == f"safefs-mcp: cannot serve {tmp_path / 'nope'}: No such file or directory\n"
 
@@ -108,17 +115,26 @@ def test_missing_directory_is_one_line(tmp_path: Path) -> None:
 def test_an_empty_directory_argument_is_refused(tmp_path: Path) -> None:
     # os.path.abspath("") is the current directory, which the operator did not name.
     script = Path(sys.executable).with_name("safefs-mcp")
-    done = subprocess.run([str(script), str(tmp_path), ""], capture_output=True, text=True,
-                          stdin=subprocess.DEVNULL, cwd=tmp_path, timeout=60)
+    done = subprocess.run(
+        [str(script), str(tmp_path), ""],
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        cwd=tmp_path,
+        timeout=60,
+    )
     assert done.returncode == 2
     assert done.stderr.endswith("safefs-mcp: error: argument DIR: an empty DIR names no directory\n")
 
 
 def test_missing_mcp_extra_names_the_install_command(tmp_path: Path) -> None:
     # The SDK made unimportable, as in an environment installed without the extra.
-    code = ("import sys; sys.modules['mcp'] = None; from safefs.mcp.cli import main; "
-            f"sys.exit(main([{str(tmp_path)!r}]))")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          stdin=subprocess.DEVNULL, timeout=60)
+    code = (
+        "import sys; sys.modules['mcp'] = None; from safefs.mcp.cli import main; "
+        f"sys.exit(main([{str(tmp_path)!r}]))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=60
+    )
     assert done.returncode == 2
     assert done.stderr == "safefs-mcp: the MCP server needs its extra: pip install 'safefs[mcp]'\n"

@@ -37,15 +37,13 @@ def _schema_view(schema: Any) -> Any:
     return schema
 
 
-def test_tool_names_are_the_official_ones_plus_content_search(
-        served: tuple[Arena, Client]) -> None:
+def test_tool_names_are_the_official_ones_plus_content_search(served: tuple[Arena, Client]) -> None:
     names = {t.name for t in served[1].tools()}
     assert names == set(OFFICIAL["tools"]) | OURS_ONLY
 
 
 @pytest.mark.parametrize("name", sorted(OFFICIAL["tools"]))
-def test_schema_and_annotations_match_the_official_server(
-        served: tuple[Arena, Client], name: str) -> None:
+def test_schema_and_annotations_match_the_official_server(served: tuple[Arena, Client], name: str) -> None:
     official = OFFICIAL["tools"][name]
     tool = {t.name: t for t in served[1].tools()}[name]
     ours = _schema_view(tool.input_schema)
@@ -74,7 +72,9 @@ def test_read_only_lists_no_writing_tool_and_delete_needs_its_flag(arena: Arena)
         delete = {t.name: t for t in client.tools()}["delete_file"]
         assert delete.annotations and delete.annotations.destructive_hint
         assert client.text("delete_file", {"path": "hello.txt"}) == (
-            False, "Successfully deleted file hello.txt")
+            False,
+            "Successfully deleted file hello.txt",
+        )
         assert client.text("delete_file", {"path": "sub"})[1] == "Directory not empty: 'sub'"
         assert client.text("delete_file", {"path": "link_out"})[0] is False  # the link only
     assert not (arena.ws / "hello.txt").exists() and (arena.outside / "secret.txt").exists()
@@ -93,7 +93,8 @@ def test_read_text_file(served: tuple[Arena, Client]) -> None:
     assert ok(client, "read_text_file", {"path": "sub/lines.txt", "head": 2}) == "line 1\nline 2"
     assert ok(client, "read_text_file", {"path": "sub/lines.txt", "tail": 2}) == "line 9\nline 10"
     assert ok(client, "read_text_file", {"path": "sub/lines.txt", "offset": 4, "limit": 2}) == (
-        "[lines 4-5 of 10; call read_text_file with offset=6 to continue]\nline 4\nline 5\n")
+        "[lines 4-5 of 10; call read_text_file with offset=6 to continue]\nline 4\nline 5\n"
+    )
     assert ok(client, "read_text_file", {"path": "link_in"}) == "hello from inside\n"
 
 
@@ -104,11 +105,15 @@ def test_read_text_file_of_a_big_file_is_cut_with_directions(served: tuple[Arena
     assert len(text) <= 30_000
     shown, note = text.rsplit("\n\n", 1)
     last = int(shown.splitlines()[-1])
-    assert note == (f"[cut at 30000 characters: lines 1-{last} of 10000 shown; call read_text_file "
-                    f"with offset={last + 1} to read on]")
+    assert note == (
+        f"[cut at 30000 characters: lines 1-{last} of 10000 shown; call read_text_file "
+        f"with offset={last + 1} to read on]"
+    )
     rest = ok(client, "read_text_file", {"path": "big.txt", "offset": last + 1, "limit": 1})
-    assert rest == (f"[lines {last + 1}-{last + 1} of 10000; call read_text_file with "
-                    f"offset={last + 2} to continue]\n{last + 1:09d}\n")
+    assert rest == (
+        f"[lines {last + 1}-{last + 1} of 10000; call read_text_file with "
+        f"offset={last + 2} to continue]\n{last + 1:09d}\n"
+    )
 
 
 def test_undecodable_bytes_are_replaced(served: tuple[Arena, Client]) -> None:
@@ -117,22 +122,31 @@ def test_undecodable_bytes_are_replaced(served: tuple[Arena, Client]) -> None:
     assert ok(client, "read_text_file", {"path": "latin1.txt"}) == "caf\ufffd\n"
 
 
-@pytest.mark.parametrize("args, message", [
-    ({"path": "missing.txt"}, "No such file or directory: 'missing.txt'"),
-    ({"path": "sub"}, "Is a directory: 'sub'"),
-    ({"path": "hello.txt", "head": 1, "tail": 1},
-     "Cannot specify both head and tail parameters simultaneously"),
-    ({"path": "hello.txt", "head": 1.5}, "head must be a whole number of lines, got 1.5"),
-    ({"path": "hello.txt", "offset": 0}, "offset must be 1 or more"),
-    ({"path": ""}, "invalid path: path must not be empty"),
-    ({"path": "hello.txt", "head": "x"},
-     "Input validation error: Invalid arguments for tool read_text_file: 'x' is not of type "
-     "'number' at head"),
-    ({}, "Input validation error: Invalid arguments for tool read_text_file: 'path' is a "
-         "required property"),
-])
-def test_read_text_file_errors(served: tuple[Arena, Client], args: dict[str, Any],
-                               message: str) -> None:
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        ({"path": "missing.txt"}, "No such file or directory: 'missing.txt'"),
+        ({"path": "sub"}, "Is a directory: 'sub'"),
+        (
+            {"path": "hello.txt", "head": 1, "tail": 1},
+            "Cannot specify both head and tail parameters simultaneously",
+        ),
+        ({"path": "hello.txt", "head": 1.5}, "head must be a whole number of lines, got 1.5"),
+        ({"path": "hello.txt", "offset": 0}, "offset must be 1 or more"),
+        ({"path": ""}, "invalid path: path must not be empty"),
+        (
+            {"path": "hello.txt", "head": "x"},
+            "Input validation error: Invalid arguments for tool read_text_file: 'x' is not of type "
+            "'number' at head",
+        ),
+        (
+            {},
+            "Input validation error: Invalid arguments for tool read_text_file: 'path' is a "
+            "required property",
+        ),
+    ],
+)
+def test_read_text_file_errors(served: tuple[Arena, Client], args: dict[str, Any], message: str) -> None:
     error, text = served[1].text("read_text_file", args)
     assert error and text.startswith(message), text
 
@@ -141,8 +155,7 @@ def test_fifo_fails_at_once(served: tuple[Arena, Client]) -> None:
     arena, client = served
     os.mkfifo(arena.ws / "pipe")
     try:
-        assert client.text("read_text_file", {"path": "pipe"}) == (
-            True, "not a regular file: 'pipe'")
+        assert client.text("read_text_file", {"path": "pipe"}) == (True, "not a regular file: 'pipe'")
         assert client.call("read_media_file", {"path": "pipe"}).is_error
         assert "pipe" in ok(client, "list_directory", {"path": "."})
         assert "pipe" not in ok(client, "search_file_contents", {"path": ".", "pattern": "."})
@@ -152,9 +165,11 @@ def test_fifo_fails_at_once(served: tuple[Arena, Client]) -> None:
 
 def test_read_multiple_files(served: tuple[Arena, Client]) -> None:
     text = ok(served[1], "read_multiple_files", {"paths": ["hello.txt", "nope", "link_file"]})
-    assert text == ("hello.txt:\nhello from inside\n\n\n---\n"  # the official layout
-                    "nope: Error - No such file or directory: 'nope'\n---\n"
-                    "link_file: Error - path escapes workspace: 'link_file'")
+    assert text == (
+        "hello.txt:\nhello from inside\n\n\n---\n"  # the official layout
+        "nope: Error - No such file or directory: 'nope'\n---\n"
+        "link_file: Error - path escapes workspace: 'link_file'"
+    )
     error, text = served[1].text("read_multiple_files", {"paths": []})
     assert error and "should be non-empty" in text
 
@@ -177,8 +192,10 @@ def test_read_media_file(served: tuple[Arena, Client]) -> None:
 
 def test_write_edit_create_move(served: tuple[Arena, Client]) -> None:
     arena, client = served
-    assert ok(client, "write_file", {"path": "w/new.txt", "content": "a\nb\nb\n"}) == \
-        "Successfully wrote to w/new.txt"
+    assert (
+        ok(client, "write_file", {"path": "w/new.txt", "content": "a\nb\nb\n"})
+        == "Successfully wrote to w/new.txt"
+    )
     assert (arena.ws / "w" / "new.txt").read_text() == "a\nb\nb\n"
     edit = {"path": "w/new.txt", "edits": [{"oldText": "a\n", "newText": "A\n"}]}
     diff = ok(client, "edit_file", {**edit, "dryRun": True})
@@ -186,17 +203,19 @@ def test_write_edit_create_move(served: tuple[Arena, Client]) -> None:
     assert (arena.ws / "w" / "new.txt").read_text() == "a\nb\nb\n"  # a dry run writes nothing
     ok(client, "edit_file", edit)
     assert (arena.ws / "w" / "new.txt").read_text() == "A\nb\nb\n"
-    error, text = client.text("edit_file", {"path": "w/new.txt",
-                                            "edits": [{"oldText": "b", "newText": "c"}]})
+    error, text = client.text("edit_file", {"path": "w/new.txt", "edits": [{"oldText": "b", "newText": "c"}]})
     assert error and "text occurs 2 times" in text  # ambiguous: refused, not the first one
-    error, text = client.text("edit_file", {"path": "w/new.txt",
-                                            "edits": [{"oldText": "zzz", "newText": "c"}]})
+    error, text = client.text(
+        "edit_file", {"path": "w/new.txt", "edits": [{"oldText": "zzz", "newText": "c"}]}
+    )
     assert error and "text not found" in text
     assert (arena.ws / "w" / "new.txt").read_text() == "A\nb\nb\n"
     assert ok(client, "create_directory", {"path": "w/x/y"}) == "Successfully created directory w/x/y"
     ok(client, "create_directory", {"path": "w/x/y"})  # exists: fine
-    assert ok(client, "move_file", {"source": "w/new.txt", "destination": "w/x/moved.txt"}) == \
-        "Successfully moved w/new.txt to w/x/moved.txt"
+    assert (
+        ok(client, "move_file", {"source": "w/new.txt", "destination": "w/x/moved.txt"})
+        == "Successfully moved w/new.txt to w/x/moved.txt"
+    )
     (arena.ws / "w" / "keep.txt").write_text("keep")
     error, text = client.text("move_file", {"source": "w/x/moved.txt", "destination": "w/keep.txt"})
     assert error and text == "destination exists, not replaced: 'w/keep.txt'"
@@ -218,9 +237,16 @@ def test_listings(served: tuple[Arena, Client]) -> None:
     assert "[LINK] link_out -> outside the workspace (not followed)" in listing
     assert "[LINK] link_in -> hello.txt" in listing
     tree = json.loads(ok(client, "directory_tree", {"path": "tree"}))
-    assert tree == [{"name": "a", "type": "directory", "children": [
-        {"name": "b", "type": "directory", "children": [{"name": "deep.txt", "type": "file"}]}]},
-        {"name": "top.txt", "type": "file"}]
+    assert tree == [
+        {
+            "name": "a",
+            "type": "directory",
+            "children": [
+                {"name": "b", "type": "directory", "children": [{"name": "deep.txt", "type": "file"}]}
+            ],
+        },
+        {"name": "top.txt", "type": "file"},
+    ]
     shallow = json.loads(ok(client, "directory_tree", {"path": "tree", "maxDepth": 1}))
     assert shallow[0] == {"name": "a", "type": "directory", "children": [], "truncated": True}
     excluded = json.loads(ok(client, "directory_tree", {"path": "tree", "excludePatterns": ["b"]}))
@@ -249,18 +275,17 @@ def test_search_files_and_contents(served: tuple[Arena, Client]) -> None:
     everything = ok(client, "search_files", {"path": ".", "pattern": "**"})
     assert f"{arena.ws}/link_out" in everything  # the link is listed...
     assert "secret" not in everything  # ...and never entered
-    hits = ok(client, "search_file_contents", {"path": ".", "pattern": "LINE 1\\b",
-                                               "ignoreCase": True})
+    hits = ok(client, "search_file_contents", {"path": ".", "pattern": "LINE 1\\b", "ignoreCase": True})
     assert hits.splitlines()[0] == f"{arena.ws}/sub/lines.txt:1:line 1"
     assert "secret" not in ok(client, "search_file_contents", {"path": ".", "pattern": "secret"})
 
 
 def test_file_info_and_allowed_directories(served: tuple[Arena, Client]) -> None:
     arena, client = served
-    info = dict(line.split(": ", 1) for line in
-                ok(client, "get_file_info", {"path": "hello.txt"}).splitlines())
-    assert list(info) == ["size", "created", "modified", "accessed", "isDirectory", "isFile",
-                          "permissions"]
+    info = dict(
+        line.split(": ", 1) for line in ok(client, "get_file_info", {"path": "hello.txt"}).splitlines()
+    )
+    assert list(info) == ["size", "created", "modified", "accessed", "isDirectory", "isFile", "permissions"]
     assert (info["size"], info["isFile"], info["isDirectory"]) == ("18", "true", "false")
     assert info["permissions"] == oct((arena.ws / "hello.txt").stat().st_mode)[-3:]
     assert ok(client, "list_allowed_directories", {}) == f"Allowed directories:\n{arena.ws}"
@@ -273,21 +298,28 @@ def test_unknown_tool_and_bad_arguments_are_error_results(served: tuple[Arena, C
     assert error and "'destination' is a required property" in text
 
 
-def test_an_error_names_an_absolute_path_as_the_client_gave_it(
-        served: tuple[Arena, Client]) -> None:
+def test_an_error_names_an_absolute_path_as_the_client_gave_it(served: tuple[Arena, Client]) -> None:
     arena, client = served
     ws = str(arena.ws)
     assert client.text("read_text_file", {"path": f"{ws}/missing.txt"}) == (
-        True, f"No such file or directory: '{ws}/missing.txt'")
+        True,
+        f"No such file or directory: '{ws}/missing.txt'",
+    )
     assert client.text("read_text_file", {"path": f"{ws}/link_out/secret.txt"}) == (
-        True, f"path escapes workspace: '{ws}/link_out/secret.txt'")
+        True,
+        f"path escapes workspace: '{ws}/link_out/secret.txt'",
+    )
     assert client.text("move_file", {"source": f"{ws}/missing.txt", "destination": "gone.txt"}) == (
-        True, f"No such file or directory: '{ws}/missing.txt' -> 'gone.txt'")
-    error, text = client.text("edit_file", {"path": f"{ws}/hello.txt",
-                                            "edits": [{"oldText": "absent", "newText": "x"}]})
+        True,
+        f"No such file or directory: '{ws}/missing.txt' -> 'gone.txt'",
+    )
+    error, text = client.text(
+        "edit_file", {"path": f"{ws}/hello.txt", "edits": [{"oldText": "absent", "newText": "x"}]}
+    )
     assert error and text.startswith(f"edit of '{ws}/hello.txt': text not found"), text
     assert ok(client, "read_multiple_files", {"paths": [f"{ws}/sub"]}) == (
-        f"{ws}/sub: Error - Is a directory: '{ws}/sub'")
+        f"{ws}/sub: Error - Is a directory: '{ws}/sub'"
+    )
 
 
 def test_a_large_message_goes_through(served: tuple[Arena, Client]) -> None:
@@ -304,6 +336,8 @@ def test_one_line_longer_than_the_cap_is_cut_and_says_so(served: tuple[Arena, Cl
     text = ok(client, "read_text_file", {"path": "wide.txt"})
     body, note = text.rsplit("\n", 1)
     assert body == "w" * len(body) and len(text) <= 30_000
-    assert note == ("[cut at 30000 characters: line 1 of 2 is longer than that, and the rest of it "
-                    "is not shown; call read_text_file with offset=2 to read on]")
+    assert note == (
+        "[cut at 30000 characters: line 1 of 2 is longer than that, and the rest of it "
+        "is not shown; call read_text_file with offset=2 to read on]"
+    )
     assert ok(client, "read_text_file", {"path": "wide.txt", "offset": 2}).endswith("\nsecond\n")

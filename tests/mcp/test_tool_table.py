@@ -10,18 +10,24 @@ from safefs.mcp.tools import all_tools, target_paths, tools_for
 
 def test_every_tool_names_its_path_arguments() -> None:
     for tool in all_tools():
-        declared = {name for name, spec in tool.properties.items()
-                    if spec.get("type") == "string" and name in ("path", "source", "destination")}
+        declared = {
+            name
+            for name, spec in tool.properties.items()
+            if spec.get("type") == "string" and name in ("path", "source", "destination")
+        }
         assert declared <= set(tool.path_args), tool.name
 
 
-@pytest.mark.parametrize("name, args, paths", [
-    ("read_text_file", {"path": "a.txt", "head": 3}, ["a.txt"]),
-    ("read_multiple_files", {"paths": ["a", "/w/b"]}, ["a", "/w/b"]),
-    ("move_file", {"source": "a", "destination": "b/c"}, ["a", "b/c"]),
-    ("search_files", {"path": ".", "pattern": "**/*.py"}, ["."]),
-    ("list_allowed_directories", {}, []),
-])
+@pytest.mark.parametrize(
+    "name, args, paths",
+    [
+        ("read_text_file", {"path": "a.txt", "head": 3}, ["a.txt"]),
+        ("read_multiple_files", {"paths": ["a", "/w/b"]}, ["a", "/w/b"]),
+        ("move_file", {"source": "a", "destination": "b/c"}, ["a", "b/c"]),
+        ("search_files", {"path": ".", "pattern": "**/*.py"}, ["."]),
+        ("list_allowed_directories", {}, []),
+    ],
+)
 def test_target_paths(name: str, args: dict[str, object], paths: list[str]) -> None:
     tool = {t.name: t for t in all_tools()}[name]
     assert target_paths(tool, args) == paths

@@ -43,8 +43,11 @@ def _anchors(path: Path) -> set[str]:
 
 
 def _relative_links(path: Path) -> list[str]:
-    return [target for target in LINK.findall(_prose(path.read_text()))
-            if not re.match(r"^[a-z][a-z0-9+.-]*:", target)]  # http:, https:, mailto: ...
+    return [
+        target
+        for target in LINK.findall(_prose(path.read_text()))
+        if not re.match(r"^[a-z][a-z0-9+.-]*:", target)
+    ]  # http:, https:, mailto: ...
 
 
 @pytest.mark.parametrize("doc", DOCS, ids=lambda p: str(p.relative_to(REPO)))
@@ -129,7 +132,7 @@ def test_every_client_snippet_starts_safefs_mcp_as_it_accepts() -> None:
             for line in body.splitlines():
                 words = shlex.split(line, comments=True)
                 if words[:3] == ["claude", "mcp", "add"] and "--" in words:
-                    rest = words[words.index("--") + 1:]
+                    rest = words[words.index("--") + 1 :]
                     _accepted(rest[0], rest[1:])
                 elif words[:3] == ["claude", "mcp", "add"]:
                     url = next(w for w in words if w.startswith("http://"))

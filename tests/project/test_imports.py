@@ -14,8 +14,15 @@ def test_the_tree_keeps_the_import_contract() -> None:
     checked, violations = check(PROJECT)
     names = {m.name for m in checked}
     # The scan saw the tree it is meant to see, so an empty report means something.
-    assert {"safefs._root", "safefs.testing", "safefs._sys", "safefs.sandbox.landlock",
-            "safefs.workspace.files", "agent.loop", "agent.policy.rules"} <= names
+    assert {
+        "safefs._root",
+        "safefs.testing",
+        "safefs._sys",
+        "safefs.sandbox.landlock",
+        "safefs.workspace.files",
+        "agent.loop",
+        "agent.policy.rules",
+    } <= names
     assert len(checked) > 50, sorted(names)
     assert not violations, "import contract broken:\n" + "\n".join(map(str, violations))
 

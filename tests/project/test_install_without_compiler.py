@@ -15,8 +15,12 @@ from pathlib import Path
 import pytest
 
 PROJECT = Path(__file__).resolve().parents[2]
-NETWORK_TROUBLE = ("Could not find a version", "ConnectionError", "Max retries exceeded",
-                   "Temporary failure in name resolution")
+NETWORK_TROUBLE = (
+    "Could not find a version",
+    "ConnectionError",
+    "Max retries exceeded",
+    "Temporary failure in name resolution",
+)
 
 CHECK = """
 import os, tempfile, safefs
@@ -47,8 +51,22 @@ def test_install_without_a_compiler_falls_back_to_the_walk(tmp_path: Path) -> No
     target = tmp_path / "site"
     env = dict(os.environ, CC="/bin/false", PIP_DISABLE_PIP_VERSION_CHECK="1")
     build = subprocess.run(
-        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--target", str(target),
-         str(PROJECT)], capture_output=True, text=True, env=env, timeout=300)
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--no-deps",
+            "--target",
+            str(target),
+            str(PROJECT),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
     if build.returncode and any(s in build.stderr for s in NETWORK_TROUBLE):
         pytest.skip("the package index is unreachable for the isolated build")
     assert build.returncode == 0, build.stderr[-2000:]
@@ -57,8 +75,13 @@ def test_install_without_a_compiler_falls_back_to_the_walk(tmp_path: Path) -> No
     built = sorted(str(p.relative_to(target)) for p in package.rglob("_native*"))
     assert not built, f"no compiler, yet extensions were built: {built}"
     # -S: no site-packages, so the editable install of the checkout cannot shadow the copy.
-    run = subprocess.run([sys.executable, "-S", "-c", CHECK], capture_output=True, text=True,
-                         env=dict(os.environ, PYTHONPATH=str(target)), timeout=60)
+    run = subprocess.run(
+        [sys.executable, "-S", "-c", CHECK],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, PYTHONPATH=str(target)),
+        timeout=60,
+    )
     assert run.returncode == 0, run.stderr
     resolver, content, escaped, rest = run.stdout.split(" ", 3)
     refusal, unavailable = rest.split(" | ")

@@ -26,10 +26,20 @@ pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="pre-commit 
 
 def pre_commit(repo: Path, *args: str, home: Path) -> subprocess.CompletedProcess[str]:
     # The hooks are `language: system`: they find the tools of this interpreter's environment.
-    env = dict(os.environ, PRE_COMMIT_HOME=str(home),
-               PATH=os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")]))
-    return subprocess.run([sys.executable, "-m", "pre_commit", *args], cwd=repo, env=env,
-                          capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
+    env = dict(
+        os.environ,
+        PRE_COMMIT_HOME=str(home),
+        PATH=os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")]),
+    )
+    return subprocess.run(
+        [sys.executable, "-m", "pre_commit", *args],
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        stdin=subprocess.DEVNULL,
+    )
 
 
 def git(repo: Path, *args: str) -> None:
@@ -66,13 +76,17 @@ def test_a_clean_repository_passes_every_hook(scratch: Path, tmp_path: Path) -> 
         assert any(line.startswith(hook) and line.endswith("Passed") for line in done.stdout.splitlines())
 
 
-@pytest.mark.parametrize(("hook", "name", "content"), [
-    ("ruff-check", "unused.py", "import os\n"),
-    ("ruff-format", "unformatted.py", "VALUE   =  [1,2]\n"),
-    ("detect-private-key", "id_rsa", f"{KEY_HEADER}\nMIIEow\n"),
-])
-def test_each_hook_fails_on_what_it_is_for(scratch: Path, tmp_path: Path, hook: str, name: str,
-                                           content: str) -> None:
+@pytest.mark.parametrize(
+    ("hook", "name", "content"),
+    [
+        ("ruff-check", "unused.py", "import os\n"),
+        ("ruff-format", "unformatted.py", "VALUE   =  [1,2]\n"),
+        ("detect-private-key", "id_rsa", f"{KEY_HEADER}\nMIIEow\n"),
+    ],
+)
+def test_each_hook_fails_on_what_it_is_for(
+    scratch: Path, tmp_path: Path, hook: str, name: str, content: str
+) -> None:
     (scratch / name).write_text(content)
     git(scratch, "add", ".")
     done = pre_commit(scratch, "run", hook, "--all-files", home=tmp_path / "home")

@@ -19,8 +19,11 @@ def project_table(pyproject: Path) -> Any:
 
 def pinned(requirements: list[str], name: str) -> str:
     """The version ``name`` (with any extras) is pinned to with ``==`` in ``requirements``."""
-    pins = [m.group(1) for r in requirements
-            if (m := re.fullmatch(rf"{re.escape(name)}(?:\[[\w,\s-]*\])?\s*==\s*([\w.]+)", r.strip()))]
+    pins = [
+        m.group(1)
+        for r in requirements
+        if (m := re.fullmatch(rf"{re.escape(name)}(?:\[[\w,\s-]*\])?\s*==\s*([\w.]+)", r.strip()))
+    ]
     assert len(pins) == 1, (name, requirements)
     return pins[0]
 

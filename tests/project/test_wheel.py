@@ -26,14 +26,31 @@ import pytest
 from safefs.contest.mcp_client import mcp_session
 
 PROJECT = Path(__file__).resolve().parents[2]
-NETWORK_TROUBLE = ("Could not find a version", "ConnectionError", "Max retries exceeded",
-                   "Temporary failure in name resolution", "No matching distribution")
+NETWORK_TROUBLE = (
+    "Could not find a version",
+    "ConnectionError",
+    "Max retries exceeded",
+    "Temporary failure in name resolution",
+    "No matching distribution",
+)
 OURS = {"safefs", "safefs-agent"}
 # Each console script: the distribution that installs it.
 SCRIPT_DIST = {"safefs-bench": "safefs", "safefs-mcp": "safefs", "safefs-agent": "safefs-agent"}
-SKIP_COPY = shutil.ignore_patterns(".git", ".venv", "build", "dist", "*.egg-info", "__pycache__",
-                                   ".*_cache", ".hypothesis", ".benchmarks", "bench-results",
-                                   "node_modules", ".bench-node", "*.so")
+SKIP_COPY = shutil.ignore_patterns(
+    ".git",
+    ".venv",
+    "build",
+    "dist",
+    "*.egg-info",
+    "__pycache__",
+    ".*_cache",
+    ".hypothesis",
+    ".benchmarks",
+    "bench-results",
+    "node_modules",
+    ".bench-node",
+    "*.so",
+)
 # Run in an installed environment: for each distribution, the first path component of every file
 # its RECORD lists inside site-packages; and what site-packages holds.
 SITE_REPORT = """
@@ -56,8 +73,9 @@ def scripts(pyproject: Path) -> dict[str, str]:
 def run(cmd: list[str], cwd: Path, timeout: float = 600) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
     env["PIP_DISABLE_PIP_VERSION_CHECK"] = "1"
-    return subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout,
-                          stdin=subprocess.DEVNULL)
+    return subprocess.run(
+        cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL
+    )
 
 
 def skip_on_network_trouble(done: subprocess.CompletedProcess[str], what: str) -> None:
@@ -84,8 +102,9 @@ def wheelhouse(tmp_path_factory: pytest.TempPathFactory) -> Wheelhouse:
     source, house = work / "source", work / "wheelhouse"
     shutil.copytree(PROJECT, source, ignore=SKIP_COPY)
     for tree in (source, source / "agent"):
-        built = run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(house),
-                     str(tree)], work)
+        built = run(
+            [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(house), str(tree)], work
+        )
         skip_on_network_trouble(built, "the isolated build")
     (safefs_wheel,) = house.glob("safefs-*.whl")
     (agent_wheel,) = house.glob("safefs_agent-*.whl")
@@ -100,8 +119,11 @@ def wheel_files(wheel: Path) -> set[str]:
 def source_modules(package: str) -> set[str]:
     """Every .py file of a package in the checkout, as its path inside a wheel."""
     top = PROJECT / package
-    return {f"{package}/{p.relative_to(top)}" for p in top.rglob("*.py")
-            if not {"build", "__pycache__"} & set(p.relative_to(top).parts)}
+    return {
+        f"{package}/{p.relative_to(top)}"
+        for p in top.rglob("*.py")
+        if not {"build", "__pycache__"} & set(p.relative_to(top).parts)
+    }
 
 
 def test_each_wheel_holds_its_package_whole_and_nothing_else(wheelhouse: Wheelhouse) -> None:
@@ -114,8 +136,9 @@ def test_each_wheel_holds_its_package_whole_and_nothing_else(wheelhouse: Wheelho
     assert {"safefs/py.typed", "agent/py.typed"} <= safefs_files | agent_files
     if sys.platform.startswith("linux") and shutil.which("cc"):
         for extension in ("safefs/_native", "safefs/sandbox/_native"):
-            assert any(name.startswith(extension + ".") and name.endswith(".so")
-                       for name in safefs_files), extension
+            assert any(name.startswith(extension + ".") and name.endswith(".so") for name in safefs_files), (
+                extension
+            )
 
 
 @dataclass(frozen=True)
@@ -142,8 +165,7 @@ class Installed:
         assert set(report["entries"]) - {"__pycache__"} <= recorded, report
         theirs = {top for name, tops in owned.items() if name not in OURS for top in tops}
         assert not theirs & {"safefs", "agent"}, owned
-        return {top for name in OURS for top in owned.get(name, ())
-                if not top.endswith(".dist-info")}
+        return {top for name in OURS for top in owned.get(name, ()) if not top.endswith(".dist-info")}
 
 
 def install(house: Wheelhouse, tmp_path: Path, extra: str | None) -> Installed:
@@ -154,8 +176,19 @@ def install(house: Wheelhouse, tmp_path: Path, extra: str | None) -> Installed:
     # The safefs wheel by its file (an index could hold another safefs); what it needs of ours
     # (safefs-agent) by name from the wheelhouse, the rest from the index.
     wanted = f"safefs{f'[{extra}]' if extra else ''} @ {house.safefs.as_uri()}"
-    done = run([str(env / "bin" / "python"), "-m", "pip", "install", "--quiet",
-                "--find-links", str(house.path), wanted], cwd)
+    done = run(
+        [
+            str(env / "bin" / "python"),
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--find-links",
+            str(house.path),
+            wanted,
+        ],
+        cwd,
+    )
     skip_on_network_trouble(done, "the install")
     return Installed(env, cwd)
 
@@ -172,9 +205,11 @@ def test_bare_install_is_the_library_alone(wheelhouse: Wheelhouse, tmp_path: Pat
     installed = install(wheelhouse, tmp_path, None)
     assert installed.our_top_levels() == {"safefs"}
     assert_from_the_install(installed, "safefs")
-    check = ("import safefs, tempfile; d = tempfile.mkdtemp()\n"
-             "with safefs.Root(d) as r:\n"
-             "    r.write_text('a/b', 'x', parents=True); print(r.resolver, r.read_text('a/b'))\n")
+    check = (
+        "import safefs, tempfile; d = tempfile.mkdtemp()\n"
+        "with safefs.Root(d) as r:\n"
+        "    r.write_text('a/b', 'x', parents=True); print(r.resolver, r.read_text('a/b'))\n"
+    )
     done = installed.run("python", "-c", check)
     assert done.returncode == 0, done.stderr
     expected = "openat2" if sys.platform.startswith("linux") and shutil.which("cc") else "walk"
@@ -200,15 +235,16 @@ def test_mcp_install_serves_a_directory_over_stdio(wheelhouse: Wheelhouse, tmp_p
     (tmp_path / "secret.txt").write_text("kept outside\n")
     with mcp_session([str(installed.bin("safefs-mcp"))], str(served)) as client:
         assert client.text("write_file", {"path": "notes/a.txt", "content": "round trip\n"}) == (
-            False, "Successfully wrote to notes/a.txt")
+            False,
+            "Successfully wrote to notes/a.txt",
+        )
         assert client.text("read_text_file", {"path": "notes/a.txt"}) == (False, "round trip\n")
         error, text = client.text("read_text_file", {"path": "../secret.txt"})
         assert error and "kept outside" not in text and str(tmp_path) not in text, text
     assert (served / "notes" / "a.txt").read_text() == "round trip\n"
 
 
-def test_agent_install_brings_the_agent_and_its_command(wheelhouse: Wheelhouse,
-                                                        tmp_path: Path) -> None:
+def test_agent_install_brings_the_agent_and_its_command(wheelhouse: Wheelhouse, tmp_path: Path) -> None:
     installed = install(wheelhouse, tmp_path, "agent")
     assert installed.our_top_levels() == {"safefs", "agent"}
     assert_from_the_install(installed, "agent", "safefs")

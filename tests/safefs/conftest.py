@@ -65,18 +65,23 @@ def build_tree(base: Path, spec: list[str]) -> None:
             p.write_text(f"content of {item}\n")
 
 
-def tree_snapshot(top: str | Path, *, skip: Path | None = None, inodes: bool = False,
-                  spell_base: str | None = None) -> dict[str, Any]:
+def tree_snapshot(
+    top: str | Path, *, skip: Path | None = None, inodes: bool = False, spell_base: str | None = None
+) -> dict[str, Any]:
     """What a caller can observe of everything under ``top``, by relative path: kind, mode bits,
     content (and link count) or link target; ``inodes`` adds each inode number last. ``skip``
     leaves one directory out; ``spell_base`` writes that absolute path as ``$BASE`` in names
     and link targets (so trees built under different bases compare equal)."""
+
     def entry(st: os.stat_result, *rest: Any) -> tuple[Any, ...]:
         return (*rest, st.st_ino) if inodes else rest
 
     def spelled(text: str) -> str:
-        return text if spell_base is None else text.replace(spell_base, "$BASE").replace(
-            spell_base.lstrip("/"), "$BASE")
+        return (
+            text
+            if spell_base is None
+            else text.replace(spell_base, "$BASE").replace(spell_base.lstrip("/"), "$BASE")
+        )
 
     out: dict[str, Any] = {".": entry(os.stat(top), "dir", stat.S_IMODE(os.stat(top).st_mode))}
     for dirpath, dirnames, filenames in os.walk(top):

@@ -32,8 +32,10 @@ OpenRoot = Callable[..., safefs.Root]
 @contextmanager
 def no_hang(seconds: int = 5, what: str = "call") -> Iterator[None]:
     """Turn a blocking call into a test failure instead of a stuck run."""
+
     def alarm(signum: int, frame: Any) -> None:
         raise AssertionError(f"{what} blocked for {seconds}s")
+
     old = signal.signal(signal.SIGALRM, alarm)
     signal.alarm(seconds)
     try:
@@ -154,7 +156,8 @@ def test_write_replaces_a_hard_linked_target(open_root: OpenRoot, workspace: Wor
 
 
 def test_write_through_an_inside_symlink_lands_at_the_target(
-        open_root: OpenRoot, workspace: Workspace, flavour: Flavour) -> None:
+    open_root: OpenRoot, workspace: Workspace, flavour: Flavour
+) -> None:
     root = open_root(["d/target", "link => d/target"])
     host = workspace.root_path
     if flavour.symlinks == "none":
@@ -171,8 +174,8 @@ def test_write_through_an_inside_symlink_lands_at_the_target(
 
 @pytest.mark.parametrize("tmpfile", [True, False], ids=["o_tmpfile", "named-temp"])
 def test_failed_write_leaves_no_temp_file_and_the_old_content(
-        open_root: OpenRoot, workspace: Workspace, monkeypatch: pytest.MonkeyPatch,
-        tmpfile: bool) -> None:
+    open_root: OpenRoot, workspace: Workspace, monkeypatch: pytest.MonkeyPatch, tmpfile: bool
+) -> None:
     if not tmpfile:  # the path taken where the filesystem has no O_TMPFILE (and on macOS)
         monkeypatch.setattr(_atomic, "_tmpfile_works", False)
     root = open_root(["d/f"])
@@ -186,7 +189,8 @@ def test_failed_write_leaves_no_temp_file_and_the_old_content(
 
 
 def test_data_of_the_wrong_type_is_refused_before_anything_is_made(
-        open_root: OpenRoot, workspace: Workspace) -> None:
+    open_root: OpenRoot, workspace: Workspace
+) -> None:
     root = open_root()
     with pytest.raises(TypeError):
         root.write_bytes("a/b/c", "text, not bytes", parents=True)  # type: ignore[arg-type]
@@ -206,8 +210,9 @@ def test_write_parents(open_root: OpenRoot, workspace: Workspace) -> None:
     assert (workspace.root_path / "a/b2/c").read_text() == "y"
 
 
-def test_write_parents_never_creates_outside(open_root: OpenRoot, workspace: Workspace,
-                                             flavour: Flavour) -> None:
+def test_write_parents_never_creates_outside(
+    open_root: OpenRoot, workspace: Workspace, flavour: Flavour
+) -> None:
     root = open_root(["evil => ../outside"])
     before = workspace.snapshot_outside()
     with pytest.raises(OSError) as info:
@@ -295,8 +300,9 @@ def test_rename_no_clobber(open_root: OpenRoot, workspace: Workspace) -> None:
     assert (host / "e/b").is_file()
 
 
-def test_mkdir_parents_never_creates_outside(open_root: OpenRoot, workspace: Workspace,
-                                             flavour: Flavour) -> None:
+def test_mkdir_parents_never_creates_outside(
+    open_root: OpenRoot, workspace: Workspace, flavour: Flavour
+) -> None:
     root = open_root(["evil => ../outside/dir", "abs => $ROOT/../outside"])
     before = workspace.snapshot_outside()
     for path in ("../outside/new/deeper", "evil/new/deeper", "abs/new/deeper"):
@@ -315,20 +321,35 @@ def test_mkdir_parents_never_creates_outside(open_root: OpenRoot, workspace: Wor
     assert workspace.snapshot_outside() == before
 
 
-def test_symlink_refuses_targets_leaving_the_root(open_root: OpenRoot, workspace: Workspace,
-                                                  flavour: Flavour) -> None:
+def test_symlink_refuses_targets_leaving_the_root(
+    open_root: OpenRoot, workspace: Workspace, flavour: Flavour
+) -> None:
     root = open_root(["d/e/", "f"])
     host = workspace.root_path
-    refused = [("/etc/passwd", "l1"), (str(host / "f"), "l2"), ("..", "l3"), ("../ROOT/f", "l4"),
-               ("d/../../x", "l5"), ("../../f", "d/l6"), ("../../../f", "d/e/l7"),
-               ("./../f", "l8")]
+    refused = [
+        ("/etc/passwd", "l1"),
+        (str(host / "f"), "l2"),
+        ("..", "l3"),
+        ("../ROOT/f", "l4"),
+        ("d/../../x", "l5"),
+        ("../../f", "d/l6"),
+        ("../../../f", "d/e/l7"),
+        ("./../f", "l8"),
+    ]
     for target, name in refused:
         with pytest.raises(safefs.PathEscapeError) as info:
             root.symlink(target, name)
         assert (info.value.filename, info.value.filename2) == (name, target)
         assert not os.path.lexists(host / name)
-    allowed = [("f", "a1"), ("d/e/../../f", "a2"), ("../f", "d/a3"), ("../../f", "d/e/a4"),
-               ("..", "d/a5"), ("missing", "a6"), (".", "a7")]
+    allowed = [
+        ("f", "a1"),
+        ("d/e/../../f", "a2"),
+        ("../f", "d/a3"),
+        ("../../f", "d/e/a4"),
+        ("..", "d/a5"),
+        ("missing", "a6"),
+        (".", "a7"),
+    ]
     for target, name in allowed:
         root.symlink(target, name)
         assert os.readlink(host / name) == target
@@ -347,8 +368,9 @@ def test_symlink_refuses_targets_leaving_the_root(open_root: OpenRoot, workspace
         root.symlink("../../../f", "d2/bad")
 
 
-def test_rename_no_clobber_without_renameat2(open_root: OpenRoot, workspace: Workspace,
-                                             monkeypatch: pytest.MonkeyPatch) -> None:
+def test_rename_no_clobber_without_renameat2(
+    open_root: OpenRoot, workspace: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # As on a kernel or filesystem without RENAME_NOREPLACE: link + unlink keeps the promise
     # for files, and a directory is refused clearly rather than renamed with a clobber risk.
     def unavailable(*args: object) -> None:
@@ -372,8 +394,9 @@ def test_rename_no_clobber_without_renameat2(open_root: OpenRoot, workspace: Wor
 
 
 def test_walk_never_follows_links(open_root: OpenRoot, workspace: Workspace) -> None:
-    root = open_root(["top/a/f1", "top/a/b/f2", "top/in => a", "top/out => ../../outside",
-                      "top/dangling => nowhere"])
+    root = open_root(
+        ["top/a/f1", "top/a/b/f2", "top/in => a", "top/out => ../../outside", "top/dangling => nowhere"]
+    )
     seen = list(root.walk("top"))
     assert [(d, sorted(ds), sorted(fs)) for d, ds, fs in seen] == [
         ("top", ["a"], ["dangling", "in", "out"]),
@@ -387,8 +410,9 @@ def test_walk_never_follows_links(open_root: OpenRoot, workspace: Workspace) -> 
 
 
 def test_rmtree_never_follows_links(open_root: OpenRoot, workspace: Workspace) -> None:
-    root = open_root(["keep/f", "top/a/f", "top/in => ../keep", "top/a/out => ../../../outside",
-                      "linkdir => keep"])
+    root = open_root(
+        ["keep/f", "top/a/f", "top/in => ../keep", "top/a/out => ../../../outside", "linkdir => keep"]
+    )
     before = workspace.snapshot_outside()
     root.rmtree("top")
     assert not (workspace.root_path / "top").exists()
@@ -407,8 +431,9 @@ def test_rmtree_never_follows_links(open_root: OpenRoot, workspace: Workspace) -
 
 
 def test_scandir_entries(open_root: OpenRoot, workspace: Workspace, flavour: Flavour) -> None:
-    root = open_root(["d/f", "d/sub/", "d/lf => f", "d/ld => sub", "d/out => ../../outside",
-                      "d/dangling => nowhere"])
+    root = open_root(
+        ["d/f", "d/sub/", "d/lf => f", "d/ld => sub", "d/out => ../../outside", "d/dangling => nowhere"]
+    )
     entries = {e.name: e for e in root.scandir("d")}
     assert set(entries) == {"f", "sub", "lf", "ld", "out", "dangling"}
     assert entries["f"].path == os.path.join("d", "f")
@@ -495,8 +520,7 @@ PATH_OPS: list[tuple[str, Callable[[safefs.Root, Any], object]]] = [
 
 
 @pytest.mark.parametrize("path", ["f\0", b"d/\0x", "d/\0"], ids=["str", "bytes", "dir"])
-def test_nul_is_valueerror_everywhere(open_root: OpenRoot, workspace: Workspace,
-                                      path: Any) -> None:
+def test_nul_is_valueerror_everywhere(open_root: OpenRoot, workspace: Workspace, path: Any) -> None:
     root = open_root(["f", "d/"])
     before = sorted(os.listdir(workspace.root_path))
     for name, op in PATH_OPS:
@@ -507,8 +531,9 @@ def test_nul_is_valueerror_everywhere(open_root: OpenRoot, workspace: Workspace,
     assert (workspace.root_path / "f").read_text() == "content of f\n"
 
 
-def test_relative_spells_a_path_as_every_operation_takes_it(open_root: OpenRoot,
-                                                           workspace: Workspace) -> None:
+def test_relative_spells_a_path_as_every_operation_takes_it(
+    open_root: OpenRoot, workspace: Workspace
+) -> None:
     root = open_root(["d/f"])
     host = str(workspace.root_path)
     assert root.relative("d/../x") == "d/../x"  # nothing is resolved or collapsed
@@ -539,8 +564,7 @@ def test_the_realpath_spelling_is_an_anchor(flavour: Flavour, workspace: Workspa
         assert root.read_text(str(workspace.root_path / "f")) == "f\n"
 
 
-def test_a_spelling_that_is_another_directory_is_no_anchor(flavour: Flavour,
-                                                           workspace: Workspace) -> None:
+def test_a_spelling_that_is_another_directory_is_no_anchor(flavour: Flavour, workspace: Workspace) -> None:
     # BASE/lnk/../ROOT: the kernel follows lnk first, so it is BASE/real/ROOT, not BASE/ROOT.
     (workspace.base / "real" / "x").mkdir(parents=True)
     (workspace.base / "real" / "ROOT").mkdir()
@@ -602,8 +626,14 @@ def test_absolute_paths_under_the_root(open_root: OpenRoot, workspace: Workspace
     root.write_bytes(host + "/d/g", b"abs")
     assert (workspace.root_path / "d/g").read_bytes() == b"abs"
     assert sorted(root.listdir(host + "/d")) == ["f", "g"]
-    for outside in (str(workspace.outside / "secret"), "/etc/passwd", "/", host + "-other/x",
-                    host[:-1], str(workspace.base)):
+    for outside in (
+        str(workspace.outside / "secret"),
+        "/etc/passwd",
+        "/",
+        host + "-other/x",
+        host[:-1],
+        str(workspace.base),
+    ):
         with pytest.raises(safefs.PathEscapeError) as info:
             root.read_bytes(outside)
         assert info.value.filename == outside
@@ -619,14 +649,16 @@ def test_absolute_paths_via_a_symlinked_root_path(flavour: Flavour, workspace: W
         assert root.read_bytes(str(via_alias / "f")) == b"via alias\n"
         assert root.read_bytes(str(workspace.root_path / "f")) == b"via alias\n"
         assert root.read_bytes(os.path.realpath(via_alias / "f")) == b"via alias\n"
-        for bad in (str(alias / "outside" / "secret"), str(alias / "ROOT-other" / "f"),
-                    str(workspace.base / "ROOT-other" / "f")):
+        for bad in (
+            str(alias / "outside" / "secret"),
+            str(alias / "ROOT-other" / "f"),
+            str(workspace.base / "ROOT-other" / "f"),
+        ):
             with pytest.raises(safefs.PathEscapeError):
                 root.read_bytes(bad)
 
 
-def test_root_spellings(flavour: Flavour, workspace: Workspace,
-                        monkeypatch: pytest.MonkeyPatch) -> None:
+def test_root_spellings(flavour: Flavour, workspace: Workspace, monkeypatch: pytest.MonkeyPatch) -> None:
     (workspace.root_path / "f").write_text("x\n")
     monkeypatch.chdir(workspace.base)
     abs_f = str(workspace.root_path / "f")
@@ -642,8 +674,7 @@ def test_root_spellings(flavour: Flavour, workspace: Workspace,
         assert root.read_bytes("f") == b"x\n"  # the cwd plays no part once open
 
 
-def test_sibling_prefix_is_refused(open_root: OpenRoot, workspace: Workspace,
-                                   flavour: Flavour) -> None:
+def test_sibling_prefix_is_refused(open_root: OpenRoot, workspace: Workspace, flavour: Flavour) -> None:
     sibling = workspace.base / "ROOT-other"
     sibling.mkdir()
     (sibling / "secret").write_text("sibling\n")
@@ -681,9 +712,14 @@ def test_fifo_is_refused_at_once(open_root: OpenRoot, workspace: Workspace) -> N
     root = open_root(["f"])
     os.mkfifo(workspace.root_path / "fifo")
     with no_hang():
-        for call in (lambda: root.read_bytes("fifo"), lambda: root.open("fifo"),
-                     lambda: root.read_text("fifo"), lambda: root.open("fifo", "rb"),
-                     lambda: root.write_bytes("fifo", b"x"), lambda: root.open("fifo", "a")):
+        for call in (
+            lambda: root.read_bytes("fifo"),
+            lambda: root.open("fifo"),
+            lambda: root.read_text("fifo"),
+            lambda: root.open("fifo", "rb"),
+            lambda: root.write_bytes("fifo", b"x"),
+            lambda: root.open("fifo", "a"),
+        ):
             with pytest.raises(OSError) as info:
                 call()
             # Nothing to read or write there: refused, as "not a regular file" where it opened.
@@ -721,8 +757,9 @@ def test_no_operation_hangs_on_a_fifo(open_root: OpenRoot, workspace: Workspace)
                     pass  # refusing is fine; blocking is not
 
 
-def test_socket_is_refused_at_once(open_root: OpenRoot, workspace: Workspace,
-                                   monkeypatch: pytest.MonkeyPatch) -> None:
+def test_socket_is_refused_at_once(
+    open_root: OpenRoot, workspace: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
     root = open_root()
     monkeypatch.chdir(workspace.root_path)  # socket paths are limited to ~100 bytes
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -730,8 +767,11 @@ def test_socket_is_refused_at_once(open_root: OpenRoot, workspace: Workspace,
         sock.bind("sock")
         sock.listen(1)
         with no_hang():
-            for call in (lambda: root.read_bytes("sock"), lambda: root.open("sock", "rb"),
-                         lambda: root.write_bytes("sock", b"x")):
+            for call in (
+                lambda: root.read_bytes("sock"),
+                lambda: root.open("sock", "rb"),
+                lambda: root.write_bytes("sock", b"x"),
+            ):
                 with pytest.raises(OSError) as info:
                     call()
                 assert info.value.errno in (errno.EINVAL, errno.ENXIO), info.value
@@ -757,8 +797,7 @@ def test_device_is_refused(open_root: OpenRoot, workspace: Workspace) -> None:
 # -- errors --------------------------------------------------------------------------------------
 
 
-def test_errors_carry_the_callers_path_never_the_host_path(
-        open_root: OpenRoot, workspace: Workspace) -> None:
+def test_errors_carry_the_callers_path_never_the_host_path(open_root: OpenRoot, workspace: Workspace) -> None:
     root = open_root(["f", "d/", "loop => loop", "out => ../outside"])
     host = str(workspace.root_path)
     failing: list[tuple[Any, Callable[[], object]]] = [
@@ -886,8 +925,7 @@ def test_openat2_without_the_extension_is_a_clear_error(workspace: Workspace) ->
         "except safefs.ResolverUnavailableError as exc:\n"
         "    print(type(exc).__name__, exc)\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True, timeout=60)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60)
     lines = out.stdout.splitlines()
     assert lines[0] == "walk"
     assert lines[1].startswith("ResolverUnavailableError")
@@ -939,8 +977,9 @@ def test_opendir_of_a_file_or_missing(open_root: OpenRoot) -> None:
 
 
 @pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="needs Linux procfs")
-def test_magic_links_are_never_followed(flavour: Flavour, workspace: Workspace,
-                                        monkeypatch: pytest.MonkeyPatch) -> None:
+def test_magic_links_are_never_followed(
+    flavour: Flavour, workspace: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # /proc/self/cwd and /proc/self/fd/N jump straight to an inode, whatever their text says.
     (workspace.root_path / "f").write_text("reachable only through a magic link\n")
     monkeypatch.chdir(workspace.root_path)
@@ -953,14 +992,20 @@ def test_magic_links_are_never_followed(flavour: Flavour, workspace: Workspace,
 
 
 @pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="needs Linux procfs")
-def test_magic_links_refused_with_the_kernels_error(flavour: Flavour, workspace: Workspace,
-                                                    monkeypatch: pytest.MonkeyPatch,
-                                                    request: pytest.FixtureRequest) -> None:
+def test_magic_links_refused_with_the_kernels_error(
+    flavour: Flavour, workspace: Workspace, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest
+) -> None:
     if flavour.backend != "openat2" and flavour.symlinks != "none":
-        request.applymarker(pytest.mark.xfail(strict=True, reason=(
-            "documented limit: the walk cannot tell a magic link from a plain symlink; it reads "
-            "the link's text (never jumps through it), so it reports an escape or "
-            "FileNotFoundError where openat2 reports ELOOP")))
+        request.applymarker(
+            pytest.mark.xfail(
+                strict=True,
+                reason=(
+                    "documented limit: the walk cannot tell a magic link from a plain symlink; it reads "
+                    "the link's text (never jumps through it), so it reports an escape or "
+                    "FileNotFoundError where openat2 reports ELOOP"
+                ),
+            )
+        )
     monkeypatch.chdir(workspace.root_path)
     with flavour.open("/proc/self") as proc:
         with pytest.raises(OSError) as info:

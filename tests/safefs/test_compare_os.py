@@ -22,21 +22,72 @@ from tests.safefs.registry import OPERATIONS, Operation
 
 # A tree whose links all stay inside it. ``zz_src`` is the source for rename/link *to* a path.
 TREE = [
-    "f", "d/g", "d/sub/h", "empty/", "~/t", "zz_src",
-    "lf => f", "ld => d", "d/up => ../f", "dangling => nowhere", "d/sub/deep => ../../d/g",
-    "chain => lf", "loop => loop", "ld2 => d/sub/..", "dirlink-dangling => gone/",
+    "f",
+    "d/g",
+    "d/sub/h",
+    "empty/",
+    "~/t",
+    "zz_src",
+    "lf => f",
+    "ld => d",
+    "d/up => ../f",
+    "dangling => nowhere",
+    "d/sub/deep => ../../d/g",
+    "chain => lf",
+    "loop => loop",
+    "ld2 => d/sub/..",
+    "dirlink-dangling => gone/",
 ]
 
 # Paths that meet no symlink at all, and paths whose only symlink is the final name (those
 # agree with os under symlinks="none" for the calls that act on the name itself).
 NO_LINK = [
-    "f", "d", "d/", "d/g", "d/sub/h", "./f", "d/./g", "d//g", "d/../f", "d/sub/../g",
-    "d/sub/../../f", "empty", "empty/", "missing", "d/missing", "missing/x", "f/", "f/x", "f/.",
-    "f/..", "~", "~/t", ".", "d/..", "d/sub/..", "new/", "n" * 255, "n" * 256, "d/" + "n" * 256,
+    "f",
+    "d",
+    "d/",
+    "d/g",
+    "d/sub/h",
+    "./f",
+    "d/./g",
+    "d//g",
+    "d/../f",
+    "d/sub/../g",
+    "d/sub/../../f",
+    "empty",
+    "empty/",
+    "missing",
+    "d/missing",
+    "missing/x",
+    "f/",
+    "f/x",
+    "f/.",
+    "f/..",
+    "~",
+    "~/t",
+    ".",
+    "d/..",
+    "d/sub/..",
+    "new/",
+    "n" * 255,
+    "n" * 256,
+    "d/" + "n" * 256,
 ]
 FINAL_LINK = ["lf", "ld", "d/up", "dangling", "chain", "loop", "d/sub/deep", "dirlink-dangling"]
-THROUGH_LINK = ["ld/g", "ld/", "ld/sub/deep", "ld/../f", "ld2/g", "lf/", "lf/x", "loop/x",
-                "ld/sub/../g", "dangling/", "chain/x", "d/up/x", "ld/new"]
+THROUGH_LINK = [
+    "ld/g",
+    "ld/",
+    "ld/sub/deep",
+    "ld/../f",
+    "ld2/g",
+    "lf/",
+    "lf/x",
+    "loop/x",
+    "ld/sub/../g",
+    "dangling/",
+    "chain/x",
+    "d/up/x",
+    "ld/new",
+]
 
 
 # Every registry operation that os can do too; rename_noreplace_to and resolve have no os call.
@@ -73,8 +124,9 @@ PATHS = NO_LINK + FINAL_LINK + THROUGH_LINK
 
 
 @pytest.mark.parametrize("op", COMPARED, ids=str)
-def test_same_as_os(op: Operation, flavour: Flavour, workspace: Workspace,
-                    monkeypatch: pytest.MonkeyPatch) -> None:
+def test_same_as_os(
+    op: Operation, flavour: Flavour, workspace: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """One operation on every path, confined and plain, on identical trees."""
     paths = [p for p in PATHS if compared_on(op, p, flavour.symlinks)]
     if not paths:
@@ -117,18 +169,35 @@ def test_the_comparison_notices_a_difference(workspace: Workspace) -> None:
 # (src, dst, meets a symlink on the way). rename and link both take two paths: each pair is
 # tried with both calls.
 TWO_PATHS = [
-    ("d", "d/sub/x", False), ("d", "empty", False), ("empty", "d", False), ("f", "d", False),
-    ("d", "f", False), ("f", "f", False), ("f", "missing/x", False), ("d/", "e/", False),
-    ("f", "d/sub/h/", False), ("d/g", "d/sub/../g2", False), ("missing", "x", False),
-    ("f", "d/g", False), ("d/sub", "e", False), ("empty/", "f", False), ("f", "e/", False),
-    ("lf", "ld", True), ("lf", "x", True), ("ld/g", "x", True), ("f", "ld/x", True),
-    ("ld", "d/x", True), ("ld/", "x", True), ("dangling", "y", True),
+    ("d", "d/sub/x", False),
+    ("d", "empty", False),
+    ("empty", "d", False),
+    ("f", "d", False),
+    ("d", "f", False),
+    ("f", "f", False),
+    ("f", "missing/x", False),
+    ("d/", "e/", False),
+    ("f", "d/sub/h/", False),
+    ("d/g", "d/sub/../g2", False),
+    ("missing", "x", False),
+    ("f", "d/g", False),
+    ("d/sub", "e", False),
+    ("empty/", "f", False),
+    ("f", "e/", False),
+    ("lf", "ld", True),
+    ("lf", "x", True),
+    ("ld/g", "x", True),
+    ("f", "ld/x", True),
+    ("ld", "d/x", True),
+    ("ld/", "x", True),
+    ("dangling", "y", True),
 ]
 
 
 @pytest.mark.parametrize(("src", "dst", "links"), TWO_PATHS)
-def test_two_paths_same_as_os(src: str, dst: str, links: bool, flavour: Flavour,
-                              workspace: Workspace, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_two_paths_same_as_os(
+    src: str, dst: str, links: bool, flavour: Flavour, workspace: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
     if links and flavour.symlinks == "none":
         pytest.skip("symlinks='none' refuses this path: see the scenario table")
     confined_dir = workspace.root_path

@@ -74,7 +74,9 @@ def temp_files(base: Path) -> list[Path]:
 def start_writer(base: Path, backend: str, fallback: str, rounds: str) -> subprocess.Popen[str]:
     child = subprocess.Popen(
         [sys.executable, "-c", CHILD, str(base), backend, fallback, rounds, str(N_FILES)],
-        stdout=subprocess.PIPE, text=True)
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     assert child.stdout is not None
     assert child.stdout.readline().strip() == "ready"
     return child
@@ -109,11 +111,14 @@ def test_sigkill_leaves_old_or_new_content(tmp_path: Path, backend: str, fallbac
         after = contents(tmp_path)
         for i, data in enumerate(after):
             assert data in (old(i), new(i)), (
-                f"{target(tmp_path, i).name}: torn content of {len(data)} bytes after SIGKILL")
+                f"{target(tmp_path, i).name}: torn content of {len(data)} bytes after SIGKILL"
+            )
         changed += sum(a != b for a, b in zip(before, after, strict=True))
         left_per_kill.append(len(temp_files(tmp_path)) - temps_before)
-    print(f"[crash] {backend}/{fallback}: {KILLS} kills, {changed} targets seen changed across "
-          f"kills, temp files left per kill: {left_per_kill}")
+    print(
+        f"[crash] {backend}/{fallback}: {KILLS} kills, {changed} targets seen changed across "
+        f"kills, temp files left per kill: {left_per_kill}"
+    )
     assert changed > 0, "the writer never got to write before being killed: nothing was tested"
     assert all(n <= 1 for n in left_per_kill), f"more than the one in-flight temp file: {left_per_kill}"
 

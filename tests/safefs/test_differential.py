@@ -69,8 +69,7 @@ def decorate(draw: st.DrawFn, path: str) -> str:
 def link_targets(draw: st.DrawFn, link_dir: str, known: list[str]) -> str:
     """A symlink target: mostly at something that exists (relative, through the right number
     of ``..``, or absolute into ROOT), else random ``..`` chains, loops, absolute links out."""
-    kind = draw(st.sampled_from(["known", "known", "known", "rel", "rel", "abs-root", "abs-out",
-                                 "slash"]))
+    kind = draw(st.sampled_from(["known", "known", "known", "rel", "rel", "abs-root", "abs-out", "slash"]))
     if kind == "slash":
         return draw(st.sampled_from(["/", "/tmp", "/proc/self/cwd"]))
     if kind == "rel":
@@ -184,8 +183,9 @@ def outcome(fn: Callable[[str], Any], path: str, base: str, other: str | None = 
     return kind
 
 
-def oracle_outcome(fn: Callable[[str], Any], path: str, base: str,
-                   other: str | None = None) -> Outcome | None:
+def oracle_outcome(
+    fn: Callable[[str], Any], path: str, base: str, other: str | None = None
+) -> Outcome | None:
     """The kernel's answer, or None when it has none to give. openat2 answers EAGAIN (after
     safefs's bounded retries) when any rename anywhere on the machine raced with a ".." step,
     and a shared CI machine renames a lot: ask again; still EAGAIN means "undetermined", never a
@@ -213,8 +213,9 @@ def operations(root: safefs.Root) -> dict[str, Callable[[str], Any]]:
         "listdir": lambda p: sorted(root.listdir(p)),
         "resolve": root.resolve,
         "readlink": root.readlink,
-        "scandir": lambda p: sorted((e.name, e.is_dir(), e.is_file(), e.is_symlink())
-                                    for e in root.scandir(p)),
+        "scandir": lambda p: sorted(
+            (e.name, e.is_dir(), e.is_file(), e.is_symlink()) for e in root.scandir(p)
+        ),
         "opendir": lambda p: opened(root, p),
     }
 
@@ -227,9 +228,15 @@ def opened(root: safefs.Root, path: str) -> tuple[str, list[str]]:
 
 def describe(entries: list[Entry]) -> str:
     return "\n".join(
-        f"  {e.path}/" if e.kind == "dir" else f"  {e.path}" if e.kind == "file"
-        else f"  {e.path} (fifo)" if e.kind == "fifo"
-        else f"  {e.path} -> {e.target}" for e in entries)
+        f"  {e.path}/"
+        if e.kind == "dir"
+        else f"  {e.path}"
+        if e.kind == "file"
+        else f"  {e.path} (fifo)"
+        if e.kind == "fifo"
+        else f"  {e.path} -> {e.target}"
+        for e in entries
+    )
 
 
 def check_tree(mode: safefs.SymlinkMode, entries: list[Entry], paths: list[str]) -> None:
@@ -254,8 +261,15 @@ def check_tree(mode: safefs.SymlinkMode, entries: list[Entry], paths: list[str])
                     r.close()
 
 
-def compare_view(view: str, roots: dict[Backend, safefs.Root], mode: safefs.SymlinkMode,
-                 entries: list[Entry], raw: str, path: str, base: str) -> None:
+def compare_view(
+    view: str,
+    roots: dict[Backend, safefs.Root],
+    mode: safefs.SymlinkMode,
+    entries: list[Entry],
+    raw: str,
+    path: str,
+    base: str,
+) -> None:
     for op in operations(roots[ORACLE]):
         want = oracle_outcome(operations(roots[ORACLE])[op], path, base)
         if want is None:
@@ -266,7 +280,8 @@ def compare_view(view: str, roots: dict[Backend, safefs.Root], mode: safefs.Syml
             got = outcome(operations(roots[b])[op], path, base)
             assert got == want, (
                 f"{view}{op}({raw!r}) symlinks={mode!r}: {b} gave {got}, "
-                f"openat2 gave {want}\ntree:\n{describe(entries)}")
+                f"openat2 gave {want}\ntree:\n{describe(entries)}"
+            )
 
 
 def check_resolve_consistent(root: safefs.Root, path: str) -> None:
@@ -313,8 +328,13 @@ def check_canonical_prefix(root: safefs.Root, path: str, canonical: str) -> None
 
 
 @pytest.mark.parametrize("mode", MODES)
-@settings(max_examples=EXAMPLES_PER_MODE, deadline=None, derandomize=True, database=None,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(
+    max_examples=EXAMPLES_PER_MODE,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 @given(scenario=scenarios())
 def test_walk_agrees_with_openat2(mode: safefs.SymlinkMode, scenario: tuple[list[Entry], list[str]]) -> None:
     check_tree(mode, *scenario)
@@ -323,28 +343,65 @@ def test_walk_agrees_with_openat2(mode: safefs.SymlinkMode, scenario: tuple[list
 # Trees the random search is unlikely to hit by chance but that each pin down one rule.
 KNOWN_TREES: list[tuple[list[Entry], list[str]]] = [
     # A chain of exactly 40 links resolves; one more is ELOOP, as in the kernel.
-    ([Entry("a", "dir"), Entry("a/f", "file"), Entry("l0", "link", "a")]
-     + [Entry(f"l{i}", "link", f"l{i - 1}") for i in range(1, 41)],
-     ["l39/f", "l40/f", "l39", "l40", "l39/", "l40/"]),
+    (
+        [Entry("a", "dir"), Entry("a/f", "file"), Entry("l0", "link", "a")]
+        + [Entry(f"l{i}", "link", f"l{i - 1}") for i in range(1, 41)],
+        ["l39/f", "l40/f", "l39", "l40", "l39/", "l40/"],
+    ),
     # One budget for the whole operation: 30 links on the way to a directory and then 10 (or 11)
     # trailing links to a file make 40 (41, ELOOP), as the kernel counts them.
-    ([Entry("a", "dir"), Entry("a/f", "file"), Entry("c0", "link", "a")]
-     + [Entry(f"c{i}", "link", f"c{i - 1}") for i in range(1, 30)]
-     + [Entry("a/t0", "link", "f")] + [Entry(f"a/t{i}", "link", f"t{i - 1}") for i in range(1, 11)],
-     ["c29/t9", "c29/t10", "c29/t9/", "c29/t0", "c28/t10"]),
+    (
+        [Entry("a", "dir"), Entry("a/f", "file"), Entry("c0", "link", "a")]
+        + [Entry(f"c{i}", "link", f"c{i - 1}") for i in range(1, 30)]
+        + [Entry("a/t0", "link", "f")]
+        + [Entry(f"a/t{i}", "link", f"t{i - 1}") for i in range(1, 11)],
+        ["c29/t9", "c29/t10", "c29/t9/", "c29/t0", "c28/t10"],
+    ),
     # Links whose target ends in "." or ".." designate directories, not "is a directory" errors.
-    ([Entry("a", "dir"), Entry("a/b", "dir"), Entry("a/dot", "link", "."),
-      Entry("a/up", "link", ".."), Entry("a/bup", "link", "b/.."), Entry("top", "link", "a/b/../..")],
-     ["a/dot", "a/up", "a/bup", "top", "a/dot/", "a/up/b", "a/up/..", "a/dot/.."]),
+    (
+        [
+            Entry("a", "dir"),
+            Entry("a/b", "dir"),
+            Entry("a/dot", "link", "."),
+            Entry("a/up", "link", ".."),
+            Entry("a/bup", "link", "b/.."),
+            Entry("top", "link", "a/b/../.."),
+        ],
+        ["a/dot", "a/up", "a/bup", "top", "a/dot/", "a/up/b", "a/up/..", "a/dot/.."],
+    ),
     # PATH_MAX: the kernel refuses 4096 bytes or more before any lookup; so must the walk.
-    ([Entry("a", "dir"), Entry("a/f", "file"), Entry("l", "link", "a/" + "./" * 2040 + "f")],
-     ["a/" + "./" * 2046 + "f", "a/" + "./" * 2046 + "/f", "a/" + "./" * 2047 + "f", "l"]),
+    (
+        [Entry("a", "dir"), Entry("a/f", "file"), Entry("l", "link", "a/" + "./" * 2040 + "f")],
+        ["a/" + "./" * 2046 + "f", "a/" + "./" * 2046 + "/f", "a/" + "./" * 2047 + "f", "l"],
+    ),
     # Loops, self links, dangling links and links out, as first or middle or last component.
-    ([Entry("a", "dir"), Entry("s", "link", "s"), Entry("p", "link", "q"), Entry("q", "link", "p"),
-      Entry("a/dang", "link", "../nowhere/x"), Entry("a/out", "link", "../../outside/a"),
-      Entry("a/back", "link", "../../ROOT/a"), Entry("abs", "link", "$ROOT/a")],
-     ["s", "s/", "p/x", "a/dang", "a/dang/", "a/out", "a/back", "abs", "abs/dang", "$ROOT/a/out",
-      "a/../..", "$OUT/a", "../ROOT/a"]),
+    (
+        [
+            Entry("a", "dir"),
+            Entry("s", "link", "s"),
+            Entry("p", "link", "q"),
+            Entry("q", "link", "p"),
+            Entry("a/dang", "link", "../nowhere/x"),
+            Entry("a/out", "link", "../../outside/a"),
+            Entry("a/back", "link", "../../ROOT/a"),
+            Entry("abs", "link", "$ROOT/a"),
+        ],
+        [
+            "s",
+            "s/",
+            "p/x",
+            "a/dang",
+            "a/dang/",
+            "a/out",
+            "a/back",
+            "abs",
+            "abs/dang",
+            "$ROOT/a/out",
+            "a/../..",
+            "$OUT/a",
+            "../ROOT/a",
+        ],
+    ),
 ]
 
 
@@ -369,9 +426,25 @@ def test_differential_harness_notices_a_difference() -> None:
 # -- changes: each backend on its own copy of the tree, compared by outcome and resulting tree --
 
 
-MUTATIONS = ["write_bytes", "write_bytes parents", "open w", "open x", "open a", "touch", "mkdir",
-             "mkdir -p", "remove", "rmdir", "rmtree", "rename", "rename no-clobber", "symlink", "link",
-             "chmod", "lchmod"]
+MUTATIONS = [
+    "write_bytes",
+    "write_bytes parents",
+    "open w",
+    "open x",
+    "open a",
+    "touch",
+    "mkdir",
+    "mkdir -p",
+    "remove",
+    "rmdir",
+    "rmtree",
+    "rename",
+    "rename no-clobber",
+    "symlink",
+    "link",
+    "chmod",
+    "lchmod",
+]
 
 
 def mutations(root: safefs.Root, other: str) -> dict[str, Callable[[str], Any]]:
@@ -419,8 +492,13 @@ def change_paths(draw: st.DrawFn, entries: list[Entry]) -> str:
 @st.composite
 def change_scenarios(draw: st.DrawFn) -> tuple[list[Entry], list[tuple[str, str, str]]]:
     entries = draw(trees())
-    steps = draw(st.lists(st.tuples(st.sampled_from(MUTATIONS), change_paths(entries),
-                                    change_paths(entries)), min_size=1, max_size=4))
+    steps = draw(
+        st.lists(
+            st.tuples(st.sampled_from(MUTATIONS), change_paths(entries), change_paths(entries)),
+            min_size=1,
+            max_size=4,
+        )
+    )
     return entries, steps
 
 
@@ -436,12 +514,13 @@ def check_changes(mode: safefs.SymlinkMode, entries: list[Entry], steps: list[tu
             for op, raw, raw_other in steps:
                 results: dict[Backend, Outcome | None] = {}
                 for b, (base, root) in trees_by_backend.items():
-                    path, other = (r.replace("$ROOT", root.path).replace("$OUT", base + "/outside")
-                                   for r in (raw, raw_other))
+                    path, other = (
+                        r.replace("$ROOT", root.path).replace("$OUT", base + "/outside")
+                        for r in (raw, raw_other)
+                    )
                     ops = mutations(root, other)
                     assert list(ops) == MUTATIONS
-                    results[b] = (oracle_outcome if b == ORACLE else outcome)(
-                        ops[op], path, base, other)
+                    results[b] = (oracle_outcome if b == ORACLE else outcome)(ops[op], path, base, other)
                 want = results[ORACLE]
                 if want is None:
                     # The trees may now differ (the walk made the change): nothing more to compare.
@@ -453,21 +532,29 @@ def check_changes(mode: safefs.SymlinkMode, entries: list[Entry], steps: list[tu
                     assert got is not None
                     assert got == want, (
                         f"{op}({raw!r}, {raw_other!r}) symlinks={mode!r}: {b} gave {got}, "
-                        f"openat2 gave {want}\\ntree:\\n{describe(entries)}")
+                        f"openat2 gave {want}\\ntree:\\n{describe(entries)}"
+                    )
             final = snapshot(trees_by_backend[ORACLE][0])
             for b in CANDIDATES:
                 assert snapshot(trees_by_backend[b][0]) == final, (
                     f"{b} left a different tree than openat2 after {steps}, symlinks={mode!r}"
-                    f"\\ntree:\\n{describe(entries)}")
+                    f"\\ntree:\\n{describe(entries)}"
+                )
         finally:
             for _base, root in trees_by_backend.values():
                 root.close()
 
 
 @pytest.mark.parametrize("mode", MODES)
-@settings(max_examples=EXAMPLES_PER_MODE // 2, deadline=None, derandomize=True, database=None,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(
+    max_examples=EXAMPLES_PER_MODE // 2,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 @given(scenario=change_scenarios())
 def test_walk_changes_the_same_things_as_openat2(
-        mode: safefs.SymlinkMode, scenario: tuple[list[Entry], list[tuple[str, str, str]]]) -> None:
+    mode: safefs.SymlinkMode, scenario: tuple[list[Entry], list[tuple[str, str, str]]]
+) -> None:
     check_changes(mode, *scenario)

@@ -19,14 +19,36 @@ from tests.safefs.conftest import Workspace
 REPEATS = 40
 
 TREE = [
-    "d/", "d/f", "d/sub/", "d/sub/g", "f",
-    "loop => loop", "esc => ../outside/secret", "escdir => ../outside/dir", "abs => $ROOT/f",
-    "dang => nowhere", "dl => d", "fl => f",
+    "d/",
+    "d/f",
+    "d/sub/",
+    "d/sub/g",
+    "f",
+    "loop => loop",
+    "esc => ../outside/secret",
+    "escdir => ../outside/dir",
+    "abs => $ROOT/f",
+    "dang => nowhere",
+    "dl => d",
+    "fl => f",
 ]
 
 # Paths that fail in different ways in every mode (escape, missing, loop, not a directory...).
-BAD_PATHS = ["../outside/secret", "missing", "missing/x", "loop", "loop/x", "esc", "escdir/target",
-             "f/x", "d/f/", "dang", "abs", "/etc/passwd", "d/../../outside/secret"]
+BAD_PATHS = [
+    "../outside/secret",
+    "missing",
+    "missing/x",
+    "loop",
+    "loop/x",
+    "esc",
+    "escdir/target",
+    "f/x",
+    "d/f/",
+    "dang",
+    "abs",
+    "/etc/passwd",
+    "d/../../outside/secret",
+]
 
 
 def fd_count() -> int:
@@ -39,6 +61,7 @@ def ignoring_errors(fn: Callable[[], Any]) -> Callable[[], None]:
             fn()
         except (OSError, ValueError):
             pass
+
     return run
 
 
@@ -119,7 +142,11 @@ def operations(root: safefs.Root) -> tuple[list[Callable[[], Any]], list[Callabl
                 pass
 
     must_succeed: list[Callable[[], Any]] = [
-        write_and_read, mkdir_rmdir, rename_back_and_forth, walk_partly, scandir_following,
+        write_and_read,
+        mkdir_rmdir,
+        rename_back_and_forth,
+        walk_partly,
+        scandir_following,
         opendir_and_use,
         lambda: root.touch("d/t"),
         lambda: root.open("d/new", "w").close(),
@@ -145,8 +172,9 @@ def operations(root: safefs.Root) -> tuple[list[Callable[[], Any]], list[Callabl
     return must_succeed, ops
 
 
-def test_no_fd_leak_across_thousands_of_operations(open_root: Callable[..., safefs.Root],
-                                                   workspace: Workspace) -> None:
+def test_no_fd_leak_across_thousands_of_operations(
+    open_root: Callable[..., safefs.Root], workspace: Workspace
+) -> None:
     root = open_root(TREE)
     os.mkfifo(workspace.root_path / "fifo")
     good, may_fail = operations(root)

@@ -25,10 +25,12 @@ from tests.safefs.conftest import Flavour, Workspace, build_tree
 # -- every fd closed once, by its owner ------------------------------------------------------
 
 
-@pytest.mark.parametrize("options", [{"encoding": "no-such-codec"}, {"newline": "bogus"}],
-                         ids=["encoding", "newline"])
-def test_bad_text_options_close_the_fd_once(options: dict[str, str], flavour: Flavour,
-                                            open_root: Callable[..., safefs.Root]) -> None:
+@pytest.mark.parametrize(
+    "options", [{"encoding": "no-such-codec"}, {"newline": "bogus"}], ids=["encoding", "newline"]
+)
+def test_bad_text_options_close_the_fd_once(
+    options: dict[str, str], flavour: Flavour, open_root: Callable[..., safefs.Root]
+) -> None:
     root = open_root(["f"])
     before = set(os.listdir("/proc/self/fd"))
     with pytest.raises((LookupError, ValueError)) as info:
@@ -101,8 +103,9 @@ def test_bad_text_options_never_close_another_threads_fd(workspace: Workspace) -
 # -- links that safefs creates or moves --------------------------------------------------------
 
 
-def test_symlink_target_judged_physically(flavour: Flavour, workspace: Workspace,
-                                          open_root: Callable[..., safefs.Root]) -> None:
+def test_symlink_target_judged_physically(
+    flavour: Flavour, workspace: Workspace, open_root: Callable[..., safefs.Root]
+) -> None:
     root = open_root(["d/"])
     root.symlink(".", "u")
     with pytest.raises(safefs.PathEscapeError):
@@ -121,10 +124,9 @@ def test_symlink_target_judged_physically(flavour: Flavour, workspace: Workspace
 
 
 @pytest.mark.parametrize("how", ["rename", "link"])
-def test_moving_a_link_shallower_cannot_make_it_escape(how: str, flavour: Flavour,
-                                                        workspace: Workspace,
-                                                        open_root: Callable[..., safefs.Root]
-                                                        ) -> None:
+def test_moving_a_link_shallower_cannot_make_it_escape(
+    how: str, flavour: Flavour, workspace: Workspace, open_root: Callable[..., safefs.Root]
+) -> None:
     root = open_root(["f", "d/"])
     root.symlink("../f", "d/l")  # inside: d/../f is f
     with pytest.raises(safefs.PathEscapeError):
@@ -138,8 +140,9 @@ def test_moving_a_link_shallower_cannot_make_it_escape(how: str, flavour: Flavou
 # -- privilege bits --------------------------------------------------------------------------
 
 
-def test_atomic_write_drops_setuid_and_setgid(flavour: Flavour, workspace: Workspace,
-                                              open_root: Callable[..., safefs.Root]) -> None:
+def test_atomic_write_drops_setuid_and_setgid(
+    flavour: Flavour, workspace: Workspace, open_root: Callable[..., safefs.Root]
+) -> None:
     root = open_root(["planted"])
     p = workspace.root_path / "planted"
     os.chmod(p, 0o6755)
@@ -154,8 +157,9 @@ def test_atomic_write_drops_setuid_and_setgid(flavour: Flavour, workspace: Works
 DEPTH = 1100  # beyond the interpreter's recursion limit
 
 
-def test_deep_trees_work_without_recursion(flavour: Flavour, workspace: Workspace,
-                                           open_root: Callable[..., safefs.Root]) -> None:
+def test_deep_trees_work_without_recursion(
+    flavour: Flavour, workspace: Workspace, open_root: Callable[..., safefs.Root]
+) -> None:
     root = open_root()
     deep = "/".join(["d"] * DEPTH)
     root.mkdir(deep, parents=True)
@@ -192,11 +196,18 @@ BUDGET_OPS: dict[str, Callable[[safefs.Root, str], object]] = {
 
 
 @pytest.mark.parametrize("op", BUDGET_OPS, ids=str)
-@pytest.mark.parametrize(("before", "after", "loops"), [(30, 30, True), (15, 20, False)],
-                         ids=["30+30", "15+20"])
-def test_one_link_budget_per_operation(op: str, before: int, after: int, loops: bool,
-                                       flavour: Flavour, workspace: Workspace,
-                                       open_root: Callable[..., safefs.Root]) -> None:
+@pytest.mark.parametrize(
+    ("before", "after", "loops"), [(30, 30, True), (15, 20, False)], ids=["30+30", "15+20"]
+)
+def test_one_link_budget_per_operation(
+    op: str,
+    before: int,
+    after: int,
+    loops: bool,
+    flavour: Flavour,
+    workspace: Workspace,
+    open_root: Callable[..., safefs.Root],
+) -> None:
     path = _budget_tree(workspace.root_path, before, after)
     kernel_loops = False
     try:
@@ -236,8 +247,9 @@ def test_absolute_prefix_must_denote_the_held_directory(flavour: Flavour, tmp_pa
 
 
 @pytest.mark.parametrize("planted", ["..", "d/../../outside", ".", "a/b", ""])
-def test_walk_accepts_only_names_in_dirs(planted: str, flavour: Flavour, workspace: Workspace,
-                                         open_root: Callable[..., safefs.Root]) -> None:
+def test_walk_accepts_only_names_in_dirs(
+    planted: str, flavour: Flavour, workspace: Workspace, open_root: Callable[..., safefs.Root]
+) -> None:
     root = open_root(["d/e/f"])
     seen: list[str] = []
     with pytest.raises(ValueError, match="not a name"):
@@ -261,8 +273,9 @@ def test_walk_still_allows_pruning(flavour: Flavour, open_root: Callable[..., sa
 # -- without O_PATH (the macOS configuration) ------------------------------------------------
 
 
-def test_chmod_never_opens_the_node(flavour: Flavour, workspace: Workspace,
-                                    open_root: Callable[..., safefs.Root]) -> None:
+def test_chmod_never_opens_the_node(
+    flavour: Flavour, workspace: Workspace, open_root: Callable[..., safefs.Root]
+) -> None:
     # A socket cannot be opened at all (ENXIO): chmod must change it without opening it.
     root = open_root(["d/"])
     with socket.socket(socket.AF_UNIX) as sock:
@@ -276,7 +289,8 @@ def test_chmod_never_opens_the_node(flavour: Flavour, workspace: Workspace,
 
 
 def test_chmod_of_a_link_itself_is_refused_on_every_backend(
-        flavour: Flavour, workspace: Workspace, open_root: Callable[..., safefs.Root]) -> None:
+    flavour: Flavour, workspace: Workspace, open_root: Callable[..., safefs.Root]
+) -> None:
     root = open_root(["f", "l => f"])
     before = stat.S_IMODE(os.stat(workspace.root_path / "f").st_mode)
     with pytest.raises(OSError) as info:
@@ -285,8 +299,9 @@ def test_chmod_of_a_link_itself_is_refused_on_every_backend(
     assert stat.S_IMODE(os.stat(workspace.root_path / "f").st_mode) == before
 
 
-@pytest.mark.parametrize(("platform", "want"), [
-    ("darwin", 0x40100000), ("freebsd14", 0x00040000), ("linux", 0), ("sunos5", 0)])
+@pytest.mark.parametrize(
+    ("platform", "want"), [("darwin", 0x40100000), ("freebsd14", 0x00040000), ("linux", 0), ("sunos5", 0)]
+)
 def test_search_only_directory_flag_choice(platform: str, want: int) -> None:
     # Cannot be exercised here (Linux has no O_SEARCH and root ignores --x): the choice is.
     assert _sys.search_flag(platform) == want
@@ -306,8 +321,7 @@ def test_openat2_without_o_path_is_unavailable(tmp_path: Path) -> None:
 # -- resources -------------------------------------------------------------------------------
 
 
-def test_no_unclosed_scandir_iterator(flavour: Flavour,
-                                      open_root: Callable[..., safefs.Root]) -> None:
+def test_no_unclosed_scandir_iterator(flavour: Flavour, open_root: Callable[..., safefs.Root]) -> None:
     root = open_root(["a/b/c/", "a/z", "a/y/"])
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -323,9 +337,12 @@ def test_no_unclosed_scandir_iterator(flavour: Flavour,
 # -- touch -----------------------------------------------------------------------------------
 
 
-def test_touch_updates_the_time_without_opening(flavour: Flavour, workspace: Workspace,
-                                                open_root: Callable[..., safefs.Root],
-                                                monkeypatch: pytest.MonkeyPatch) -> None:
+def test_touch_updates_the_time_without_opening(
+    flavour: Flavour,
+    workspace: Workspace,
+    open_root: Callable[..., safefs.Root],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     root = open_root(["f", "l => f"])
     p = workspace.root_path / "f"
     os.utime(p, (1_000_000, 1_000_000))
@@ -351,8 +368,9 @@ def test_touch_updates_the_time_without_opening(flavour: Flavour, workspace: Wor
 # -- link() error order ----------------------------------------------------------------------
 
 
-def test_link_missing_source_to_dir_slash_is_enoent(flavour: Flavour, workspace: Workspace,
-                                                    open_root: Callable[..., safefs.Root]) -> None:
+def test_link_missing_source_to_dir_slash_is_enoent(
+    flavour: Flavour, workspace: Workspace, open_root: Callable[..., safefs.Root]
+) -> None:
     root = open_root(["d/"])
     with pytest.raises(FileNotFoundError):
         root.link("missing", "d/")
@@ -363,9 +381,12 @@ def test_link_missing_source_to_dir_slash_is_enoent(flavour: Flavour, workspace:
 # -- parents made by descending --------------------------------------------------------------
 
 
-def test_parents_created_with_one_mkdirat_per_level(flavour: Flavour, workspace: Workspace,
-                                                    open_root: Callable[..., safefs.Root],
-                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+def test_parents_created_with_one_mkdirat_per_level(
+    flavour: Flavour,
+    workspace: Workspace,
+    open_root: Callable[..., safefs.Root],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """A counting shim around the system calls: 8 missing levels take 8 mkdirat, and lookups
     from the root stay constant (one per level would mean a re-resolution per level)."""
     root = open_root()
@@ -397,19 +418,32 @@ O_CREAT, O_RDONLY, O_WRONLY = os.O_CREAT, os.O_RDONLY, os.O_WRONLY
 ALWAYS = _sys.O_CLOEXEC | _sys.O_NOCTTY
 
 
-@pytest.mark.parametrize(("flags", "mode", "follow", "want_flags", "want_mode"), [
-    (O_RDONLY, 0o666, False, O_RDONLY | ALWAYS | _sys.O_NOFOLLOW, 0),
-    (O_RDONLY, 0o666, True, O_RDONLY | ALWAYS, 0),
-    (O_WRONLY | O_CREAT, 0o640, False, O_WRONLY | O_CREAT | ALWAYS | _sys.O_NOFOLLOW, 0o640),
-    # O_PATH takes only the flags it accepts (openat2 says EINVAL to any other) and no NOCTTY.
-    (_sys.O_PATH | _sys.O_NONBLOCK | O_CREAT, 0o666, True, _sys.O_PATH | _sys.O_CLOEXEC, 0),
-    (_sys.O_PATH | _sys.O_DIRECTORY, 0, False,
-     _sys.O_PATH | _sys.O_DIRECTORY | _sys.O_CLOEXEC | _sys.O_NOFOLLOW, 0),
-    (O_WRONLY | _sys.O_TMPFILE, 0o600, False, O_WRONLY | _sys.O_TMPFILE | ALWAYS | _sys.O_NOFOLLOW,
-     0o600 if _sys.O_TMPFILE else 0),
-], ids=["read", "read-follow", "create", "o-path-masked", "o-path-dir", "tmpfile"])
-def test_open_flag_policy(flags: int, mode: int, follow: bool, want_flags: int,
-                          want_mode: int) -> None:
+@pytest.mark.parametrize(
+    ("flags", "mode", "follow", "want_flags", "want_mode"),
+    [
+        (O_RDONLY, 0o666, False, O_RDONLY | ALWAYS | _sys.O_NOFOLLOW, 0),
+        (O_RDONLY, 0o666, True, O_RDONLY | ALWAYS, 0),
+        (O_WRONLY | O_CREAT, 0o640, False, O_WRONLY | O_CREAT | ALWAYS | _sys.O_NOFOLLOW, 0o640),
+        # O_PATH takes only the flags it accepts (openat2 says EINVAL to any other) and no NOCTTY.
+        (_sys.O_PATH | _sys.O_NONBLOCK | O_CREAT, 0o666, True, _sys.O_PATH | _sys.O_CLOEXEC, 0),
+        (
+            _sys.O_PATH | _sys.O_DIRECTORY,
+            0,
+            False,
+            _sys.O_PATH | _sys.O_DIRECTORY | _sys.O_CLOEXEC | _sys.O_NOFOLLOW,
+            0,
+        ),
+        (
+            O_WRONLY | _sys.O_TMPFILE,
+            0o600,
+            False,
+            O_WRONLY | _sys.O_TMPFILE | ALWAYS | _sys.O_NOFOLLOW,
+            0o600 if _sys.O_TMPFILE else 0,
+        ),
+    ],
+    ids=["read", "read-follow", "create", "o-path-masked", "o-path-dir", "tmpfile"],
+)
+def test_open_flag_policy(flags: int, mode: int, follow: bool, want_flags: int, want_mode: int) -> None:
     if flags & _sys.O_PATH and not _sys.HAVE_O_PATH:
         pytest.skip("no O_PATH on this platform")
     assert _sys.open_how(flags, mode, follow=follow) == (want_flags, want_mode)
@@ -421,12 +455,14 @@ def test_open_flag_policy(flags: int, mode: int, follow: bool, want_flags: int,
 
 @pytest.mark.skipif(not _sys.HAVE_NATIVE, reason="native extension not built")
 @pytest.mark.parametrize("operation", ["read_bytes", "stat", "write_bytes"])
-def test_openat2_eagain_is_retried_then_reported(tmp_path: Path, operation: str,
-                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+def test_openat2_eagain_is_retried_then_reported(
+    tmp_path: Path, operation: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """As if a rename somewhere raced with every ".." step: the kernel's EAGAIN is asked again
     up to MAX_EAGAIN_RETRIES times, on the read path, an ordinary open and a lookup alike; one
     more is a clean EAGAIN error naming the caller's path."""
     from safefs._resolve.openat2 import MAX_EAGAIN_RETRIES
+
     (tmp_path / "d").mkdir()
     (tmp_path / "d" / "f").write_bytes(b"x")
     real = _sys.openat2
@@ -441,8 +477,10 @@ def test_openat2_eagain_is_retried_then_reported(tmp_path: Path, operation: str,
 
     monkeypatch.setattr(_sys, "openat2", raced)
     runs: dict[str, Callable[[safefs.Root], object]] = {
-        "read_bytes": lambda r: r.read_bytes("d/../d/f"), "stat": lambda r: r.stat("d/../d/f"),
-        "write_bytes": lambda r: r.write_bytes("d/../d/f", b"y")}
+        "read_bytes": lambda r: r.read_bytes("d/../d/f"),
+        "stat": lambda r: r.stat("d/../d/f"),
+        "write_bytes": lambda r: r.write_bytes("d/../d/f", b"y"),
+    }
     run = runs[operation]
     with safefs.Root(tmp_path, resolver="openat2") as root:
         refusals = MAX_EAGAIN_RETRIES

@@ -77,8 +77,7 @@ class Tally:
         return self.counts[op, result]
 
     def failures(self) -> dict[tuple[str, str], int]:
-        return {k: n for k, n in self.counts.items()
-                if k[1] == "ESCAPE" or k[1].startswith("unexpected")}
+        return {k: n for k, n in self.counts.items() if k[1] == "ESCAPE" or k[1].startswith("unexpected")}
 
     def report(self, swaps: int) -> None:
         lines = [f"[race] {self.name}: {swaps} attacker swaps"]
@@ -93,12 +92,12 @@ class Tally:
     def assert_safe(self, ops: list[str]) -> None:
         assert not self.failures(), f"accesses outside or unclean errors: {self.failures()}"
         for op in ops:
-            assert self.successes(op) > 0, (
-                f"{op}: no success at all in {RACE_SECONDS * MAX_EXTENSION}s")
+            assert self.successes(op) > 0, f"{op}: no success at all in {RACE_SECONDS * MAX_EXTENSION}s"
 
 
-def cycle_for(seconds: float, tally: Tally, ops: dict[str, Callable[[], str]],
-              *, need_successes: bool = True) -> None:
+def cycle_for(
+    seconds: float, tally: Tally, ops: dict[str, Callable[[], str]], *, need_successes: bool = True
+) -> None:
     """Run the operations round-robin until the time is up (the attacker runs meanwhile). On a
     loaded machine the scheduler can leave the attacker's state mostly one way for a while; then
     keep going, up to MAX_EXTENSION times as long, until every operation has succeeded at least
@@ -110,8 +109,10 @@ def cycle_for(seconds: float, tally: Tally, ops: dict[str, Callable[[], str]],
             tally.run(op, attempt)
         now = time.monotonic()
         if now >= deadline and (
-                not need_successes or now >= start + seconds * MAX_EXTENSION
-                or all(tally.successes(op) for op in ops)):
+            not need_successes
+            or now >= start + seconds * MAX_EXTENSION
+            or all(tally.successes(op) for op in ops)
+        ):
             return
 
 
@@ -149,8 +150,18 @@ def make_dir_swap_tree(ws: Workspace) -> tuple[Path, Path]:
 
 
 # Registry operations run under the directory swap (names from tests/safefs/registry.py).
-DIR_OPS = ["read_bytes", "stat", "listdir", "walk", "resolve", "write_bytes", "makedirs_exist_ok",
-           "rename_from", "remove", "rmtree"]
+DIR_OPS = [
+    "read_bytes",
+    "stat",
+    "listdir",
+    "walk",
+    "resolve",
+    "write_bytes",
+    "makedirs_exist_ok",
+    "rename_from",
+    "remove",
+    "rmtree",
+]
 
 
 def run_dir_swap(flavour: Flavour, ws: Workspace) -> None:
@@ -242,8 +253,7 @@ def run_dir_swap(flavour: Flavour, ws: Workspace) -> None:
                 make()
 
         def remove() -> str:
-            recreate("rm", lambda: os.close(os.open("rm", os.O_CREAT | os.O_WRONLY,
-                                                    dir_fd=homes[0])))
+            recreate("rm", lambda: os.close(os.open("rm", os.O_CREAT | os.O_WRONLY, dir_fd=homes[0])))
             BY_NAME["remove"].call(root, "d/rm")
             return "ok" if not landed("rm", lambda s: True) else "ESCAPE"
 
@@ -257,8 +267,13 @@ def run_dir_swap(flavour: Flavour, ws: Workspace) -> None:
             BY_NAME["rmtree"].call(root, "d/victim")
             return "ok" if not landed("victim", lambda s: True) else "ESCAPE"
 
-        attempts = dict(zip(DIR_OPS, [read, stat_f, listdir, walk, resolve, write, mkdir_p,
-                                      rename, remove, rmtree], strict=True))
+        attempts = dict(
+            zip(
+                DIR_OPS,
+                [read, stat_f, listdir, walk, resolve, write, mkdir_p, rename, remove, rmtree],
+                strict=True,
+            )
+        )
         with attacked(d, evil) as swapper:
             cycle_for(RACE_SECONDS, tally, attempts)
     for fd in homes:
@@ -280,8 +295,7 @@ def test_dir_swap_in_root(flavour: Flavour, workspace: Workspace) -> None:
     run_dir_swap(available(flavour), workspace)
 
 
-@pytest.mark.parametrize("flavour", [Flavour("openat2", "none"), Flavour("walk-no-o-path", "none")],
-                         ids=str)
+@pytest.mark.parametrize("flavour", [Flavour("openat2", "none"), Flavour("walk-no-o-path", "none")], ids=str)
 def test_dir_swap_no_symlinks(flavour: Flavour, workspace: Workspace) -> None:
     run_dir_swap(available(flavour), workspace)
 
@@ -310,8 +324,11 @@ def test_final_component_swap(flavour: Flavour, workspace: Workspace) -> None:
         clamped = ws.root_path / "outside" / "ff"
         allowed[clamped.read_bytes()] = "ok:clamped"
         inside_ids[stat.S_IFREG, clamped.stat().st_size] = "ok:clamped"
-    sizes = [len(INSIDE_FF), (ws.outside / "ff").stat().st_size,
-             (ws.root_path / "outside" / "ff").stat().st_size]
+    sizes = [
+        len(INSIDE_FF),
+        (ws.outside / "ff").stat().st_size,
+        (ws.root_path / "outside" / "ff").stat().st_size,
+    ]
     assert len(set(sizes)) == 3, sizes
     before = ws.snapshot_outside()
     tally = Tally(f"final component swap, {flavour}")
@@ -364,8 +381,9 @@ def moving_deep_directory(ws: Workspace) -> Iterator[Swapper]:
         yield swapper
     # Two directories: the Swapper cannot tell which way round they are; the marker can.
     if not (moving / "INSIDE_MARK").exists():
-        _sys.renameat2(_sys.AT_FDCWD, bytes(moving), _sys.AT_FDCWD, bytes(ws.outside / "m"),
-                       _sys.RENAME_EXCHANGE)
+        _sys.renameat2(
+            _sys.AT_FDCWD, bytes(moving), _sys.AT_FDCWD, bytes(ws.outside / "m"), _sys.RENAME_EXCHANGE
+        )
     assert ws.snapshot_outside() == before, "something outside the root changed"
 
 
@@ -423,14 +441,19 @@ def naive_dotdot_read(root_fd: int, rel: str) -> bytes:
         os.close(fd)
 
 
-def show_leak(name: str, attack: Callable[[], AbstractContextManager[Swapper]], read: Callable[[], bytes],
-              inside: bytes) -> None:
+def show_leak(
+    name: str, attack: Callable[[], AbstractContextManager[Swapper]], read: Callable[[], bytes], inside: bytes
+) -> None:
     escapes = 0
     for window in range(3):  # a slow machine may need more than one window to show it
         tally = Tally(f"CONTROL {name}, window {window + 1}")
         with attack() as swapper:
-            cycle_for(RACE_SECONDS, tally, {"read": lambda: "ok" if read() == inside else "ESCAPE"},
-                      need_successes=False)
+            cycle_for(
+                RACE_SECONDS,
+                tally,
+                {"read": lambda: "ok" if read() == inside else "ESCAPE"},
+                need_successes=False,
+            )
         tally.report(swapper.swaps)
         escapes += tally.of("read", "ESCAPE")
         if escapes:
@@ -441,15 +464,22 @@ def show_leak(name: str, attack: Callable[[], AbstractContextManager[Swapper]], 
 def test_control_realpath_guard_leaks(workspace: Workspace) -> None:
     d, evil = make_dir_swap_tree(workspace)
     root_real = os.path.realpath(workspace.root_path)
-    show_leak("realpath-check-then-open guard", lambda: attacked(d, evil),
-              lambda: naive_read(root_real, "d/f"), INSIDE_F)
+    show_leak(
+        "realpath-check-then-open guard",
+        lambda: attacked(d, evil),
+        lambda: naive_read(root_real, "d/f"),
+        INSIDE_F,
+    )
 
 
 def test_control_dotdot_by_name_leaks(workspace: Workspace) -> None:
     root_fd = os.open(workspace.root_path, os.O_RDONLY | os.O_DIRECTORY)
     try:
-        show_leak("'..' by name in an fd walk",
-                  lambda: moving_deep_directory(workspace),
-                  lambda: naive_dotdot_read(root_fd, DEEP_PATH), INSIDE_DEEP)
+        show_leak(
+            "'..' by name in an fd walk",
+            lambda: moving_deep_directory(workspace),
+            lambda: naive_dotdot_read(root_fd, DEEP_PATH),
+            INSIDE_DEEP,
+        )
     finally:
         os.close(root_fd)

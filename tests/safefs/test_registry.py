@@ -21,7 +21,9 @@ def test_names_are_unique_and_aliases_exist() -> None:
 
 
 def test_every_public_root_method_is_documented() -> None:
-    undocumented = [name for name in sorted(public_methods() | {"resolver", "symlinks", "path",
-                                                                "closed", "anchors"})
-                    if not (getattr(safefs.Root, name).__doc__ or "").strip()]
+    undocumented = [
+        name
+        for name in sorted(public_methods() | {"resolver", "symlinks", "path", "closed", "anchors"})
+        if not (getattr(safefs.Root, name).__doc__ or "").strip()
+    ]
     assert not undocumented, undocumented

@@ -31,7 +31,8 @@ def test_walk_can_be_forced(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("blocked", [errno.ENOSYS, errno.EPERM])
 def test_auto_falls_back_to_the_walk_when_openat2_is_blocked(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, blocked: int) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, blocked: int
+) -> None:
     # As if the probe had met an old kernel (ENOSYS) or a seccomp filter (EPERM).
     monkeypatch.setattr(resolvers, "_openat2_status", blocked)
     with safefs.Root(tmp_path) as root:

@@ -66,6 +66,7 @@ ENOTDIR = Fails(NotADirectoryError)
 EEXIST = Fails(FileExistsError)
 EISDIR = Fails(IsADirectoryError)
 
+
 def each(beneath: Outcome, none: Outcome, in_root: Outcome) -> dict[str, Outcome]:
     return {"beneath": beneath, "none": none, "in_root": in_root}
 
@@ -135,118 +136,252 @@ CASES = [
     # -- ATTACKS.md "Paths and symlinks" ------------------------------------------------------
     Case("1-file", ["target"], "target", every(Lands("target"))),
     Case("2-deep-file", ["a/b/c/target"], "a/b/c/target", every(Lands("a/b/c/target"))),
-    Case("3-link-to-file", ["target", "link => target"], "link",
-         each(Lands("target"), LOOP, Lands("target")), final=every(Lands("link"))),
-    Case("4-link-to-parent", ["link => ../"], "link",
-         each(ESCAPE, LOOP, Lands(".")), final=every(Lands("link")),
-         per_op=PLANTS_ESCAPE),
-    Case("5-link-to-dir", ["dir/target", "link => dir/"], "link/target",
-         each(Lands("dir/target"), LOOP, Lands("dir/target"))),
-    Case("6-link-reenters-slash", ["target", "link => ../ROOT/target"], "link/",
-         each(ESCAPE, LOOP, ENOENT),
-         per_op={**LINK_WITH_SLASH, "resolve": each(ESCAPE, LOOP, Lands("ROOT/target"))}),
-    Case("7-nested-link-up-two", ["dir/link => ../../"], "dir/link",
-         each(ESCAPE, LOOP, Lands(".")), final=every(Lands("dir/link")),
-         per_op=PLANTS_ESCAPE),
-    Case("8-link-chain-inside",
-         ["link => a/b/c/target", "a/b => e", "a/e => ../f", "f => g/h/i", "g/h/i => ..",
-          "g/c/target"], "link",
-         each(Lands("g/c/target"), LOOP, Lands("g/c/target")), final=every(Lands("link"))),
+    Case(
+        "3-link-to-file",
+        ["target", "link => target"],
+        "link",
+        each(Lands("target"), LOOP, Lands("target")),
+        final=every(Lands("link")),
+    ),
+    Case(
+        "4-link-to-parent",
+        ["link => ../"],
+        "link",
+        each(ESCAPE, LOOP, Lands(".")),
+        final=every(Lands("link")),
+        per_op=PLANTS_ESCAPE,
+    ),
+    Case(
+        "5-link-to-dir",
+        ["dir/target", "link => dir/"],
+        "link/target",
+        each(Lands("dir/target"), LOOP, Lands("dir/target")),
+    ),
+    Case(
+        "6-link-reenters-slash",
+        ["target", "link => ../ROOT/target"],
+        "link/",
+        each(ESCAPE, LOOP, ENOENT),
+        per_op={**LINK_WITH_SLASH, "resolve": each(ESCAPE, LOOP, Lands("ROOT/target"))},
+    ),
+    Case(
+        "7-nested-link-up-two",
+        ["dir/link => ../../"],
+        "dir/link",
+        each(ESCAPE, LOOP, Lands(".")),
+        final=every(Lands("dir/link")),
+        per_op=PLANTS_ESCAPE,
+    ),
+    Case(
+        "8-link-chain-inside",
+        ["link => a/b/c/target", "a/b => e", "a/e => ../f", "f => g/h/i", "g/h/i => ..", "g/c/target"],
+        "link",
+        each(Lands("g/c/target"), LOOP, Lands("g/c/target")),
+        final=every(Lands("link")),
+    ),
     Case("9-dots", ["a/b/target"], "./a/./b/./target", every(Lands("a/b/target"))),
-    Case("10-dotdots-inside", ["a/b/target"], "a/../a/b/../../a/b/../b/target",
-         every(Lands("a/b/target"))),
+    Case("10-dotdots-inside", ["a/b/target"], "a/../a/b/../../a/b/../b/target", every(Lands("a/b/target"))),
     Case("11-parent", [], "../", each(ESCAPE, ESCAPE, Lands("."))),
     Case("11-parent-no-slash", [], "..", each(ESCAPE, ESCAPE, Lands("."))),
     Case("12-up-twice", ["a/"], "a/../../", each(ESCAPE, ESCAPE, Lands("."))),
     Case("13-up-inside", ["a/", "target"], "a/../target", every(Lands("target"))),
-    Case("14-physical-dotdot", ["a => b/c", "b/c/", "b/target", "target"], "a/../target",
-         each(Lands("b/target"), LOOP, Lands("b/target"))),
-    Case("15-link-after-dotdot", ["a => b/c", "b/c/target"], "b/../a/target",
-         each(Lands("b/c/target"), LOOP, Lands("b/c/target"))),
-    Case("16-link-to-dot", ["a => b/.", "b/target"], "a/target",
-         each(Lands("b/target"), LOOP, Lands("b/target"))),
+    Case(
+        "14-physical-dotdot",
+        ["a => b/c", "b/c/", "b/target", "target"],
+        "a/../target",
+        each(Lands("b/target"), LOOP, Lands("b/target")),
+    ),
+    Case(
+        "15-link-after-dotdot",
+        ["a => b/c", "b/c/target"],
+        "b/../a/target",
+        each(Lands("b/c/target"), LOOP, Lands("b/c/target")),
+    ),
+    Case(
+        "16-link-to-dot",
+        ["a => b/.", "b/target"],
+        "a/target",
+        each(Lands("b/target"), LOOP, Lands("b/target")),
+    ),
     # resolve() appends a missing tail, as a write with parents=True would create it.
-    Case("17-missing-parent", [], "a/file", every(ENOENT),
-         per_op={"resolve": Lands("a/file")}),
+    Case("17-missing-parent", [], "a/file", every(ENOENT), per_op={"resolve": Lands("a/file")}),
     Case("18-empty", [], "", every(ENOENT)),
     Case("19-self-loop", ["a => a"], "a", every(LOOP), final=every(Lands("a"))),
-    Case("20-reenter-by-name", ["target", "ROOT/target"], "../ROOT/target",
-         each(ESCAPE, ESCAPE, Lands("ROOT/target"))),
-    Case("21-reenter-after-dir", ["a/", "target", "ROOT/target"], "a/../../ROOT/target",
-         each(ESCAPE, ESCAPE, Lands("ROOT/target"))),
-    Case("22-absolute-link-inside", ["target", "$HOSTROOT/target", "link => $ROOT/target"], "link",
-         each(ESCAPE, LOOP, Lands("$HOSTROOT/target")), final=every(Lands("link")),
-         per_op=PLANTS_ESCAPE),
-    Case("23-link-reenters", ["target", "ROOT/target", "link => ../ROOT/target"], "link",
-         each(ESCAPE, LOOP, Lands("ROOT/target")), final=every(Lands("link")),
-         per_op=PLANTS_ESCAPE),
-    Case("24-chain-escapes",
-         ["link => a/b/c/target", "a/b => e", "a/e => ../../ROOT", "c/target", "ROOT/c/target"],
-         "link", each(ESCAPE, LOOP, Lands("ROOT/c/target")), final=every(Lands("link")),
-         per_op=PLANTS_ESCAPE),
+    Case(
+        "20-reenter-by-name",
+        ["target", "ROOT/target"],
+        "../ROOT/target",
+        each(ESCAPE, ESCAPE, Lands("ROOT/target")),
+    ),
+    Case(
+        "21-reenter-after-dir",
+        ["a/", "target", "ROOT/target"],
+        "a/../../ROOT/target",
+        each(ESCAPE, ESCAPE, Lands("ROOT/target")),
+    ),
+    Case(
+        "22-absolute-link-inside",
+        ["target", "$HOSTROOT/target", "link => $ROOT/target"],
+        "link",
+        each(ESCAPE, LOOP, Lands("$HOSTROOT/target")),
+        final=every(Lands("link")),
+        per_op=PLANTS_ESCAPE,
+    ),
+    Case(
+        "23-link-reenters",
+        ["target", "ROOT/target", "link => ../ROOT/target"],
+        "link",
+        each(ESCAPE, LOOP, Lands("ROOT/target")),
+        final=every(Lands("link")),
+        per_op=PLANTS_ESCAPE,
+    ),
+    Case(
+        "24-chain-escapes",
+        ["link => a/b/c/target", "a/b => e", "a/e => ../../ROOT", "c/target", "ROOT/c/target"],
+        "link",
+        each(ESCAPE, LOOP, Lands("ROOT/c/target")),
+        final=every(Lands("link")),
+        per_op=PLANTS_ESCAPE,
+    ),
     Case("25-file-slash", ["file"], "file/", every(ENOTDIR), per_op=FILE_WITH_SLASH),
     Case("25-file-dot", ["file"], "file/.", every(ENOTDIR)),
     Case("25-file-dotdot", ["file"], "file/..", every(ENOTDIR)),
-    Case("26-link-up-then-new", ["d/d => .."], "d/d/new",
-         each(Lands("new"), LOOP, Lands("new"))),
-    Case("27-abs-link-dir-slash", ["link => $OUTSIDE/dir", f"{HOP}/dir/target"], "link/",
-         each(ESCAPE, LOOP, Lands(f"{HOP}/dir")), per_op=LINK_WITH_SLASH),
-    Case("27-abs-link-dir-file", ["link => $OUTSIDE/dir", f"{HOP}/dir/target"], "link/target",
-         each(ESCAPE, LOOP, Lands(f"{HOP}/dir/target"))),
-    Case("28-dangling-out", ["outside/", "link => ../outside/new"], "link",
-         each(ESCAPE, LOOP, Lands("outside/new")), final=every(Lands("link")),
-         per_op=PLANTS_ESCAPE),
+    Case("26-link-up-then-new", ["d/d => .."], "d/d/new", each(Lands("new"), LOOP, Lands("new"))),
+    Case(
+        "27-abs-link-dir-slash",
+        ["link => $OUTSIDE/dir", f"{HOP}/dir/target"],
+        "link/",
+        each(ESCAPE, LOOP, Lands(f"{HOP}/dir")),
+        per_op=LINK_WITH_SLASH,
+    ),
+    Case(
+        "27-abs-link-dir-file",
+        ["link => $OUTSIDE/dir", f"{HOP}/dir/target"],
+        "link/target",
+        each(ESCAPE, LOOP, Lands(f"{HOP}/dir/target")),
+    ),
+    Case(
+        "28-dangling-out",
+        ["outside/", "link => ../outside/new"],
+        "link",
+        each(ESCAPE, LOOP, Lands("outside/new")),
+        final=every(Lands("link")),
+        per_op=PLANTS_ESCAPE,
+    ),
     # -- ATTACKS.md "From the EscapeRoute advisories" -----------------------------------------
     Case("sibling-prefix-abs", ["target"], "$ROOT-other/secret", every(ESCAPE)),
-    Case("sibling-prefix-rel", ["ROOT-other/secret"], "../ROOT-other/secret",
-         each(ESCAPE, ESCAPE, Lands("ROOT-other/secret"))),
+    Case(
+        "sibling-prefix-rel",
+        ["ROOT-other/secret"],
+        "../ROOT-other/secret",
+        each(ESCAPE, ESCAPE, Lands("ROOT-other/secret")),
+    ),
     Case("abs-root", ["a"], "$ROOT", every(Lands("."))),
     Case("abs-root-slash", ["a"], "$ROOT/", every(Lands("."))),
     Case("abs-double-slash", ["a"], "$ROOT//a", every(Lands("a"))),
     Case("abs-dot", ["a"], "$ROOT/./a", every(Lands("a"))),
     Case("abs-dotdot-inside", ["a/", "b"], "$ROOT/a/../b", every(Lands("b"))),
     Case("dotdot-sibling", ["a/", "b"], "a/../b", every(Lands("b"))),
-    Case("last-link-out-abs", ["link => $OUTSIDE/target", f"{HOP}/target"], "link",
-         each(ESCAPE, LOOP, Lands(f"{HOP}/target")), final=every(Lands("link")),
-         per_op=PLANTS_ESCAPE),
-    Case("last-link-out-rel", ["link => ../outside/target", "outside/target"], "link",
-         each(ESCAPE, LOOP, Lands("outside/target")), final=every(Lands("link")),
-         per_op=PLANTS_ESCAPE),
-    Case("dir-link-out-rel", ["evil => ../outside/dir", "outside/dir/target"], "evil/target",
-         each(ESCAPE, LOOP, Lands("outside/dir/target"))),
-    Case("dir-link-out-new", ["evil => ../outside/dir", "outside/dir/"], "evil/new",
-         each(ESCAPE, LOOP, Lands("outside/dir/new"))),
-    Case("dir-link-out-abs", ["evil => $OUTSIDE/dir", f"{HOP}/dir/"], "evil/new",
-         each(ESCAPE, LOOP, Lands(f"{HOP}/dir/new"))),
-    Case("dangling-out-abs", ["dang => $OUTSIDE/new", f"{HOP}/"], "dang",
-         each(ESCAPE, LOOP, Lands(f"{HOP}/new")), final=every(Lands("dang")),
-         per_op=PLANTS_ESCAPE),
-    Case("chain-in-in-out",
-         ["l1 => l2", "l2 => d/l3", "d/l3 => ../../outside/target", "outside/target"], "l1",
-         each(ESCAPE, LOOP, Lands("outside/target")), final=every(Lands("l1")),
-         per_op=PLANTS_ESCAPE),
+    Case(
+        "last-link-out-abs",
+        ["link => $OUTSIDE/target", f"{HOP}/target"],
+        "link",
+        each(ESCAPE, LOOP, Lands(f"{HOP}/target")),
+        final=every(Lands("link")),
+        per_op=PLANTS_ESCAPE,
+    ),
+    Case(
+        "last-link-out-rel",
+        ["link => ../outside/target", "outside/target"],
+        "link",
+        each(ESCAPE, LOOP, Lands("outside/target")),
+        final=every(Lands("link")),
+        per_op=PLANTS_ESCAPE,
+    ),
+    Case(
+        "dir-link-out-rel",
+        ["evil => ../outside/dir", "outside/dir/target"],
+        "evil/target",
+        each(ESCAPE, LOOP, Lands("outside/dir/target")),
+    ),
+    Case(
+        "dir-link-out-new",
+        ["evil => ../outside/dir", "outside/dir/"],
+        "evil/new",
+        each(ESCAPE, LOOP, Lands("outside/dir/new")),
+    ),
+    Case(
+        "dir-link-out-abs",
+        ["evil => $OUTSIDE/dir", f"{HOP}/dir/"],
+        "evil/new",
+        each(ESCAPE, LOOP, Lands(f"{HOP}/dir/new")),
+    ),
+    Case(
+        "dangling-out-abs",
+        ["dang => $OUTSIDE/new", f"{HOP}/"],
+        "dang",
+        each(ESCAPE, LOOP, Lands(f"{HOP}/new")),
+        final=every(Lands("dang")),
+        per_op=PLANTS_ESCAPE,
+    ),
+    Case(
+        "chain-in-in-out",
+        ["l1 => l2", "l2 => d/l3", "d/l3 => ../../outside/target", "outside/target"],
+        "l1",
+        each(ESCAPE, LOOP, Lands("outside/target")),
+        final=every(Lands("l1")),
+        per_op=PLANTS_ESCAPE,
+    ),
     Case("loop-pair", ["a => b", "b => a"], "a", every(LOOP), final=every(Lands("a"))),
     Case("loop-pair-inner", ["a => b", "b => a"], "a/x", every(LOOP)),
     Case("tilde-dir", ["~/x"], "~/x", every(Lands("~/x"))),
     Case("tilde", ["~/x"], "~", every(Lands("~"))),
-    Case("file-uri", ["target"], "file://$ROOT/target", every(ENOENT),
-         per_op={"resolve": Lands("file:/$HOSTROOT/target")}),
-    Case("abs-through-link", ["evil => ../outside/dir", "outside/dir/target"], "$ROOT/evil/target",
-         each(ESCAPE, LOOP, Lands("outside/dir/target"))),
+    Case(
+        "file-uri",
+        ["target"],
+        "file://$ROOT/target",
+        every(ENOENT),
+        per_op={"resolve": Lands("file:/$HOSTROOT/target")},
+    ),
+    Case(
+        "abs-through-link",
+        ["evil => ../outside/dir", "outside/dir/target"],
+        "$ROOT/evil/target",
+        each(ESCAPE, LOOP, Lands("outside/dir/target")),
+    ),
     # An absolute path is matched against the root's spelling component by component; what
     # follows is judged like a relative path (".." physically), so in_root keeps it inside.
-    Case("abs-dotdot-out", ["outside/target"], "$ROOT/../outside/target",
-         each(ESCAPE, ESCAPE, Lands("outside/target"))),
+    Case(
+        "abs-dotdot-out",
+        ["outside/target"],
+        "$ROOT/../outside/target",
+        each(ESCAPE, ESCAPE, Lands("outside/target")),
+    ),
     # -- the kernel's limit of 40 symlinks per resolution --------------------------------------
-    Case("chain-of-40", [*CHAIN_40, "target"], "l0",
-         each(Lands("target"), LOOP, Lands("target")), final=every(Lands("l0"))),
+    Case(
+        "chain-of-40",
+        [*CHAIN_40, "target"],
+        "l0",
+        each(Lands("target"), LOOP, Lands("target")),
+        final=every(Lands("l0")),
+    ),
     Case("chain-of-41", [*CHAIN_41, "target"], "l0", every(LOOP), final=every(Lands("l0"))),
     # -- legitimate paths through links --------------------------------------------------------
-    Case("link-up-inside", ["target", "dir/link => ../target"], "dir/link",
-         each(Lands("target"), LOOP, Lands("target")), final=every(Lands("dir/link")),
-         per_op=PLANTS_ESCAPE),
-    Case("dangling-inside", ["link => missing"], "link",
-         each(Lands("missing"), LOOP, Lands("missing")), final=every(Lands("link"))),
+    Case(
+        "link-up-inside",
+        ["target", "dir/link => ../target"],
+        "dir/link",
+        each(Lands("target"), LOOP, Lands("target")),
+        final=every(Lands("dir/link")),
+        per_op=PLANTS_ESCAPE,
+    ),
+    Case(
+        "dangling-inside",
+        ["link => missing"],
+        "link",
+        each(Lands("missing"), LOOP, Lands("missing")),
+        final=every(Lands("link")),
+    ),
     Case("dir", ["d/x", "d/e/"], "d", every(Lands("d"))),
     Case("empty-dir", ["d/"], "d", every(Lands("d"))),
     Case("new-name", [], "new", every(Lands("new"))),
@@ -303,7 +438,8 @@ def changed_only(t: Trial, before: dict[str, Any], *rels: str) -> None:
     after = t.after = snapshot(t.host)
     keep = set(rels)
     assert {k: v for k, v in after.items() if k not in keep} == {
-        k: v for k, v in before.items() if k not in keep}
+        k: v for k, v in before.items() if k not in keep
+    }
 
 
 # -- what each operation must do to the entry it lands on -----------------------------------------
@@ -338,8 +474,7 @@ def check_stat(t: Trial, rel: str, kind: str, before: dict[str, Any]) -> None:
         expect_error(FileNotFoundError, None, t.do)
     else:
         want = os.lstat(t.at(rel))
-        assert t.do() == (stat.S_IFMT(want.st_mode),
-                          want.st_size if stat.S_ISREG(want.st_mode) else None)
+        assert t.do() == (stat.S_IFMT(want.st_mode), want.st_size if stat.S_ISREG(want.st_mode) else None)
 
 
 def check_exists(t: Trial, rel: str, kind: str, before: dict[str, Any]) -> None:
@@ -393,8 +528,10 @@ def check_mkdir(t: Trial, rel: str, kind: str, before: dict[str, Any]) -> None:
 
 def _plain_entries(p: Path) -> list[tuple[str, bool, bool, bool]]:
     with os.scandir(p) as it:
-        return sorted((e.name, e.is_dir(follow_symlinks=False), e.is_file(follow_symlinks=False),
-                       e.is_symlink()) for e in it)
+        return sorted(
+            (e.name, e.is_dir(follow_symlinks=False), e.is_file(follow_symlinks=False), e.is_symlink())
+            for e in it
+        )
 
 
 def check_listing(t: Trial, rel: str, kind: str, before: dict[str, Any]) -> None:
@@ -403,8 +540,7 @@ def check_listing(t: Trial, rel: str, kind: str, before: dict[str, Any]) -> None
         if t.op.name == "walk":
             _top, dirs, files = got[0]
             assert sorted(dirs + files) == sorted(os.listdir(t.at(rel)))
-            assert dirs == sorted(e.name for e in os.scandir(t.at(rel))
-                                  if e.is_dir(follow_symlinks=False))
+            assert dirs == sorted(e.name for e in os.scandir(t.at(rel)) if e.is_dir(follow_symlinks=False))
         elif got and isinstance(got[0], tuple):
             assert got == _plain_entries(t.at(rel))
         else:
@@ -568,20 +704,40 @@ def check_resolve(t: Trial, rel: str, kind: str, before: dict[str, Any]) -> None
 
 
 CHECKS: dict[str, Check] = {
-    "read_bytes": check_read, "read_text": check_read, "open": check_read,
-    "stat": check_stat, "lstat": check_stat,
-    "exists": check_exists, "is_file": check_exists, "is_dir": check_exists,
+    "read_bytes": check_read,
+    "read_text": check_read,
+    "open": check_read,
+    "stat": check_stat,
+    "lstat": check_stat,
+    "exists": check_exists,
+    "is_file": check_exists,
+    "is_dir": check_exists,
     "is_symlink": check_is_symlink,
-    "listdir": check_listing, "iterdir": check_listing, "scandir": check_listing,
-    "opendir": check_listing, "walk": check_listing,
-    "resolve": check_resolve, "readlink": check_readlink,
-    "write_bytes": check_write, "write_text": check_write, "open_w": check_open_w,
-    "open_x": check_open_x, "touch": check_touch, "chmod": check_chmod,
-    "mkdir": check_mkdir, "rmdir": check_rmdir, "rmtree": check_rmtree,
-    "remove": check_remove, "unlink": check_remove,
-    "rename_from": check_rename_from, "rename_to": check_rename_to,
-    "replace_to": check_rename_to, "rename_noreplace_to": check_rename_noreplace_to,
-    "link_from": check_link_from, "link_to": check_link_to, "symlink": check_symlink,
+    "listdir": check_listing,
+    "iterdir": check_listing,
+    "scandir": check_listing,
+    "opendir": check_listing,
+    "walk": check_listing,
+    "resolve": check_resolve,
+    "readlink": check_readlink,
+    "write_bytes": check_write,
+    "write_text": check_write,
+    "open_w": check_open_w,
+    "open_x": check_open_x,
+    "touch": check_touch,
+    "chmod": check_chmod,
+    "mkdir": check_mkdir,
+    "rmdir": check_rmdir,
+    "rmtree": check_rmtree,
+    "remove": check_remove,
+    "unlink": check_remove,
+    "rename_from": check_rename_from,
+    "rename_to": check_rename_to,
+    "replace_to": check_rename_to,
+    "rename_noreplace_to": check_rename_noreplace_to,
+    "link_from": check_link_from,
+    "link_to": check_link_to,
+    "symlink": check_symlink,
 }
 OPS = [op for op in OPERATIONS if op.scenario]
 # Answered False (never raised) for anything but an escape.
@@ -589,10 +745,12 @@ PREDICATES = {"exists", "is_file", "is_dir", "is_symlink"}
 
 
 def expand(text: str, ws: Workspace) -> str:
-    return (text.replace("$OUTSIDE", str(ws.outside))
-            .replace("$HOSTOUTSIDE", str(ws.outside).lstrip("/"))
-            .replace("$HOSTROOT", str(ws.root_path).lstrip("/"))
-            .replace("$ROOT", str(ws.root_path)))
+    return (
+        text.replace("$OUTSIDE", str(ws.outside))
+        .replace("$HOSTOUTSIDE", str(ws.outside).lstrip("/"))
+        .replace("$HOSTROOT", str(ws.root_path).lstrip("/"))
+        .replace("$ROOT", str(ws.root_path))
+    )
 
 
 def outside_everything(ws: Workspace) -> dict[str, Any]:
@@ -600,8 +758,15 @@ def outside_everything(ws: Workspace) -> dict[str, Any]:
     return snapshot(ws.base, skip=ws.root_path)
 
 
-def run_one(case: Case, op: Operation, mode: str, ws: Workspace, before: dict[str, Any],
-            outside_before: dict[str, Any], open_root: Callable[[], safefs.Root]) -> None:
+def run_one(
+    case: Case,
+    op: Operation,
+    mode: str,
+    ws: Workspace,
+    before: dict[str, Any],
+    outside_before: dict[str, Any],
+    open_root: Callable[[], safefs.Root],
+) -> None:
     root = open_root()
     t = Trial(root, expand(case.path, ws), ws.root_path, ws, op)
     try:
@@ -638,8 +803,19 @@ def test_the_table_is_complete() -> None:
 
 # The operations also run through a Root made by opendir() on the parent of ROOT: there the
 # bait directory is inside the parent root, so only the sub-root's own fd keeps it out.
-THROUGH_OPENDIR = {"read_bytes", "open_x", "stat", "lstat", "write_bytes", "mkdir", "listdir",
-                   "remove", "rename_to", "symlink", "resolve"}
+THROUGH_OPENDIR = {
+    "read_bytes",
+    "open_x",
+    "stat",
+    "lstat",
+    "write_bytes",
+    "mkdir",
+    "listdir",
+    "remove",
+    "rename_to",
+    "symlink",
+    "resolve",
+}
 RUNS = [(op, "Root") for op in OPS] + [(op, "opendir") for op in OPS if op.name in THROUGH_OPENDIR]
 
 
@@ -656,8 +832,7 @@ class Arena:
     def ready(self) -> None:
         now = snapshot(self.ws.root_path)
         if now != self.pristine:  # an operation changed the tree: put back what differs
-            restore_tree(self.ws.root_path, self.spec,
-                         lambda rel: now.get(rel) != self.pristine.get(rel))
+            restore_tree(self.ws.root_path, self.spec, lambda rel: now.get(rel) != self.pristine.get(rel))
             self.pristine = snapshot(self.ws.root_path)
             assert without_inodes(self.pristine) == self.as_built
 
@@ -674,8 +849,7 @@ def arenas(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Arena]:
         spec = [expand(item, ws) for item in [*case.tree, SRC]]
         build_tree(ws.root_path, spec)
         pristine = snapshot(ws.root_path)
-        out[case.id] = Arena(ws, spec, without_inodes(pristine), pristine,
-                             outside_everything(ws))
+        out[case.id] = Arena(ws, spec, without_inodes(pristine), pristine, outside_everything(ws))
     return out
 
 

@@ -73,23 +73,25 @@ def test_one_root_from_many_threads(open_root: Callable[..., safefs.Root]) -> No
         counts = [r.result(timeout=120) for r in results]
         stop.set()
         walks = walking.result(timeout=60)
-    print(f"[threads] {root.resolver}/{root.symlinks}: {THREADS} threads x {ROUNDS} rounds, "
-          f"{sum(c['shared_writes'] for c in counts)} shared writes, {walks} concurrent walks")
+    print(
+        f"[threads] {root.resolver}/{root.symlinks}: {THREADS} threads x {ROUNDS} rounds, "
+        f"{sum(c['shared_writes'] for c in counts)} shared writes, {walks} concurrent walks"
+    )
     assert all(c["private"] == ROUNDS for c in counts)
     assert walks > 0
     # Each thread's directory holds exactly what it left; no temporary name survives anywhere.
     for t in range(THREADS):
         assert sorted(root.listdir(f"t{t}")) == ["sub"]
         assert root.listdir(f"t{t}/sub") == ["moved"]
-    leftovers = [n for _top, _dirs, files in root.walk(".") for n in files
-                 if n.endswith(TEMP_SUFFIX.decode())]
+    leftovers = [
+        n for _top, _dirs, files in root.walk(".") for n in files if n.endswith(TEMP_SUFFIX.decode())
+    ]
     assert leftovers == []
     assert root.read_bytes("shared") in SHARED
     assert len(os.listdir("/proc/self/fd")) == fds_before
 
 
-def test_close_while_other_threads_read_never_reaches_a_reused_fd(
-        flavour: Any, workspace: Any) -> None:
+def test_close_while_other_threads_read_never_reaches_a_reused_fd(flavour: Any, workspace: Any) -> None:
     """close() must not free the root fd under an operation in flight: the number would be
     reused by the next open (here: of the outside directory, holding a file of the same name)."""
     (workspace.root_path / "f").write_bytes(b"inside")

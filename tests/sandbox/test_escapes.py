@@ -62,9 +62,14 @@ class World:
     victim: subprocess.Popen[bytes]
 
     def format(self, command: str) -> str:
-        return command.format(outside=self.outside, tcp=self.tcp.getsockname()[1],
-                              udp=self.udp.getsockname()[1], unix=self.unix.getsockname(),
-                              victim=self.victim.pid, agent=os.getpid())
+        return command.format(
+            outside=self.outside,
+            tcp=self.tcp.getsockname()[1],
+            udp=self.udp.getsockname()[1],
+            unix=self.unix.getsockname(),
+            victim=self.victim.pid,
+            agent=os.getpid(),
+        )
 
     def close(self) -> None:
         self.victim.kill()
@@ -142,51 +147,69 @@ class Attempt:
 
 
 ATTEMPTS = [
-    Attempt("read_secret_outside",
-            "cat {outside}/secret.txt; cat ../outside/secret.txt; cp {outside}/secret.txt got; "
-            "ln {outside}/secret.txt hard; cat hard"),
-    Attempt("write_outside",
-            "echo pwned > {outside}/new; echo pwned >> {outside}/secret.txt; "
-            "rm -f {outside}/secret.txt; mv {outside}/secret.txt here; mkdir {outside}/d; "
-            "ln -s /etc/passwd {outside}/link; touch ../outside/new2"),
-    Attempt("tcp_connect",
-            "python3 -c 'import socket; socket.create_connection((\"127.0.0.1\", {tcp}), 2)'"),
-    Attempt("udp_send",
-            "python3 -c 'import socket; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); "
-            "s.sendto(b\"x\", (\"127.0.0.1\", {udp}))'"),
-    Attempt("unix_connect",
-            "python3 -c 'import socket; s = socket.socket(socket.AF_UNIX); s.connect(\"{unix}\")'"),
-    Attempt("read_agent_environ",
-            "cat /proc/$PPID/environ; cat /proc/1/environ; cat /proc/{agent}/environ; "
-            "tr '\\0' '\\n' < /proc/1/cmdline; ls /proc"),
+    Attempt(
+        "read_secret_outside",
+        "cat {outside}/secret.txt; cat ../outside/secret.txt; cp {outside}/secret.txt got; "
+        "ln {outside}/secret.txt hard; cat hard",
+    ),
+    Attempt(
+        "write_outside",
+        "echo pwned > {outside}/new; echo pwned >> {outside}/secret.txt; "
+        "rm -f {outside}/secret.txt; mv {outside}/secret.txt here; mkdir {outside}/d; "
+        "ln -s /etc/passwd {outside}/link; touch ../outside/new2",
+    ),
+    Attempt("tcp_connect", "python3 -c 'import socket; socket.create_connection((\"127.0.0.1\", {tcp}), 2)'"),
+    Attempt(
+        "udp_send",
+        "python3 -c 'import socket; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); "
+        's.sendto(b"x", ("127.0.0.1", {udp}))\'',
+    ),
+    Attempt(
+        "unix_connect", "python3 -c 'import socket; s = socket.socket(socket.AF_UNIX); s.connect(\"{unix}\")'"
+    ),
+    Attempt(
+        "read_agent_environ",
+        "cat /proc/$PPID/environ; cat /proc/1/environ; cat /proc/{agent}/environ; "
+        "tr '\\0' '\\n' < /proc/1/cmdline; ls /proc",
+    ),
     Attempt("signal_outside", "kill -KILL {victim}; kill -KILL 1; kill -STOP -1; echo sent"),
-    Attempt("ptrace_outside",
-            "python3 -c 'import ctypes; libc = ctypes.CDLL(None); "
-            "print(\"attach\", libc.ptrace(16, {victim}, 0, 0), libc.ptrace(16, 1, 0, 0))'"),
-    Attempt("write_git_hooks",
-            "echo 'echo owned' > .git/hooks/pre-commit; chmod +x .git/hooks/pre-commit; "
-            "git config core.hooksPath /tmp; echo '[core]' >> .git/config; "
-            "mv .git/hooks .git/old-hooks; rm -rf .git/hooks; mv .git .git-old; "
-            "mv .git/config .git/config.old"),
-    Attempt("fork_bomb",
-            "python3 -c 'import os, time\n"
-            "n = 0\n"
-            "try:\n"
-            "    while n < 1000:\n"
-            "        if os.fork() == 0:\n"
-            "            time.sleep(3400)\n"
-            "            os._exit(0)\n"
-            "        n += 1\n"
-            "except OSError as e:\n"
-            "    print(\"stopped at\", n, e.errno)'",
-            limits=Limits(processes=FORK_LIMIT)),
-    Attempt("background_jobs_survive",
-            "set -m; sleep 3501 & setsid sleep 3502 & (setsid sh -c 'sleep 3503 &') ; "
-            "nohup sleep 3504 >/dev/null 2>&1 & disown; echo started"),
-    Attempt("legitimate_work",
-            "ls; cat hello.txt; python3 -c 'print(6 * 7)'; git status --short; "
-            "touch made && rm made && echo made-and-removed; echo kept > kept.txt; "
-            "touch \"$TMPDIR/t\" && ls \"$TMPDIR\" && rm \"$TMPDIR/t\" && echo tmp-ok"),
+    Attempt(
+        "ptrace_outside",
+        "python3 -c 'import ctypes; libc = ctypes.CDLL(None); "
+        'print("attach", libc.ptrace(16, {victim}, 0, 0), libc.ptrace(16, 1, 0, 0))\'',
+    ),
+    Attempt(
+        "write_git_hooks",
+        "echo 'echo owned' > .git/hooks/pre-commit; chmod +x .git/hooks/pre-commit; "
+        "git config core.hooksPath /tmp; echo '[core]' >> .git/config; "
+        "mv .git/hooks .git/old-hooks; rm -rf .git/hooks; mv .git .git-old; "
+        "mv .git/config .git/config.old",
+    ),
+    Attempt(
+        "fork_bomb",
+        "python3 -c 'import os, time\n"
+        "n = 0\n"
+        "try:\n"
+        "    while n < 1000:\n"
+        "        if os.fork() == 0:\n"
+        "            time.sleep(3400)\n"
+        "            os._exit(0)\n"
+        "        n += 1\n"
+        "except OSError as e:\n"
+        '    print("stopped at", n, e.errno)\'',
+        limits=Limits(processes=FORK_LIMIT),
+    ),
+    Attempt(
+        "background_jobs_survive",
+        "set -m; sleep 3501 & setsid sleep 3502 & (setsid sh -c 'sleep 3503 &') ; "
+        "nohup sleep 3504 >/dev/null 2>&1 & disown; echo started",
+    ),
+    Attempt(
+        "legitimate_work",
+        "ls; cat hello.txt; python3 -c 'print(6 * 7)'; git status --short; "
+        "touch made && rm made && echo made-and-removed; echo kept > kept.txt; "
+        'touch "$TMPDIR/t" && ls "$TMPDIR" && rm "$TMPDIR/t" && echo tmp-ok',
+    ),
 ]
 
 
@@ -220,7 +243,7 @@ def run_as_ordinary_user(world: World, uid: int) -> dict[str, tuple[str, bool]]:
         try:
             data = json.dumps(payload).encode()
             while data:
-                data = data[os.write(write_end, data):]
+                data = data[os.write(write_end, data) :]
         finally:
             os._exit(status)
     os.close(write_end)
@@ -257,9 +280,17 @@ def run(request: pytest.FixtureRequest) -> Iterator[Run]:
         results = run_attempts(world) if uid == 0 else run_as_ordinary_user(world, uid)
         for name, (content, _) in results.items():
             print(f"--- {request.param} {name}\n{content}")
-        yield Run(world, results, before_outside, world.outside_state(), before_git,
-                  world.git_state(), world.connections(world.tcp), world.udp_datagrams(),
-                  world.connections(world.unix))
+        yield Run(
+            world,
+            results,
+            before_outside,
+            world.outside_state(),
+            before_git,
+            world.git_state(),
+            world.connections(world.tcp),
+            world.udp_datagrams(),
+            world.connections(world.unix),
+        )
     finally:
         del os.environ["SAFEFS_TEST_AGENT_MARKER"]
         world.close()
@@ -369,5 +400,3 @@ def test_network_is_reachable_when_allowed() -> None:
         assert world.connections(world.tcp) == 1
     finally:
         world.close()
-
-

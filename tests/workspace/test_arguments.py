@@ -17,23 +17,31 @@ SCHEMA: dict[str, Any] = {
         "offset": {"type": "integer"},
         "size": {"type": "number"},
         "sortBy": {"type": "string", "enum": ["name", "size"]},
-        "edits": {"type": "array", "items": {
-            "type": "object", "properties": {"oldText": {"type": "string"}},
-            "required": ["oldText"]}},
+        "edits": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {"oldText": {"type": "string"}},
+                "required": ["oldText"],
+            },
+        },
     },
     "required": ["path"],
     "additionalProperties": False,
 }
 
 
-@pytest.mark.parametrize("args, plain", [
-    ("a.txt", "input must be a JSON object"),
-    ({}, "missing required field 'path'"),
-    ({"path": "a", "zz": 1, "yy": 2}, "unexpected field 'zz'"),
-    ({"path": 3}, "field 'path' must be of type string"),
-    ({"path": "a", "sortBy": "date"}, "field 'sortBy': 'date' is not one of ['name', 'size']"),
-    ({"path": "a", "edits": [{"oldText": "x"}, {}]}, "missing required field 'edits/1/oldText'"),
-])
+@pytest.mark.parametrize(
+    "args, plain",
+    [
+        ("a.txt", "input must be a JSON object"),
+        ({}, "missing required field 'path'"),
+        ({"path": "a", "zz": 1, "yy": 2}, "unexpected field 'zz'"),
+        ({"path": 3}, "field 'path' must be of type string"),
+        ({"path": "a", "sortBy": "date"}, "field 'sortBy': 'date' is not one of ['name', 'size']"),
+        ({"path": "a", "edits": [{"oldText": "x"}, {}]}, "missing required field 'edits/1/oldText'"),
+    ],
+)
 def test_each_problem_is_one_plain_line(args: Any, plain: str) -> None:
     problem = argument_problem(SCHEMA, args)
     assert problem is not None
@@ -43,14 +51,14 @@ def test_each_problem_is_one_plain_line(args: Any, plain: str) -> None:
 def test_the_problem_nearest_the_top_is_the_one_reported() -> None:
     # Wrong type, unexpected and missing all at once: the missing field is named first.
     problem = argument_problem(SCHEMA, {"offset": "3", "zz": 1})
-    assert problem == ArgumentProblem("", "required", "'path' is a required property",
-                                      field="path")
+    assert problem == ArgumentProblem("", "required", "'path' is a required property", field="path")
     problem = argument_problem(SCHEMA, {"path": "a", "offset": "3", "zz": 1})
     assert problem is not None and str(problem) == "unexpected field 'zz'"
 
 
-@pytest.mark.parametrize("value, ok", [(3, True), (0, True), (2.0, False), (2.5, False),
-                                       (True, False), ("3", False)])
+@pytest.mark.parametrize(
+    "value, ok", [(3, True), (0, True), (2.0, False), (2.5, False), (True, False), ("3", False)]
+)
 def test_integer_means_an_int_and_never_a_bool(value: object, ok: bool) -> None:
     problem = argument_problem(SCHEMA, {"path": "a", "offset": value})
     assert (problem is None) == ok
@@ -67,7 +75,10 @@ def test_where_and_message_are_what_the_mcp_server_reports() -> None:
     problem = argument_problem(SCHEMA, {"path": "a", "edits": [{"oldText": 1}]})
     assert problem is not None
     assert (problem.where, problem.keyword, problem.message) == (
-        "edits/0/oldText", "type", "1 is not of type 'string'")
+        "edits/0/oldText",
+        "type",
+        "1 is not of type 'string'",
+    )
 
 
 def test_an_empty_call_of_each_mcp_tool_names_its_first_required_field() -> None:

@@ -82,14 +82,18 @@ def test_grep_finds_the_line_and_skips_what_it_must(tree: Tree) -> None:
     # was it searched.
     assert found.files_searched == 2
     assert grep(tree.root, "RETURN", "src", ignore_case=True, file_glob="*.txt").lines == [
-        "src/notes.txt:1:return to sender"]
+        "src/notes.txt:1:return to sender"
+    ]
 
 
 def test_glob_matches_and_lists_a_symlink_without_entering_it(tree: Tree) -> None:
     result = glob(tree.root, "**/*.py")
     assert [m.rel for m in result.matches] == ["src/app.py"]  # out/secret.py is not reached
     assert {m.rel: m.kind for m in glob(tree.root, "*").matches} == {
-        "blob.bin": "file", "out": "link", "src": "dir"}
+        "blob.bin": "file",
+        "out": "link",
+        "src": "dir",
+    }
 
 
 def test_listing_describes_a_link_out_without_following_it(tree: Tree) -> None:
@@ -102,9 +106,11 @@ def test_listing_describes_a_link_out_without_following_it(tree: Tree) -> None:
 
 @pytest.mark.parametrize("path", ["../outside/secret.py", "out/secret.py", "src/../../outside/secret.py"])
 def test_an_escape_is_refused_naming_only_the_path_as_given(tree: Tree, path: str) -> None:
-    for operation in (lambda: read_whole(tree.root, path),
-                      lambda: edit_file(tree.root, path, [Edit("outside", "inside")]),
-                      lambda: write_text(tree.root, path, "TOKEN = 'overwritten'\n")):
+    for operation in (
+        lambda: read_whole(tree.root, path),
+        lambda: edit_file(tree.root, path, [Edit("outside", "inside")]),
+        lambda: write_text(tree.root, path, "TOKEN = 'overwritten'\n"),
+    ):
         with pytest.raises(WorkspaceError) as info:
             operation()
         assert str(info.value) == f"{safefs.ESCAPE_MESSAGE}: {path!r}"
