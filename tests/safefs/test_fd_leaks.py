@@ -8,12 +8,12 @@ same before and after.
 from __future__ import annotations
 
 import fcntl
-import gc
 import os
 from collections.abc import Callable
 from typing import Any
 
 import safefs
+from tests.fds import new_fds, open_fds
 from tests.safefs.conftest import Workspace
 
 REPEATS = 40
@@ -49,10 +49,6 @@ BAD_PATHS = [
     "/etc/passwd",
     "d/../../outside/secret",
 ]
-
-
-def fd_count() -> int:
-    return len(os.listdir("/proc/self/fd"))
 
 
 def ignoring_errors(fn: Callable[[], Any]) -> Callable[[], None]:
@@ -181,22 +177,20 @@ def test_no_fd_leak_across_thousands_of_operations(
     ops = good + [ignoring_errors(op) for op in may_fail]
     for op in ops:  # warm up: caches, lazily created module state
         op()
-    gc.collect()
-    before = fd_count()
+    before = open_fds()
     for _ in range(REPEATS):
         for op in ops:
             op()
-    gc.collect()
-    after = fd_count()
-    print(f"[fds] {len(ops) * REPEATS} operations: {before} fds before, {after} after")
-    assert after == before
+    leaked = new_fds(before)
+    print(f"[fds] {len(ops) * REPEATS} operations: {len(before)} fds before, {len(leaked)} new after")
+    assert leaked == {}
     # The tree is as it was: the successful operations really ran and undid themselves.
     assert root.read_bytes("d/f") == b"content of d/f\n"
     assert sorted(root.listdir("d")) == ["f", "new", "ro-m", "ro-w", "sub", "t", "w"]
 
 
 def test_no_fd_leak_when_roots_are_opened_and_closed(flavour: Any, workspace: Workspace) -> None:
-    before = fd_count()
+    before = open_fds()
     for _ in range(200):
         with flavour.open(workspace.root_path) as root:
             root.opendir(".").close()
@@ -204,8 +198,7 @@ def test_no_fd_leak_when_roots_are_opened_and_closed(flavour: Any, workspace: Wo
             flavour.open(workspace.root_path / "missing")
         except FileNotFoundError:
             pass
-    gc.collect()
-    assert fd_count() == before
+    assert new_fds(before) == {}
 
 
 def is_open(fd: int) -> bool:

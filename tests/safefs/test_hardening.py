@@ -20,6 +20,7 @@ import pytest
 
 import safefs
 from safefs import _sys
+from tests.fds import new_fds, open_fds
 from tests.safefs.conftest import Flavour, Workspace, build_tree
 
 # -- every fd closed once, by its owner ------------------------------------------------------
@@ -32,12 +33,12 @@ def test_bad_text_options_close_the_fd_once(
     options: dict[str, str], flavour: Flavour, open_root: Callable[..., safefs.Root]
 ) -> None:
     root = open_root(["f"])
-    before = set(os.listdir("/proc/self/fd"))
+    before = open_fds()
     with pytest.raises((LookupError, ValueError)) as info:
         root.open("f", "r", **options)
     # A second close would have turned the error into EBADF (or closed someone else's fd).
     assert not isinstance(info.value, OSError)
-    assert set(os.listdir("/proc/self/fd")) == before
+    assert new_fds(before) == {}
     assert root.read_bytes("f") == b"content of f\n"
 
 

@@ -12,6 +12,7 @@ from typing import Any
 
 import safefs
 from safefs._atomic import TEMP_SUFFIX
+from tests.fds import new_fds, open_fds
 
 THREADS = 6
 ROUNDS = 60
@@ -64,7 +65,7 @@ def test_one_root_from_many_threads(open_root: Callable[..., safefs.Root]) -> No
     if root.symlinks == "none":  # no link may be followed: share a plain file instead
         root.remove("shared")
     root.write_bytes("shared", b"A" * 1000)  # elsewhere written through the link
-    fds_before = len(os.listdir("/proc/self/fd"))
+    fds_before = open_fds()
     start = threading.Barrier(THREADS + 1)
     stop = threading.Event()
     with ThreadPoolExecutor(THREADS + 1) as pool:
@@ -88,7 +89,7 @@ def test_one_root_from_many_threads(open_root: Callable[..., safefs.Root]) -> No
     ]
     assert leftovers == []
     assert root.read_bytes("shared") in SHARED
-    assert len(os.listdir("/proc/self/fd")) == fds_before
+    assert new_fds(fds_before) == {}
 
 
 def test_close_while_other_threads_read_never_reaches_a_reused_fd(flavour: Any, workspace: Any) -> None:
