@@ -17,6 +17,7 @@ from typing import Any, ClassVar
 
 from safefs.workspace.arguments import argument_problem
 from safefs.workspace.errors import check_path, describe_os_error
+from safefs.workspace.walk import Entry, Hide
 
 
 @dataclass(frozen=True)
@@ -61,6 +62,13 @@ class Tool(ABC):
     description: ClassVar[str]
     input_schema: ClassVar[dict[str, Any]]
     path_fields: ClassVar[dict[str, str | None]] = {}
+    # The one hook for paths a policy keeps from the model: the walking tools (list, glob,
+    # grep) neither show nor count an entry for which it answers True, exactly as for an
+    # ignored one. A policy sets it with :meth:`hide_entries`.
+    hide: Hide | None = None
+
+    def hide_entries(self, hide: Hide | None) -> None:
+        self.hide = hide
 
     def target_paths(self, args: Any) -> list[str]:
         """The workspace paths (as the model gave them) that a call with ``args`` reads or
@@ -72,7 +80,10 @@ class Tool(ABC):
         return {"name": self.name, "description": self.description, "input_schema": self.input_schema}
 
     def execute(self, args: Any, cancel: threading.Event | None = None) -> ToolOutput:
-        problem = argument_problem(self.input_schema, args)
+        try:
+            problem = argument_problem(self.input_schema, args)
+        except (RecursionError, ValueError, TypeError):
+            return ToolOutput(f"invalid input for {self.name}: not JSON-shaped", is_error=True)
         if problem is not None:
             return ToolOutput(f"invalid input for {self.name}: {problem}", is_error=True)
         return self.run(args, cancel)
@@ -99,4 +110,14 @@ def error_output(exc: Exception) -> ToolOutput:
     return ToolOutput(str(exc), is_error=True)
 
 
-__all__ = ["Tool", "ToolOutput", "check_path", "error_output", "object_schema", "path_error", "string_schema"]
+__all__ = [
+    "Entry",
+    "Hide",
+    "Tool",
+    "ToolOutput",
+    "check_path",
+    "error_output",
+    "object_schema",
+    "path_error",
+    "string_schema",
+]

@@ -1,8 +1,9 @@
 """``list {path?, depth?}``: the entries of a workspace directory, down to ``depth`` levels.
 
 One line per entry, with its kind and, for files, its size; directories end in ``/``; a
-symlink shows where it leads (or that it leads outside, which is never followed). ``.git`` is
-listed but not entered. At most ``MAX_ENTRIES`` lines, then a line counting the rest.
+symlink shows where it leads (or that it leads outside, which is never followed). What git's
+ignore rules exclude, and ``.git``, are left out unless ``include_ignored``. At most
+``MAX_ENTRIES`` lines, then a line counting the rest; a walk that stopped early says so.
 """
 
 from __future__ import annotations
@@ -36,7 +37,8 @@ class ListTool(Tool):
     description = (
         "List a directory in the workspace: one line per entry, directories ending in '/', files "
         f"with their size in bytes, symlinks with their target. depth (default 1, at most "
-        f"{MAX_DEPTH}) lists subdirectories too. At most {MAX_ENTRIES} entries are shown."
+        f"{MAX_DEPTH}) lists subdirectories too. Files git ignores are left out unless "
+        f"include_ignored is true. At most {MAX_ENTRIES} entries are shown."
     )
     input_schema = object_schema(
         {
@@ -45,6 +47,10 @@ class ListTool(Tool):
                 "description": "Directory, relative to the workspace root (default '.').",
             },
             "depth": {"type": "integer", "description": "Levels to list (default 1)."},
+            "include_ignored": {
+                "type": "boolean",
+                "description": "Also list what git ignores, and .git (default false).",
+            },
         },
         required=[],
     )
@@ -59,11 +65,19 @@ class ListTool(Tool):
         if not 1 <= depth <= MAX_DEPTH:
             return ToolOutput(f"depth must be between 1 and {MAX_DEPTH}, got {depth}", is_error=True)
         try:
-            listing = list_tree(self.root, path, depth, cancel=cancel)
+            listing = list_tree(
+                self.root,
+                path,
+                depth,
+                ignore=not args.get("include_ignored", False),
+                hide=self.hide,
+                cancel=cancel,
+            )
         except WorkspaceError as exc:
             return error_output(exc)
         if not listing.items:
-            return ToolOutput(f"{path} is empty")
+            empty = f"{path} is empty"
+            return ToolOutput(f"{empty}\n{listing.note}" if listing.stopped_early else empty)
         text = join_capped(
             (format_entry(i) for i in listing.items),
             what="entries",
@@ -71,5 +85,5 @@ class ListTool(Tool):
             how_to_continue="list a subdirectory, lower depth, or use glob",
         )
         if listing.stopped_early:
-            text += "\n[listing stopped early: the tree is too large]"
+            text += "\n" + listing.note
         return ToolOutput(text)

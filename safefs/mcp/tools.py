@@ -105,6 +105,11 @@ def as_given(message: str, dirs: Directories, paths: list[str]) -> str:
 
 PATH = {"type": "string"}
 PATTERNS = {"type": "array", "items": {"type": "string"}, "default": []}
+INCLUDE_IGNORED = {
+    "type": "boolean",
+    "default": False,
+    "description": "Also show what git's ignore rules exclude, and .git (the official server's behaviour)",
+}
 
 
 def _count(args: dict[str, Any], name: str) -> int | None:
@@ -261,7 +266,7 @@ def _tag(item: listing.Listed) -> str:
 
 def _list_directory(dirs: Directories, args: dict[str, Any]) -> Reply:
     d, rel = dirs.locate(args["path"])
-    items = listing.list_directory(d.root, rel)
+    items = listing.list_directory(d.root, rel).items
     return join_capped(
         (_tag(i) for i in items),
         what="entries",
@@ -282,7 +287,7 @@ def format_size(size: int) -> str:
 
 def _list_with_sizes(dirs: Directories, args: dict[str, Any]) -> Reply:
     d, rel = dirs.locate(args["path"])
-    items = listing.list_directory(d.root, rel)
+    items = listing.list_directory(d.root, rel).items
     if args.get("sortBy", "name") == "size":
         items.sort(key=lambda i: -(i.size or 0))
     lines = []
@@ -312,7 +317,13 @@ def _directory_tree(dirs: Directories, args: dict[str, Any]) -> Reply:
     max_depth = _count(args, "maxDepth")
     if max_depth == 0:
         raise WorkspaceError("maxDepth must be 1 or more")
-    return listing.tree_json(d.root, rel, exclude=args.get("excludePatterns", []), max_depth=max_depth)
+    return listing.tree_json(
+        d.root,
+        rel,
+        exclude=args.get("excludePatterns", []),
+        max_depth=max_depth,
+        ignore=not args.get("includeIgnored", False),
+    )
 
 
 def _absolute(d: Directory, entry: Entry) -> str:
@@ -326,45 +337,60 @@ def _search_files(dirs: Directories, args: dict[str, Any]) -> Reply:
         d.root,
         args["pattern"],
         rel,
-        skip_git=False,
-        exclude=lambda e: any(glob_match(p, e.rel) for p in patterns),
+        ignore=not args.get("includeIgnored", False),
+        hide=(lambda e: any(glob_match(p, e.rel) for p in patterns)) if patterns else None,
     )
+    stopped = f"\n{result.note}" if result.stopped_early else ""
     if not result.matches:
-        return "No matches found"
-    return join_capped(
-        (_absolute(d, e) for e in result.matches),
-        what="matches",
-        more=result.more,
-        how_to_continue="narrow the pattern or the path",
+        return "No matches found" + stopped
+    return (
+        join_capped(
+            (_absolute(d, e) for e in result.matches),
+            what="matches",
+            more=result.more,
+            how_to_continue="narrow the pattern or the path",
+        )
+        + stopped
     )
 
 
 def _search_contents(dirs: Directories, args: dict[str, Any]) -> Reply:
     d, rel = dirs.locate(args["path"])
+    context = _count(args, "context") or 0
+    offset = _count(args, "offset") or 0
     result = search.grep(
         d.root,
         args["pattern"],
         rel,
+        mode=args.get("outputMode", "content"),
         file_glob=args.get("filePattern"),
+        file_type=args.get("type"),
         ignore_case=bool(args.get("ignoreCase", False)),
+        literal=bool(args.get("literal", False)),
+        before=_count(args, "before") or context,
+        after=_count(args, "after") or context,
+        head_limit=_count(args, "headLimit"),
+        offset=offset,
+        ignore=not args.get("includeIgnored", False),
     )
     prefix = d.display.rstrip("/") + "/"
-    lines = [prefix + line for line in result.lines]
+    lines = [line if line == "--" else prefix + line for line in result.entries]
+    more = result.entries_total - offset - len(result.entries)
     summary = (
-        f"[{len(result.lines) + result.more} matching lines in {result.files_matched} of "
+        f"[{result.lines_matched} matching lines in {result.files_matched} of "
         f"{result.files_searched} files; {result.binary_skipped} binary and "
         f"{result.large_skipped} large files skipped"
-        + ("; stopped early, narrow the path" if result.stopped_early else "")
+        + (f"; {more} more entries: offset={offset + len(result.entries)} continues" if more > 0 else "")
         + "]"
+        + (f"\n{result.note()}" if result.stopped_early else "")
     )
     if not lines:
         return f"No matches found\n{summary}"
     return (
         join_capped(
             lines,
-            what="matching lines",
-            more=result.more,
-            how_to_continue="narrow the pattern, path or filePattern",
+            what="entries",
+            how_to_continue="use headLimit and offset, or narrow the pattern, path or filePattern",
         )
         + "\n"
         + summary
@@ -562,6 +588,7 @@ def all_tools() -> list[McpTool]:
                 "path": PATH,
                 "excludePatterns": PATTERNS,
                 "maxDepth": {"type": "integer", "description": "How many levels to show"},
+                "includeIgnored": INCLUDE_IGNORED,
             },
             ("path",),
             READ_ONLY,
@@ -587,7 +614,12 @@ def all_tools() -> list[McpTool]:
             "Find files and directories whose path relative to 'path' matches a glob "
             "pattern ('*.ext' in that directory, '**/*.ext' at any depth). Returns full "
             f"paths, at most {MAX_ENTRIES}. Symlinks are never followed." + _WITHIN,
-            {"path": PATH, "pattern": {"type": "string"}, "excludePatterns": PATTERNS},
+            {
+                "path": PATH,
+                "pattern": {"type": "string"},
+                "excludePatterns": PATTERNS,
+                "includeIgnored": INCLUDE_IGNORED,
+            },
             ("path", "pattern"),
             READ_ONLY,
             _search_files,
@@ -604,7 +636,25 @@ def all_tools() -> list[McpTool]:
                 "path": PATH,
                 "pattern": {"type": "string", "description": "Regular expression"},
                 "filePattern": {"type": "string", "description": "Only files matching this glob"},
+                "type": {
+                    "type": "string",
+                    "enum": sorted(search.FILE_TYPES),
+                    "description": "Only files of this type (py, js, rust, ...)",
+                },
                 "ignoreCase": {"type": "boolean", "default": False},
+                "literal": {"type": "boolean", "default": False, "description": "Plain text, not a regex"},
+                "outputMode": {
+                    "type": "string",
+                    "enum": list(search.OUTPUT_MODES),
+                    "default": "content",
+                    "description": "content (path:line:text), files_with_matches or count (path:N)",
+                },
+                "before": {"type": "integer", "minimum": 0, "description": "Context lines before a match"},
+                "after": {"type": "integer", "minimum": 0, "description": "Context lines after a match"},
+                "context": {"type": "integer", "minimum": 0, "description": "Context lines around a match"},
+                "headLimit": {"type": "integer", "minimum": 1, "description": "At most this many entries"},
+                "offset": {"type": "integer", "minimum": 0, "description": "Skip this many entries first"},
+                "includeIgnored": INCLUDE_IGNORED,
             },
             ("path", "pattern"),
             READ_ONLY,

@@ -13,7 +13,7 @@ import safefs
 from safefs.workspace.errors import require_path
 from safefs.workspace.limits import MAX_ENTRIES, MAX_RESULT_CHARS
 from safefs.workspace.patterns import glob_match
-from safefs.workspace.walk import Entry, Walk
+from safefs.workspace.walk import Entry, Hide, Walk
 
 
 @dataclass(frozen=True)
@@ -56,6 +56,10 @@ class Listing:
     items: list[Listed]
     more: int  # entries past ``max_entries``
     stopped_early: bool
+    note: str = ""  # why the walk stopped, when it did
+    seen: int = 0  # entries the walk yielded: ``len(items) + more``
+    files_seen: int = 0
+    dirs_seen: int = 0
 
 
 def list_tree(
@@ -63,25 +67,41 @@ def list_tree(
     path: str = ".",
     depth: int = 1,
     *,
+    ignore: bool = True,
+    hide: Hide | None = None,
     max_entries: int = MAX_ENTRIES,
     cancel: threading.Event | None = None,
 ) -> Listing:
-    """Entries under ``path`` down to ``depth`` levels, sorted, ``.git`` listed but not entered."""
+    """Entries under ``path`` down to ``depth`` levels, sorted. With ``ignore`` (the default)
+    git's ignore rules apply and ``.git`` is left out; without, ``.git`` is listed, not entered."""
     require_path(path)
-    walk = Walk(root, path, max_depth=depth, descend=lambda e: e.name != ".git", cancel=cancel)
+    walk = Walk(
+        root,
+        path,
+        max_depth=depth,
+        ignore=ignore,
+        skip_git=False,
+        hide=hide,
+        descend=lambda e: e.name != ".git",
+        cancel=cancel,
+    )
     items: list[Listed] = []
-    more = 0
+    more = files = dirs = 0
     for entry in walk:
+        if entry.kind == "dir":
+            dirs += 1
+        else:
+            files += 1
         if len(items) < max_entries:
             items.append(_listed(root, entry))
         else:
             more += 1
-    return Listing(items, more, walk.stopped_early)
+    return Listing(items, more, walk.stopped_early, walk.note(), walk.visited, files, dirs)
 
 
-def list_directory(root: safefs.Root, path: str) -> list[Listed]:
+def list_directory(root: safefs.Root, path: str, *, ignore: bool = False) -> Listing:
     """The entries of one directory (sorted by name), with sizes of files."""
-    return list_tree(root, path, 1, max_entries=MAX_ENTRIES * 100).items
+    return list_tree(root, path, 1, ignore=ignore, max_entries=MAX_ENTRIES * 100)
 
 
 def excluded_by(patterns: Sequence[str], rel: str) -> bool:
@@ -108,13 +128,14 @@ def tree_json(
     max_depth: int | None = None,
     max_entries: int = MAX_ENTRIES,
     limit: int = MAX_RESULT_CHARS,
+    ignore: bool = True,
     cancel: threading.Event | None = None,
 ) -> str:
     """A JSON tree (``name``, ``type``, ``children``) of ``path``. Directories whose contents
     are not shown, for the depth limit or the size cap, carry ``"truncated": true``."""
     require_path(path)
     while True:
-        text = _tree_once(root, path, exclude, max_depth, max_entries, cancel)
+        text = _tree_once(root, path, exclude, max_depth, max_entries, ignore, cancel)
         if len(text) <= limit or max_entries <= 1:
             return text
         max_entries //= 2
@@ -126,10 +147,17 @@ def _tree_once(
     exclude: Sequence[str],
     max_depth: int | None,
     max_entries: int,
+    ignore: bool,
     cancel: threading.Event | None,
 ) -> str:
     walk = Walk(
-        root, path, max_depth=max_depth, descend=lambda e: not excluded_by(exclude, e.rel), cancel=cancel
+        root,
+        path,
+        max_depth=max_depth,
+        ignore=ignore,
+        skip_git=False,
+        hide=(lambda e: excluded_by(exclude, e.rel)) if exclude else None,
+        cancel=cancel,
     )
     top: list[dict[str, Any]] = []
     stack: list[list[dict[str, Any]]] = [top]  # stack[d - 1]: the children list for depth d
@@ -137,8 +165,6 @@ def _tree_once(
     shown = 0
     cut_at_top = 0
     for entry in walk:
-        if excluded_by(exclude, entry.rel):
-            continue
         del stack[entry.depth :]
         del parents[entry.depth - 1 :]
         if shown >= max_entries:
@@ -163,6 +189,8 @@ def _tree_once(
             node["truncated"] = True
     if cut_at_top:
         top.append({"name": f"[{cut_at_top} more entries not shown]", "type": "truncated"})
+    if walk.stopped_early:
+        top.append({"name": walk.note(), "type": "truncated"})
     return json.dumps(top, indent=2, ensure_ascii=False)
 
 

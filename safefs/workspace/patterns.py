@@ -4,14 +4,21 @@ Matching is on strings only: a pattern never reaches the file system. ``*`` and 
 within one path component; ``**`` as a whole component matches any number of them, including
 none. Names starting with a dot are matched like any other (minimatch's ``dot: true``, which is
 what the MCP filesystem server uses).
+
+A glob is translated to a regular expression and matched by RE2 (:mod:`safefs.workspace.regex`),
+in time linear in the path whatever the pattern: ten nested ``**`` or eight ``*a`` cost no more
+than one. Brace nesting is bounded (``MAX_BRACE_DEPTH``), so the translation never recurses deep.
 """
 
 from __future__ import annotations
 
-import re
 from functools import lru_cache
 
 from safefs.workspace.errors import WorkspaceError
+from safefs.workspace.regex import Regex, compile_regex, escape
+
+MAX_BRACE_DEPTH = 10
+SPECIAL = frozenset("*?[{\\")
 
 
 def _class(pattern: str, i: int) -> tuple[str, int]:
@@ -24,7 +31,7 @@ def _class(pattern: str, i: int) -> tuple[str, int]:
     while j < len(pattern) and pattern[j] != "]":
         j += 1
     if j >= len(pattern):
-        return re.escape("["), i + 1  # no closing bracket: a literal "["
+        return escape("["), i + 1  # no closing bracket: a literal "["
     body = pattern[i + 1 : j]
     negate = body[:1] in ("!", "^")
     if negate:
@@ -53,7 +60,9 @@ def _braces(pattern: str, i: int) -> tuple[list[str], int] | None:
     return None
 
 
-def _translate(pattern: str) -> str:
+def _translate(pattern: str, depth: int = 0) -> str:
+    if depth > MAX_BRACE_DEPTH:
+        raise WorkspaceError(f"glob pattern nests braces deeper than {MAX_BRACE_DEPTH} levels")
     out: list[str] = []
     i = 0
     n = len(pattern)
@@ -78,28 +87,54 @@ def _translate(pattern: str) -> str:
             out.append(regex)
         elif c == "{" and (alternatives := _braces(pattern, i)) is not None:
             parts, i = alternatives
-            out.append("(?:" + "|".join(_translate(p) for p in parts) + ")")
+            out.append("(?:" + "|".join(_translate(p, depth + 1) for p in parts) + ")")
         elif c == "\\" and i + 1 < n:
-            out.append(re.escape(pattern[i + 1]))
+            out.append(escape(pattern[i + 1]))
             i += 2
         else:
-            out.append(re.escape(c))
+            out.append(escape(c))
             i += 1
     return "".join(out)
 
 
 @lru_cache(maxsize=256)
-def compile_glob(pattern: str) -> re.Pattern[str]:
+def compile_glob(pattern: str) -> Regex:
+    """The glob as an RE2 pattern anchored at both ends, for ``/``-separated relative paths."""
     if not pattern:
         raise WorkspaceError("glob pattern must not be empty")
+    if len(pattern) > 4096:
+        raise WorkspaceError(f"glob pattern too long: {len(pattern)} characters, at most 4096")
+    regex = "(?s)" + _translate(pattern.removeprefix("./")) + r"\z"
+    return compile_regex(regex, what="glob pattern")
+
+
+def path_bytes(path: str) -> bytes:
+    """A walk's path as the bytes the file system holds (undecodable bytes round-trip)."""
+    return path.encode("utf-8", "surrogateescape")
+
+
+def matches(regex: Regex, path: str) -> bool:
     try:
-        return re.compile(_translate(pattern.removeprefix("./")) + r"\Z", re.DOTALL)
-    except re.error as exc:
-        raise WorkspaceError(f"invalid glob pattern {pattern!r}: {exc}") from None
+        data = path_bytes(path)
+    except UnicodeEncodeError:
+        return False  # a lone surrogate no file name can hold
+    return regex.match(data) is not None
 
 
 def glob_match(pattern: str, path: str) -> bool:
-    return compile_glob(pattern).match(path) is not None
+    return matches(compile_glob(pattern), path)
+
+
+def literal_prefix(pattern: str) -> str:
+    """The leading whole components of ``pattern`` that hold no glob syntax ("" when none):
+    a walk for it can start there."""
+    parts = pattern.removeprefix("./").split("/")
+    fixed: list[str] = []
+    for part in parts[:-1]:
+        if not part or part in (".", "..") or any(c in SPECIAL for c in part):
+            break
+        fixed.append(part)
+    return "/".join(fixed)
 
 
 def glob_depth(pattern: str) -> int | None:

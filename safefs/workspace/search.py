@@ -1,27 +1,77 @@
 """Finding files by name (glob) and by content (grep) in a workspace directory tree.
 
-Both walk with :class:`safefs.workspace.walk.Walk`: ``.git`` is skipped, symlinks are listed by
-name and never followed, special files are never opened. grep reads regular files through
-safefs in bounded pieces, skips binary files (a NUL byte in the first 8 KiB), shows undecodable
-bytes as U+FFFD, and skips files over ``MAX_GREP_FILE_BYTES``; it counts what it skipped.
+Both walk with :class:`safefs.workspace.walk.Walk`: git's ignore rules apply (unless
+``ignore=False``), ``.git`` is skipped, symlinks are listed by name and never followed, special
+files are never opened, and paths a policy hides (``hide``) are neither searched nor counted.
+
+grep matches with RE2 (:mod:`safefs.workspace.regex`): linear time, whatever the pattern. A file
+is read through safefs a block of whole lines at a time (``BLOCK_BYTES``), and each block is
+searched by one RE2 call with ``never_nl`` (a match never spans lines, as in ripgrep), so the
+cost per file is a few calls, not a Python loop over its lines. RE2 holds the interpreter lock
+while it matches; a block is small enough that each call is short, and the deadline and the
+cancel flag are checked between blocks, so other threads (another MCP call) go on and a cancel
+lands within one block. Binary files (a NUL byte in the first 8 KiB) and files over
+``MAX_GREP_FILE_BYTES`` are skipped and counted.
 """
 
 from __future__ import annotations
 
 import os
-import re
 import threading
+import time
+from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from typing import IO, Any
+
+import re2
 
 import safefs
 from safefs.workspace.errors import WorkspaceError, os_failure, require_path
 from safefs.workspace.limits import MAX_ENTRIES, MAX_GREP_FILE_BYTES, shorten_line
-from safefs.workspace.patterns import compile_glob, glob_depth
-from safefs.workspace.text import ReadCancelled, decoded_chunks
-from safefs.workspace.walk import Entry, Walk
+from safefs.workspace.patterns import compile_glob, glob_depth, literal_prefix, matches
+from safefs.workspace.regex import MAX_PATTERN_CHARS, MAX_PROGRAM_BYTES, Regex
+from safefs.workspace.walk import STOP_CANCELLED, STOP_TIME, Entry, Hide, Walk, join, stop_note
 
 BINARY_SNIFF_BYTES = 8192
+BLOCK_BYTES = 256 << 10
+SEARCH_SECONDS = 30.0  # every search has a deadline; past it the result is partial
+MAX_CONTEXT = 100
+
+OUTPUT_MODES = ("files_with_matches", "content", "count")
+
+# ``type`` filter: the names each type covers (ripgrep's type list, the common part).
+FILE_TYPES: dict[str, tuple[str, ...]] = {
+    "c": ("*.c", "*.h"),
+    "cpp": ("*.cpp", "*.cc", "*.cxx", "*.hpp", "*.hh", "*.hxx", "*.h"),
+    "css": ("*.css", "*.scss", "*.sass", "*.less"),
+    "go": ("*.go",),
+    "html": ("*.html", "*.htm"),
+    "java": ("*.java",),
+    "js": ("*.js", "*.jsx", "*.mjs", "*.cjs"),
+    "json": ("*.json",),
+    "kotlin": ("*.kt", "*.kts"),
+    "md": ("*.md", "*.markdown"),
+    "php": ("*.php",),
+    "py": ("*.py", "*.pyi"),
+    "rb": ("*.rb",),
+    "rust": ("*.rs",),
+    "sh": ("*.sh", "*.bash", "*.zsh"),
+    "sql": ("*.sql",),
+    "swift": ("*.swift",),
+    "toml": ("*.toml",),
+    "ts": ("*.ts", "*.tsx", "*.mts", "*.cts"),
+    "txt": ("*.txt",),
+    "xml": ("*.xml",),
+    "yaml": ("*.yaml", "*.yml"),
+}
+
+
+def _compose(*hides: Hide | None) -> Hide | None:
+    present = [h for h in hides if h is not None]
+    if not present:
+        return None
+    return lambda entry: any(h(entry) for h in present)
 
 
 @dataclass
@@ -29,6 +79,7 @@ class GlobResult:
     matches: list[Entry]
     more: int  # matches past ``max_results``
     stopped_early: bool  # the walk hit its own bound
+    note: str = ""  # why the walk stopped, when it did
 
 
 def glob(
@@ -36,92 +87,226 @@ def glob(
     pattern: str,
     path: str = ".",
     *,
-    gitignore: bool = False,
-    skip_git: bool = True,
-    exclude: Callable[[Entry], bool] | None = None,
+    ignore: bool = True,
+    hide: Hide | None = None,
     max_results: int = MAX_ENTRIES,
+    deadline: float | None = None,
     cancel: threading.Event | None = None,
 ) -> GlobResult:
-    """Entries under ``path`` whose path relative to ``path`` matches ``pattern``."""
+    """Entries under ``path`` whose path relative to ``path`` matches ``pattern``. The walk
+    starts at the pattern's literal prefix (``src/`` for ``src/**/*.py``)."""
+    require_path(path)
     regex = compile_glob(pattern)
+    prefix = literal_prefix(pattern)
+    start = join(path, prefix) if prefix else path
+    depth = glob_depth(pattern)
+    if prefix and depth is not None:
+        depth -= prefix.count("/") + 1
+    if prefix:
+        try:
+            if not root.is_dir(start):
+                return GlobResult([], 0, False)
+        except OSError:
+            return GlobResult([], 0, False)
     walk = Walk(
         root,
-        path,
-        max_depth=glob_depth(pattern),
-        skip_git=skip_git,
-        gitignore=gitignore,
-        descend=None if exclude is None else (lambda e: not exclude(e)),
+        start,
+        max_depth=depth,
+        ignore=ignore,
+        hide=hide,
+        deadline=time.monotonic() + SEARCH_SECONDS if deadline is None else deadline,
         cancel=cancel,
     )
-    matches: list[Entry] = []
+    found: list[Entry] = []
     more = 0
     for entry in walk:
-        if exclude is not None and exclude(entry):
-            continue
-        if regex.match(entry.rel):
-            if len(matches) < max_results:
-                matches.append(entry)
+        rel = f"{prefix}/{entry.rel}" if prefix else entry.rel
+        if matches(regex, rel):
+            if len(found) < max_results:
+                found.append(Entry(entry.path, rel, entry.name, entry.kind, entry.depth, entry.real))
             else:
                 more += 1
-    return GlobResult(matches, more, walk.stopped_early)
+    return GlobResult(found, more, walk.stopped_early, walk.note())
 
 
 @dataclass
 class GrepResult:
-    lines: list[str] = field(default_factory=list)  # "path:line:text"
-    more: int = 0  # matching lines past ``max_results``
+    mode: str = "files_with_matches"
+    entries: list[str] = field(default_factory=list)  # lines of output, after offset/head_limit
+    entries_total: int = 0  # output entries before paging
+    lines_matched: int = 0
     files_searched: int = 0
     files_matched: int = 0
     binary_skipped: int = 0
     large_skipped: int = 0
     unreadable: int = 0
-    stopped_early: bool = False
+    stop: str | None = None
+    walked: int = 0
+
+    @property
+    def stopped_early(self) -> bool:
+        return self.stop is not None
+
+    @property
+    def lines(self) -> list[str]:
+        return self.entries
+
+    def note(self) -> str:
+        return stop_note(self.stop, self.walked)
 
 
-def compile_regex(pattern: str, ignore_case: bool) -> re.Pattern[str]:
+def compile_search(pattern: str, *, ignore_case: bool = False, literal: bool = False) -> Regex:
+    """``pattern`` as grep matches it: RE2, line by line (``^``/``$`` at line ends)."""
     if not pattern:
         raise WorkspaceError("search pattern must not be empty")
+    if len(pattern) > MAX_PATTERN_CHARS:
+        raise WorkspaceError(
+            f"search pattern too long: {len(pattern)} characters, at most {MAX_PATTERN_CHARS}"
+        )
     try:
-        return re.compile(pattern, re.IGNORECASE if ignore_case else 0)
-    except re.error as exc:
-        raise WorkspaceError(f"invalid regular expression {pattern!r}: {exc}") from None
-
-
-def _lines(
-    root: safefs.Root, path: str, result: GrepResult, cancel: threading.Event | None
-) -> Iterator[tuple[int, str]] | None:
-    """Numbered lines of a text file, or None (counted in ``result``) when it is skipped."""
+        encoded = pattern.encode("utf-8", "strict")
+    except UnicodeEncodeError:
+        raise WorkspaceError("search pattern is not encodable as UTF-8 (it holds a lone surrogate)") from None
+    options = re2.Options()
+    options.log_errors = False
+    options.max_mem = MAX_PROGRAM_BYTES * 8
+    options.case_sensitive = not ignore_case
+    options.literal = literal
+    options.never_nl = True  # a match never spans two lines
     try:
-        stream = root.open(path, "rb")
-    except OSError:
-        result.unreadable += 1  # vanished, swapped for something else, or refused
-        return None
-    size = os.fstat(stream.fileno()).st_size
-    if size > MAX_GREP_FILE_BYTES:
-        stream.close()
-        result.large_skipped += 1
-        return None
-    first = stream.read(BINARY_SNIFF_BYTES)
-    if b"\0" in first:
-        stream.close()
-        result.binary_skipped += 1
-        return None
+        return re2.compile(encoded if literal else b"(?m)" + encoded, options)
+    except re2.error as exc:
+        from safefs.workspace.regex import compile_regex
 
-    def numbered() -> Iterator[tuple[int, str]]:
-        with stream:
-            number = 1
-            partial = ""
-            for text in decoded_chunks(stream, errors="replace", first=first, cancel=cancel):
-                pieces = text.split("\n")
-                pieces[0] = partial + pieces[0]
-                partial = pieces.pop()
-                for piece in pieces:
-                    yield number, piece
-                    number += 1
-            if partial:
-                yield number, partial
+        # The same pattern through the one-line error formatter (it names the construct).
+        compile_regex(pattern, what="regular expression")
+        raise WorkspaceError(f"invalid regular expression {pattern[:80]!r}: {exc}") from None
 
-    return numbered()
+
+@dataclass
+class _Options:
+    regex: Any
+    mode: str
+    before: int
+    after: int
+    deadline: float
+    cancel: threading.Event | None
+
+
+class _Stopped(Exception):
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+
+
+def _blocks(stream: IO[bytes], first: bytes, opts: _Options) -> Iterator[bytes]:
+    """The stream in blocks of whole lines (the last one may lack its newline)."""
+    carry = first
+    while True:
+        if opts.cancel is not None and opts.cancel.is_set():
+            raise _Stopped(STOP_CANCELLED)
+        if time.monotonic() > opts.deadline:
+            raise _Stopped(STOP_TIME)
+        chunk = stream.read(BLOCK_BYTES)
+        if not chunk:
+            if carry:
+                yield carry
+            return
+        data = carry + chunk
+        cut = data.rfind(b"\n") + 1
+        if cut == 0:
+            carry = data  # one line longer than a block: keep reading it
+            continue
+        yield data[:cut]
+        carry = data[cut:]
+
+
+def _show(line: bytes) -> str:
+    return shorten_line(line.decode("utf-8", "replace").rstrip("\r"))
+
+
+def _search_file(stream: IO[bytes], first: bytes, shown: str, opts: _Options, out: list[str]) -> int:
+    """Search one file, appending its output entries to ``out``; returns matching lines."""
+    regex = opts.regex
+    matched = 0
+    number = 1  # line number of the first line of the current block
+    before: deque[tuple[int, bytes]] = deque(maxlen=opts.before)
+    after_left = 0
+    last_printed = 0
+    for block in _blocks(stream, first, opts):
+        if opts.mode != "content" or (not opts.before and not opts.after):
+            pos = 0
+            counted = 0  # newlines in block[:pos]
+            while True:
+                found = regex.search(block, pos)
+                if found is None:
+                    break
+                start = found.start()
+                line_start = block.rfind(b"\n", 0, start) + 1
+                line_end = block.find(b"\n", start)
+                if line_end < 0:
+                    line_end = len(block)
+                matched += 1
+                if opts.mode == "files_with_matches":
+                    return matched
+                if opts.mode == "content":
+                    counted += block.count(b"\n", pos, line_start)
+                    out.append(f"{shown}:{number + counted}:{_show(block[line_start:line_end])}")
+                    counted += 1
+                pos = line_end + 1
+                if pos > len(block):
+                    break
+            number += block.count(b"\n")
+            continue
+        # Content with context: only a block holding a match (or owing context) is split.
+        lines = block.split(b"\n")
+        if lines and lines[-1] == b"":
+            lines.pop()
+        if after_left == 0 and regex.search(block) is None:
+            for i in range(max(0, len(lines) - opts.before), len(lines)):
+                before.append((number + i, lines[i]))
+            number += len(lines)
+            continue
+
+        def emit(n: int, line: bytes, sep: str) -> None:
+            nonlocal last_printed
+            if last_printed and n > last_printed + 1:
+                out.append("--")
+            out.append(f"{shown}{sep}{n}{sep}{_show(line)}")
+            last_printed = n
+
+        for i, line in enumerate(lines):
+            n = number + i
+            if regex.search(line) is not None:
+                matched += 1
+                for bn, bl in before:
+                    emit(bn, bl, "-")
+                before.clear()
+                emit(n, line, ":")
+                after_left = opts.after
+            elif after_left:
+                emit(n, line, "-")
+                after_left -= 1
+            elif opts.before:
+                before.append((n, line))
+        number += len(lines)
+    return matched
+
+
+def _name_filter(file_glob: str | None, file_type: str | None) -> Callable[[Entry], bool] | None:
+    tests: list[Callable[[Entry], bool]] = []
+    if file_glob:
+        regex = compile_glob(file_glob)
+        tests.append(lambda e: matches(regex, e.rel) or matches(regex, e.name))
+    if file_type:
+        if file_type not in FILE_TYPES:
+            raise WorkspaceError(
+                f"unknown file type {file_type!r}; known types: {', '.join(sorted(FILE_TYPES))}"
+            )
+        names = [compile_glob(g) for g in FILE_TYPES[file_type]]
+        tests.append(lambda e: any(matches(r, e.name) for r in names))
+    if not tests:
+        return None
+    return lambda e: all(t(e) for t in tests)
 
 
 def grep(
@@ -129,49 +314,97 @@ def grep(
     pattern: str,
     path: str = ".",
     *,
+    mode: str = "content",
     file_glob: str | None = None,
+    file_type: str | None = None,
     ignore_case: bool = False,
-    gitignore: bool = True,
+    literal: bool = False,
+    before: int = 0,
+    after: int = 0,
+    head_limit: int | None = None,
+    offset: int = 0,
+    ignore: bool = True,
+    hide: Hide | None = None,
     max_results: int = MAX_ENTRIES,
+    seconds: float = SEARCH_SECONDS,
     cancel: threading.Event | None = None,
 ) -> GrepResult:
-    """``path:line:text`` for every line under ``path`` that ``pattern`` (a regex) matches."""
+    """Search the text files under ``path`` for ``pattern``.
+
+    ``mode``: ``files_with_matches`` (one path per matching file), ``content`` (``path:N:text``
+    per matching line, ``path-N-text`` for ``before``/``after`` context, ``--`` between
+    groups) or ``count`` (``path:N``). ``offset`` skips that many output entries and
+    ``head_limit`` (default ``max_results``) keeps at most that many after it.
+    """
     require_path(path)
-    regex = compile_regex(pattern, ignore_case)
-    name_filter = compile_glob(file_glob) if file_glob else None
-    result = GrepResult()
+    if mode not in OUTPUT_MODES:
+        raise WorkspaceError(f"unknown output mode {mode!r}; use one of {', '.join(OUTPUT_MODES)}")
+    for name, value in (("before", before), ("after", after)):
+        if not 0 <= value <= MAX_CONTEXT:
+            raise WorkspaceError(f"{name} context must be between 0 and {MAX_CONTEXT} lines, got {value}")
+    if offset < 0:
+        raise WorkspaceError(f"offset must not be negative, got {offset}")
+    limit = max_results if head_limit is None else head_limit
+    if not 1 <= limit <= max_results:
+        raise WorkspaceError(f"head_limit must be between 1 and {max_results}, got {limit}")
+    regex = compile_search(pattern, ignore_case=ignore_case, literal=literal)
+    wanted = _name_filter(file_glob, file_type)
+    opts = _Options(regex, mode, before, after, time.monotonic() + seconds, cancel)
+    result = GrepResult(mode)
     try:
         single_file = root.is_file(path)
     except OSError as exc:
         raise os_failure(exc, path) from None
+    walk: Walk | None = None
     if single_file:
         targets: Iterator[str] = iter([path])
-        walk = None
     else:
-        walk = Walk(root, path, skip_git=True, gitignore=gitignore, cancel=cancel)
-        targets = (
-            e.path
-            for e in walk
-            if e.kind == "file"
-            and (name_filter is None or name_filter.match(e.rel) or name_filter.match(e.name))
-        )
+        walk = Walk(root, path, ignore=ignore, hide=hide, deadline=opts.deadline, cancel=cancel)
+        targets = (e.path for e in walk if e.kind == "file" and (wanted is None or wanted(e)))
+    collected: list[str] = []
+    keep = offset + limit
     try:
         for target in targets:
-            numbered = _lines(root, target, result, cancel)
-            if numbered is None:
+            out: list[str] = []
+            found = _search_target(root, target, opts, result, out)
+            if not found:
                 continue
-            result.files_searched += 1
-            matched = False
-            for number, line in numbered:
-                if regex.search(line):
-                    matched = True
-                    if len(result.lines) < max_results:
-                        result.lines.append(f"{target}:{number}:{shorten_line(line.rstrip(chr(13)))}")
-                    else:
-                        result.more += 1
-            result.files_matched += matched
-    except ReadCancelled:
-        result.stopped_early = True
-    if walk is not None and walk.stopped_early:
-        result.stopped_early = True
+            result.files_matched += 1
+            result.lines_matched += found
+            if mode == "files_with_matches":
+                out = [target]
+            elif mode == "count":
+                out = [f"{target}:{found}"]
+            elif (before or after) and result.entries_total:
+                out.insert(0, "--")
+            result.entries_total += len(out)
+            room = keep - len(collected)
+            if room > 0:
+                collected.extend(out[:room])
+    except _Stopped as stopped:
+        result.stop = stopped.reason
+    if walk is not None:
+        result.walked = walk.visited
+        if walk.stop is not None and result.stop is None:
+            result.stop = walk.stop
+    result.entries = collected[offset:]
     return result
+
+
+def _search_target(root: safefs.Root, path: str, opts: _Options, result: GrepResult, out: list[str]) -> int:
+    try:
+        stream = root.open(path, "rb")
+    except OSError:
+        result.unreadable += 1  # vanished, swapped for something else, or refused
+        return 0
+    with stream:
+        size = os.fstat(stream.fileno()).st_size
+        if size > MAX_GREP_FILE_BYTES:
+            result.large_skipped += 1
+            return 0
+        first = stream.read(BINARY_SNIFF_BYTES)
+        if b"\0" in first:
+            result.binary_skipped += 1
+            return 0
+        result.files_searched += 1
+        return _search_file(stream, first, path, opts, out)

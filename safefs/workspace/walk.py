@@ -1,21 +1,31 @@
-"""A bounded, iterative walk of a workspace directory through safefs.
+"""The one bounded, iterative walk every listing and search uses, with git's ignore rules.
 
 Every directory is listed with ``Root.scandir``, which resolves its path beneath the root, so a
 directory swapped for a symlink mid-walk is refused or stays inside. Only entries that were real
 directories when listed are entered: symlinks are reported as ``"link"`` and never followed;
 FIFOs, sockets and devices are reported as ``"other"`` and never opened. The walk is a loop over
-an explicit stack (deep trees need no recursion) and stops after ``max_visited`` entries.
+an explicit stack (deep trees need no recursion).
+
+By default (``ignore=True``) the walk applies the ignore rules git applies
+(:mod:`safefs.workspace.gitignore`) and skips ``.git``: an ignored entry is neither yielded nor
+counted, and an ignored directory is never entered. The start path itself is walked even when a
+rule ignores it: a path the caller names is searched, as ripgrep does. ``hide`` is the one hook
+for paths a policy keeps from the caller: a hidden entry is treated exactly as an ignored one.
+
+A walk stops after ``max_visited`` entries, at its ``deadline`` or on ``cancel``; ``stop`` then
+says which, so every tool can say that its answer is partial, also when it found nothing.
 """
 
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import safefs
 from safefs.workspace.errors import os_failure, require_path
-from safefs.workspace.gitignore import GitIgnore
+from safefs.workspace.gitignore import GitIgnore, repository_rules
 
 MAX_VISITED = 200_000
 
@@ -27,6 +37,10 @@ class Entry:
     name: str
     kind: str  # "dir", "file", "link" or "other"
     depth: int  # 1 for an entry of the start directory itself
+    real: str = ""  # root-relative path of the entry (the start's canonical path joined with rel)
+
+
+Hide = Callable[[Entry], bool]
 
 
 def _kind(entry: safefs.DirEntry) -> str:
@@ -45,12 +59,31 @@ def join(start: str, rel: str) -> str:
     return f"{start.rstrip('/')}/{rel}" if start.rstrip("/") else f"/{rel}"
 
 
+STOP_ENTRIES = "entry limit"
+STOP_TIME = "time limit"
+STOP_CANCELLED = "cancelled"
+
+
+def stop_note(stop: str | None, visited: int, max_visited: int = MAX_VISITED) -> str:
+    """The line a tool shows when its walk stopped: why, and what was seen."""
+    if stop is None:
+        return ""
+    if stop == STOP_ENTRIES:
+        why = f"stopped after {max_visited} entries"
+    elif stop == STOP_TIME:
+        why = "stopped at its time limit"
+    else:
+        why = "cancelled"
+    return f"[walk {why}, {visited} entries seen; the answer is partial: narrow the path or the pattern]"
+
+
 class Walk:
     """``for entry in Walk(root, "src", max_depth=2): ...``, entries in sorted pre-order.
 
-    ``skip_git`` leaves ``.git`` out entirely; ``gitignore`` honours ``.gitignore`` files;
-    ``descend(entry)`` may refuse to enter a directory. After iterating, ``stopped_early`` says
-    whether ``max_visited`` cut the walk short.
+    ``ignore`` applies git's ignore rules and skips ``.git``; ``skip_git`` skips ``.git`` even
+    without them. ``descend(entry)`` may refuse to enter a directory. After iterating, ``stop``
+    (None, or one of the ``STOP_*`` reasons) says whether the walk was cut short, ``visited``
+    how many entries it yielded, ``ignored`` how many it left out for rules or ``hide``.
     """
 
     def __init__(
@@ -59,30 +92,46 @@ class Walk:
         start: str = ".",
         *,
         max_depth: int | None = None,
-        skip_git: bool = False,
-        gitignore: bool = False,
+        ignore: bool = True,
+        skip_git: bool = True,
+        hide: Hide | None = None,
         descend: Callable[[Entry], bool] | None = None,
         max_visited: int = MAX_VISITED,
+        deadline: float | None = None,
         cancel: threading.Event | None = None,
+        user_excludes: bool = True,
     ) -> None:
         require_path(start)
         self.root = root
         self.start = start
         self.max_depth = max_depth
-        self.skip_git = skip_git
-        self.gitignore = gitignore
+        self.ignore = ignore
+        self.skip_git = skip_git or ignore
+        self.hide = hide
         self.descend = descend
         self.max_visited = max_visited
+        self.deadline = deadline
         self.cancel = cancel
+        self.user_excludes = user_excludes
         self.visited = 0
-        self.stopped_early = False
+        self.ignored = 0
+        self.stop: str | None = None
         self.unreadable = 0  # directories that vanished or were refused while walking
 
-    def _children(self, path: str, rel: str, depth: int, rules: GitIgnore) -> tuple[list[Entry], GitIgnore]:
+    @property
+    def stopped_early(self) -> bool:
+        return self.stop is not None
+
+    def note(self) -> str:
+        return stop_note(self.stop, self.visited, self.max_visited)
+
+    def _children(
+        self, path: str, rel: str, real: str, depth: int, rules: GitIgnore
+    ) -> tuple[list[Entry], GitIgnore]:
         listing = sorted(self.root.scandir(path), key=lambda e: e.name)
-        if self.gitignore:
+        if self.ignore:
             has_rules = any(e.name == ".gitignore" and _kind(e) == "file" for e in listing)
-            rules = rules.enter(self.root, path, has_rules)
+            rules = rules.enter(self.root, real, has_rules)
         out = []
         for e in listing:
             name = str(e.name)
@@ -90,26 +139,40 @@ class Walk:
             if self.skip_git and name == ".git":
                 continue
             child_rel = f"{rel}/{name}" if rel else name
-            child_path = join(self.start, child_rel)
-            if self.gitignore and rules.ignored(child_path, kind == "dir"):
+            child_real = f"{real}/{name}" if real not in ("", ".") else name
+            entry = Entry(join(self.start, child_rel), child_rel, name, kind, depth, child_real)
+            if (self.ignore and rules.ignored(child_real, kind == "dir")) or (
+                self.hide is not None and self.hide(entry)
+            ):
+                self.ignored += 1
                 continue
-            out.append(Entry(child_path, child_rel, name, kind, depth))
+            out.append(entry)
         return out, rules
 
-    def _ancestor_rules(self) -> GitIgnore:
-        """The rules of the start directory's ancestors, for a plain relative start path."""
-        rules = GitIgnore()
-        parts = [p for p in self.start.split("/") if p not in ("", ".")]
-        if not self.gitignore or self.start.startswith("/") or ".." in parts or not parts:
-            return rules
+    def _start_rules(self, real: str) -> GitIgnore:
+        """The rules in force in the start directory's parent: the repository's, then each
+        ancestor's ``.gitignore``."""
+        if not self.ignore:
+            return GitIgnore()
+        rules = repository_rules(self.root, user_excludes=self.user_excludes)
+        parts = [p for p in real.split("/") if p not in ("", ".")]
         for i in range(len(parts)):
-            directory = "/".join(parts[:i]) or "."
-            rules = rules.enter(self.root, directory, True)
+            rules = rules.enter(self.root, "/".join(parts[:i]) or ".", True)
         return rules
+
+    def _should_stop(self) -> bool:
+        if self.cancel is not None and self.cancel.is_set():
+            self.stop = STOP_CANCELLED
+        elif self.visited >= self.max_visited:
+            self.stop = STOP_ENTRIES
+        elif self.deadline is not None and time.monotonic() > self.deadline:
+            self.stop = STOP_TIME
+        return self.stop is not None
 
     def __iter__(self) -> Iterator[Entry]:
         try:
-            first, rules = self._children(self.start, "", 1, self._ancestor_rules())
+            real = self.root.resolve(self.start, strict=True)
+            first, rules = self._children(self.start, "", real, 1, self._start_rules(real))
         except OSError as exc:
             raise os_failure(exc, self.start) from None
         frames: list[tuple[Iterator[Entry], GitIgnore]] = [(iter(first), rules)]
@@ -119,18 +182,35 @@ class Walk:
             if entry is None:
                 frames.pop()
                 continue
-            self.visited += 1
-            if self.visited > self.max_visited or (self.cancel is not None and self.cancel.is_set()):
-                self.stopped_early = True
+            if self._should_stop():
                 return
+            self.visited += 1
             yield entry
             if entry.kind != "dir" or (self.max_depth is not None and entry.depth >= self.max_depth):
                 continue
             if self.descend is not None and not self.descend(entry):
                 continue
             try:
-                children, child_rules = self._children(entry.path, entry.rel, entry.depth + 1, rules)
+                children, child_rules = self._children(
+                    entry.path, entry.rel, entry.real, entry.depth + 1, rules
+                )
             except OSError:
                 self.unreadable += 1  # vanished, replaced or unreadable since it was listed
                 continue
             frames.append((iter(children), child_rules))
+
+
+def is_ignored(root: safefs.Root, path: str, is_dir: bool, *, user_excludes: bool = True) -> bool:
+    """Would a walk from the top leave ``path`` (root-relative) out? An ancestor that is ignored
+    makes it ignored, as git decides."""
+    parts = [p for p in path.split("/") if p not in ("", ".")]
+    rules = repository_rules(root, user_excludes=user_excludes)
+    for i, part in enumerate(parts):
+        if part == ".git":
+            return True
+        directory = "/".join(parts[:i]) or "."
+        rules = rules.enter(root, directory, True)
+        last = i == len(parts) - 1
+        if rules.ignored("/".join(parts[: i + 1]), is_dir if last else True):
+            return True
+    return False

@@ -67,9 +67,11 @@ def test_caps_and_long_lines(ws: AgentWorkspace) -> None:
     out = grep(ws, pattern="hit").content
     assert len(out) <= 30_000
     assert out.endswith(
-        "[501 more matching lines not shown; narrow the pattern, path or glob]\n"
-        "[1501 matching lines in 1 of 2 files searched]"
+        "\nmany.txt:1000:hit\n"
+        "[1501 matching lines in 1 of 2 files searched; entries 1-1000 of 1501 shown; offset=1000 continues]"
     )  # and hello.txt
+    rest = grep(ws, pattern="hit", offset=1000).content.splitlines()
+    assert rest[0] == "many.txt:1001:hit" and rest[-2].startswith("many.txt:1501:hit ")
     (ws.path / "many.txt").write_text("hit " + "z" * 5000 + "\n")
     line = grep(ws, pattern="hit").content.splitlines()[0]
     assert line == "many.txt:1:hit " + "z" * 496 + "[... 4504 more characters]"

@@ -30,16 +30,18 @@ def tree(each_backend: AgentWorkspace) -> AgentWorkspace:
 
 
 def test_one_level(tree: AgentWorkspace) -> None:
-    assert listing(tree) == ToolOutput(
+    assert listing(tree, include_ignored=True) == ToolOutput(
         ".git/\nhello.txt (18 bytes)\nin -> src/main.py [symlink]\n"
         "out -> outside the workspace (not followed) [symlink]\npipe [special file, not read]\nsrc/"
     )
 
 
 def test_depth_lists_below_but_not_into_git_or_links(tree: AgentWorkspace) -> None:
-    out = listing(tree, depth=3).content.splitlines()
+    out = listing(tree, depth=3, include_ignored=True).content.splitlines()
     assert "src/pkg/deep.py (0 bytes)" in out and "src/main.py (9 bytes)" in out
     assert ".git/" in out and not any(line.startswith(".git/HEAD") for line in out)
+    # By default .git is left out, as git's own listings leave it out.
+    assert not any(line.startswith(".git") for line in listing(tree, depth=3).content.splitlines())
     assert not any("secret" in line for line in out)
     assert listing(tree, path="src", depth=1) == ToolOutput("src/main.py (9 bytes)\nsrc/pkg/")
 

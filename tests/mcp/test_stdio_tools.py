@@ -52,7 +52,7 @@ def test_schema_and_annotations_match_the_official_server(served: tuple[Arena, C
     for prop, spec in official["properties"].items():
         assert ours["properties"][prop] == spec, prop  # same type, items, enum and default
     extra = set(ours["properties"]) - set(official["properties"])
-    assert extra <= {"offset", "limit", "maxDepth"}  # additions are optional
+    assert extra <= {"offset", "limit", "maxDepth", "includeIgnored", "lineNumbers"}  # additions are optional
     assert tool.annotations is not None
     hints = tool.annotations.model_dump(by_alias=True, exclude_none=True)
     assert {k: hints[k] for k in official["annotations"]} == official["annotations"]

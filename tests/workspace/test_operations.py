@@ -97,7 +97,7 @@ def test_glob_matches_and_lists_a_symlink_without_entering_it(tree: Tree) -> Non
 
 
 def test_listing_describes_a_link_out_without_following_it(tree: Tree) -> None:
-    listed = {item.entry.name: item for item in list_directory(tree.root, ".")}
+    listed = {item.entry.name: item for item in list_directory(tree.root, ".").items}
     assert sorted(listed) == ["blob.bin", "out", "src"]
     assert listed["blob.bin"].size == len(b"return\0binary")
     assert listed["out"].link == "outside the workspace (not followed)"
