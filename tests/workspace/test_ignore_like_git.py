@@ -1,0 +1,169 @@
+"""The walk's ignore decisions equal git's: ``git ls-files -co --exclude-standard`` on trees built
+here, fixed cases for each rule of gitignore(5) and random trees (hypothesis)."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import safefs
+from safefs.workspace.walk import Walk, is_ignored
+
+pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+
+
+@pytest.fixture(autouse=True)
+def own_git_config(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A HOME of the test's own, so neither git nor the walk reads the user's excludes file."""
+    home = tmp_path_factory.mktemp("home")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    return home
+
+
+def build(base: Path, files: dict[str, str]) -> None:
+    subprocess.run(["git", "init", "-q", str(base)], check=True)
+    for name, text in files.items():
+        path = base / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+
+
+def git_lists(base: Path) -> set[str]:
+    out = subprocess.run(
+        ["git", "-C", str(base), "ls-files", "-co", "--exclude-standard", "-z"],
+        check=True,
+        capture_output=True,
+    ).stdout
+    return {name.decode() for name in out.split(b"\0") if name}
+
+
+def walk_lists(base: Path) -> set[str]:
+    with safefs.Root(str(base)) as root:
+        return {e.rel for e in Walk(root) if e.kind != "dir"}
+
+
+def files_of(*names: str) -> dict[str, str]:
+    return {name: "x\n" for name in names}
+
+
+CASES: dict[str, dict[str, str]] = {
+    "whitelist idiom keeps nested sources": {
+        ".gitignore": "*\n!*/\n!*.py\n",
+        **files_of("src/c.py", "src/d.txt", "top.py", "a/b/e.py", "a/b/f.md"),
+    },
+    "an excluded directory cannot be re-included": {
+        ".gitignore": "node_modules\n!packages/foo\n",
+        **files_of("packages/foo/node_modules/x.js", "packages/foo/index.js", "node_modules/y.js"),
+    },
+    "dir-only pattern spares a file of that name": {
+        ".gitignore": "build/\n",
+        **files_of("build/out.o", "src/build", "src/build2/x"),
+    },
+    "nested gitignore and negation": {
+        ".gitignore": "*.log\n",
+        "sub/.gitignore": "!keep.log\n/local.txt\n",
+        **files_of("a.log", "sub/keep.log", "sub/other.log", "sub/local.txt", "sub/deep/local.txt"),
+    },
+    "anchored and double-star patterns": {
+        ".gitignore": "/root.txt\na/**/z\n**/gen/\ndoc/*.html\n",
+        **files_of("root.txt", "x/root.txt", "a/z", "a/b/c/z", "q/gen/f", "doc/i.html", "doc/s/i.html"),
+    },
+    "escapes, classes and trailing spaces": {
+        ".gitignore": "\\#hash\n\\!bang\nsp\\ \ntrail   \n[ab].c\n?.d\n",
+        **files_of("#hash", "!bang", "sp ", "trail", "a.c", "c.c", "x.d", "xy.d"),
+    },
+    "a negation deeper wins over a shallower rule": {
+        ".gitignore": "*.tmp\n",
+        "k/.gitignore": "!*.tmp\n",
+        **files_of("a.tmp", "k/b.tmp", "k/m/c.tmp"),
+    },
+}
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_fixed_cases_agree_with_git_ls_files(tmp_path: Path, case: str) -> None:
+    build(tmp_path, CASES[case])
+    assert walk_lists(tmp_path) == git_lists(tmp_path)
+
+
+def test_info_exclude_and_core_excludes_file(tmp_path: Path, own_git_config: Path) -> None:
+    repo = tmp_path / "repo"
+    build(repo, files_of("a.secret", "b.bak", "c.txt", "d/e.bak"))
+    (repo / ".git" / "info").mkdir(exist_ok=True)
+    (repo / ".git" / "info" / "exclude").write_text("*.secret\n")
+    (own_git_config / "global-ignore").write_text("*.bak\n!d/e.bak\n")
+    (own_git_config / ".gitconfig").write_text(
+        f"[core]\n\texcludesFile = {own_git_config / 'global-ignore'}\n"
+    )
+    assert git_lists(repo) == {"c.txt", "d/e.bak"}
+    assert walk_lists(repo) == git_lists(repo)
+
+
+def test_git_directory_is_skipped_and_a_named_ignored_start_is_walked(tmp_path: Path) -> None:
+    build(tmp_path, {".gitignore": "node_modules/\n", **files_of("node_modules/lodash/a.js", "src/m.py")})
+    with safefs.Root(str(tmp_path)) as root:
+        assert not any(e.rel.split("/")[0] == ".git" for e in Walk(root))
+        assert [e.rel for e in Walk(root, "node_modules/lodash")] == ["a.js"]
+        assert is_ignored(root, "node_modules/lodash/a.js", False)
+        assert not is_ignored(root, "src/m.py", False)
+
+
+def test_rules_of_the_start_directorys_ancestors_apply(tmp_path: Path) -> None:
+    build(tmp_path, {".gitignore": "*.pyc\n", **files_of("pkg/sub/a.py", "pkg/sub/a.pyc")})
+    with safefs.Root(str(tmp_path)) as root:
+        assert [e.rel for e in Walk(root, "pkg/sub")] == ["a.py"]
+        assert [e.rel for e in Walk(root, str(tmp_path / "pkg" / "sub"))] == ["a.py"]  # absolute start
+
+
+def test_a_hostile_ignore_line_does_not_backtrack(tmp_path: Path) -> None:
+    build(tmp_path, {".gitignore": "*a" * 9 + "Z\n", "a" * 80: "x\n", "b.txt": "x\n"})
+    assert walk_lists(tmp_path) == git_lists(tmp_path) == {".gitignore", "a" * 80, "b.txt"}
+
+
+PATTERNS = [
+    "*", "!*/", "!*.py", "a", "/a", "a/", "!a", "b/", "!b", "**/c.py", "a/**", "*.txt", "!d.txt",
+    "a/b", "[ab]", "?.py", "**/b/", "a/**/c.py", "!/a/c.py", "c*", "!**/d.txt", "b/*.py",
+]  # fmt: skip
+NAMES = ["a", "b", "c.py", "d.txt"]
+
+paths = st.lists(st.lists(st.sampled_from(NAMES), min_size=1, max_size=4).map("/".join), max_size=12)
+rules = st.lists(st.sampled_from(PATTERNS), max_size=5).map(lambda lines: "".join(f"{x}\n" for x in lines))
+
+
+def _consistent(names: list[str]) -> Iterator[str]:
+    """The names that can all exist at once (a path cannot be a file and a directory)."""
+    taken: set[str] = set()
+    for name in sorted(set(names), key=len):
+        parts = name.split("/")
+        if any("/".join(parts[:i]) in taken for i in range(1, len(parts))):
+            continue
+        if any(t.startswith(name + "/") for t in taken):
+            continue
+        taken.add(name)
+        yield name
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(names=paths, top=rules, nested=rules, where=st.sampled_from(["a", "b", "a/b"]), exclude=rules)
+def test_random_trees_agree_with_git(
+    names: list[str], top: str, nested: str, where: str, exclude: str
+) -> None:
+    with tempfile.TemporaryDirectory() as scratch:
+        base = Path(scratch)
+        tree = files_of(*_consistent(names))
+        tree[".gitignore"] = top
+        if not any(n == where or where.startswith(n + "/") for n in tree):
+            tree[f"{where}/.gitignore"] = nested
+        build(base, tree)
+        (base / ".git" / "info").mkdir(exist_ok=True)
+        (base / ".git" / "info" / "exclude").write_text(exclude)
+        assert walk_lists(base) == git_lists(base), (tree, exclude)
