@@ -148,6 +148,11 @@ class LineRange:
     line_cut: bool = False  # the only line shown was itself cut to fit
 
 
+def number_prefix(line: int) -> str:
+    """``cat -n``'s prefix: the line number right-aligned in six columns, then a tab."""
+    return f"{line:6}\t"
+
+
 def lines_of(
     stream: IO[bytes],
     offset: int,
@@ -155,9 +160,15 @@ def lines_of(
     *,
     budget: int = MAX_RESULT_CHARS,
     errors: str = "strict",
+    numbered: bool = False,
     cancel: threading.Event | None = None,
 ) -> LineRange:
-    """Lines ``offset`` .. ``offset + limit - 1`` of ``stream`` within ``budget`` characters."""
+    """Lines ``offset`` .. ``offset + limit - 1`` of ``stream`` within ``budget`` characters
+    (``numbered``: each line after its ``cat -n`` prefix, counted in the budget).
+
+    Only the bytes up to the end of the range are decoded; past it the rest of the file is only
+    counted, newline bytes in raw chunks (a UTF-8 multi-byte sequence never holds the byte
+    ``\n``), so the time after the range is a byte count and memory holds one chunk."""
     end = offset + limit - 1
     kept: list[str] = []
     size = 0
@@ -165,25 +176,52 @@ def lines_of(
     last_shown = offset - 1
     cut = line_cut = False
     last_char = ""
-    for text in decoded_chunks(stream, errors=errors, cancel=cancel):
-        last_char = text[-1]
-        pieces = text.split("\n")
-        for i, piece in enumerate(pieces):
-            ends_line = i < len(pieces) - 1
-            if offset <= line <= end and not cut:
-                part = piece + ("\n" if ends_line else "")
-                if size + len(part) > budget:
-                    if last_shown < line and not kept:  # one line longer than the budget
-                        kept.append(part[:budget])
-                        line_cut = True
+    decoder = codecs.getincrementaldecoder("utf-8")(errors)
+    consumed = 0  # bytes read before the current chunk
+    done = False  # the range is shown (or cut): the rest is only counted
+    while True:
+        if cancel is not None and cancel.is_set():
+            raise ReadCancelled()
+        chunk = stream.read(CHUNK_BYTES)
+        if done:
+            if not chunk:
+                break
+            line += chunk.count(b"\n")
+            last_char = chr(chunk[-1]) if chunk[-1] < 0x80 else "x"
+            continue
+        pending = len(decoder.getstate()[0])
+        try:
+            text = decoder.decode(chunk, final=not chunk)
+        except UnicodeDecodeError as exc:
+            raise InvalidUtf8(consumed - pending + exc.start) from None
+        consumed += len(chunk)
+        if text:
+            last_char = text[-1]
+            pieces = text.split("\n")
+            for i, piece in enumerate(pieces):
+                ends_line = i < len(pieces) - 1
+                if not piece and not ends_line:
+                    continue  # nothing of this line yet (the chunk ended at a newline)
+                if offset <= line <= end and not cut:
+                    starts = last_shown < line
+                    part = (number_prefix(line) if numbered and starts else "") + piece
+                    part += "\n" if ends_line else ""
+                    if size + len(part) > budget:
+                        if starts and not kept:  # one line longer than the budget
+                            kept.append(part[:budget])
+                            line_cut = True
+                            last_shown = line
+                        cut = True
+                    else:
+                        kept.append(part)
+                        size += len(part)
                         last_shown = line
-                    cut = True
-                else:
-                    kept.append(part)
-                    size += len(part)
-                    last_shown = line
-            if ends_line:
-                line += 1
+                if ends_line:
+                    line += 1
+            if cut or line > end:
+                done = True
+        if not chunk:
+            break
     total = _line_count(line - 1, last_char)
     return LineRange("".join(kept), offset, min(last_shown, total), total, cut, line_cut)
 
@@ -196,6 +234,7 @@ def read_lines(
     *,
     budget: int = MAX_RESULT_CHARS,
     errors: str = "strict",
+    numbered: bool = False,
     cancel: threading.Event | None = None,
 ) -> LineRange:
     if offset < 1:
@@ -203,7 +242,7 @@ def read_lines(
     if limit < 1:
         raise WorkspaceError(f"limit must be 1 or more, got {limit}")
     with _reading(root, path) as stream:
-        return lines_of(stream, offset, limit, budget=budget, errors=errors, cancel=cancel)
+        return lines_of(stream, offset, limit, budget=budget, errors=errors, numbered=numbered, cancel=cancel)
 
 
 def count_lines(root: safefs.Root, path: str, *, cancel: threading.Event | None = None) -> int:

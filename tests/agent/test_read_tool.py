@@ -1,8 +1,9 @@
-"""read: strict UTF-8 through safefs, exact truncation, bounded memory, refusals as results."""
+"""read: strict UTF-8 through safefs, cat -n numbering, line ranges, bounded memory, refusals as results."""
 
 from __future__ import annotations
 
 import os
+import subprocess
 import threading
 import tracemalloc
 from pathlib import Path
@@ -18,80 +19,9 @@ def read(ws: AgentWorkspace, path: object) -> ToolOutput:
     return ReadTool(ws.root).execute({"path": path})
 
 
-def cut(text: str) -> str:
-    """The 16,000-character rule, computed the slow, obvious way."""
-    first = text[:8000].count("\n") + 1
-    last = text[:-8000].count("\n") + 1
-    lines = text.count("\n") + (0 if text.endswith("\n") else 1)
-    marker = (
-        f"[truncated {len(text) - 16000} characters, within lines {first}-{last} of {lines}; "
-        "read with offset and limit to see them]"
-    )
-    return f"{text[:8000]}\n{marker}\n{text[-8000:]}"
-
-
-def test_reads_a_file(ws: AgentWorkspace) -> None:
-    assert read(ws, "hello.txt") == ToolOutput("hello from inside\n")
-    (ws.path / "d").mkdir()
-    (ws.path / "d" / "n.txt").write_text("nested ✓\n", encoding="utf-8")
-    assert read(ws, "d/n.txt") == ToolOutput("nested ✓\n")
-    assert read(ws, str(ws.path / "d" / "n.txt")) == ToolOutput("nested ✓\n")  # absolute inside
-
-
-def test_exactly_16000_characters_is_not_truncated(ws: AgentWorkspace) -> None:
-    text = "é" * 16000  # 32,000 bytes: the limit is in characters, not bytes
-    (ws.path / "f.txt").write_text(text, encoding="utf-8")
-    assert read(ws, "f.txt") == ToolOutput(text)
-
-
-@pytest.mark.parametrize("total, unit", [(16001, "a"), (30000, "é"), (70000, "€"), (200000, "x")])
-def test_truncation_format_is_exact(ws: AgentWorkspace, total: int, unit: str) -> None:
-    # Position-dependent characters, so a head or tail taken from the wrong place shows.
-    text = "".join(unit if i % 97 else str(i % 10) for i in range(total))
-    (ws.path / "big.txt").write_text(text, encoding="utf-8")
-    assert read(ws, "big.txt") == ToolOutput(cut(text))
-
-
-def test_multibyte_character_split_across_chunks_is_decoded(ws: AgentWorkspace) -> None:
-    from agent.tools.read import CHUNK_BYTES
-
-    # A 4-byte character straddling the first chunk boundary.
-    text = "a" * (CHUNK_BYTES - 2) + "😀" + "b" * 100
-    (ws.path / "s.txt").write_text(text, encoding="utf-8")
-    out = read(ws, "s.txt")
-    assert out == ToolOutput(cut(text))
-
-
-@pytest.mark.parametrize(
-    "data, offset", [(b"ok\xff", 2), (b"a" * 70000 + b"\xc3(", 70000), (b"a" * 70000 + b"\xe2\x82", 70000)]
-)
-def test_invalid_utf8_is_an_error_result_naming_the_offset(
-    ws: AgentWorkspace, data: bytes, offset: int
-) -> None:
-    (ws.path / "bin").write_bytes(data)
-    out = read(ws, "bin")
-    assert out.is_error
-    assert out.content == f"not valid UTF-8: 'bin' (invalid UTF-8 at byte offset {offset})"
-
-
-def test_a_1_gib_file_is_not_loaded_whole(ws: AgentWorkspace) -> None:
-    big = ws.path / "huge.bin"
-    with open(big, "wb") as f:
-        f.truncate(1 << 30)  # sparse: NUL bytes, valid UTF-8, nothing on disk
-    tracemalloc.start()
-    try:
-        out = read(ws, "huge.bin")
-        _current, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
-    print(f"peak traced memory reading 1 GiB: {peak} bytes")
-    assert not out.is_error
-    marker = (
-        f"[truncated {(1 << 30) - 16000} characters, within lines 1-1 of 1; read with offset "
-        "and limit to see them]"
-    )
-    assert out.content == "\0" * 8000 + f"\n{marker}\n" + "\0" * 8000
-    assert peak < 16 << 20  # a few chunks, not the file
+def numbered(lines: list[str], first: int = 1) -> str:
+    """``cat -n`` output, computed the slow, obvious way."""
+    return "".join(f"{str(n).rjust(6)}\t{line}\n" for n, line in enumerate(lines, first))
 
 
 def test_a_fifo_is_refused_at_once(each_backend: AgentWorkspace) -> None:
@@ -173,31 +103,35 @@ def test_file_growing_past_the_small_read_is_streamed(ws: AgentWorkspace, tmp_pa
         f.write(text)
     with open(tmp_path / "g.txt", "rb") as stream:
         rendered = read_bounded(stream, size_hint=10)  # stale size from before it grew
-    assert rendered == cut(text)
+    assert rendered.startswith("z" * 8000 + "\n[truncated 4000 characters") and rendered.endswith("z" * 8000)
 
 
-def test_a_long_read_stops_when_cancelled(ws: AgentWorkspace) -> None:
-    with open(ws.path / "huge.bin", "wb") as f:
-        f.truncate(1 << 30)
-    cancel = threading.Event()
-    cancel.set()  # already requested: the read stops after its first chunk
-    out = ReadTool(ws.root).execute({"path": "huge.bin"}, cancel)
-    assert out == ToolOutput("read of 'huge.bin' cancelled", is_error=True)
-    # A small file is read whole in one go; there is nothing to interrupt.
-    assert ReadTool(ws.root).execute({"path": "hello.txt"}, cancel) == ToolOutput("hello from inside\n")
+def test_a_range_of_invalid_utf8_names_the_offset(ws: AgentWorkspace) -> None:
+    (ws.path / "bad.txt").write_bytes(b"fine\nbad \xff here\n")
+    out = ReadTool(ws.root).execute({"path": "bad.txt", "offset": 1})
+    assert out == ToolOutput("not valid UTF-8: 'bad.txt' (invalid UTF-8 at byte offset 9)", is_error=True)
 
 
 NUMBERED = "".join(f"line {i}\n" for i in range(1, 101))
 
 
+def test_reads_a_file_numbered_like_cat_n(ws: AgentWorkspace) -> None:
+    assert read(ws, "hello.txt") == ToolOutput("     1\thello from inside\n")
+    (ws.path / "n.txt").write_text(NUMBERED)
+    shown = subprocess.run(["cat", "-n", str(ws.path / "n.txt")], capture_output=True, text=True).stdout
+    assert read(ws, "n.txt").content == shown
+
+
 @pytest.mark.parametrize(
     "args, expected",
     [
-        ({"offset": 1, "limit": 2}, "[lines 1-2 of 100; read with offset=3 to continue]\nline 1\nline 2\n"),
-        ({"offset": 99}, "[lines 99-100 of 100]\nline 99\nline 100\n"),
-        ({"limit": 1}, "[lines 1-1 of 100; read with offset=2 to continue]\nline 1\n"),
-        ({"offset": 100, "limit": 5}, "[lines 100-100 of 100]\nline 100\n"),
-        ({"offset": 101}, "[offset 101 is past the end: the file has 100 lines]\n"),
+        (
+            {"limit": 2},
+            numbered(["line 1", "line 2"]) + "[lines 1-2 of 100 shown; read with offset=3 to continue]",
+        ),
+        ({"offset": 99}, numbered(["line 99", "line 100"], 99)),
+        ({"offset": 100, "limit": 5}, numbered(["line 100"], 100)),
+        ({"offset": 101}, "[offset 101 is past the end: the file has 100 lines]"),
     ],
 )
 def test_line_ranges(ws: AgentWorkspace, args: dict[str, int], expected: str) -> None:
@@ -205,47 +139,100 @@ def test_line_ranges(ws: AgentWorkspace, args: dict[str, int], expected: str) ->
     assert ReadTool(ws.root).execute({"path": "n.txt", **args}) == ToolOutput(expected)
 
 
+def test_a_plain_read_shows_the_first_2000_lines_and_says_how_to_go_on(ws: AgentWorkspace) -> None:
+    (ws.path / "long.txt").write_text("".join(f"{i}\n" for i in range(1, 2736)))
+    out = read(ws, "long.txt").content.splitlines()
+    assert out[0] == "     1\t1" and out[1999] == "  2000\t2000"
+    assert out[-1] == "[lines 1-2000 of 2735 shown; read with offset=2001 to continue]"
+
+
+def test_the_character_cap_cuts_at_a_whole_line(ws: AgentWorkspace) -> None:
+    (ws.path / "wide.txt").write_text(("x" * 99 + "\n") * 1000)
+    out = read(ws, "wide.txt").content
+    assert len(out) <= 30_000
+    last = out.splitlines()[-1]
+    assert last.startswith("[lines 1-") and "stopped at 30000 characters" in last
+    shown = int(last.split("-")[1].split(" ")[0])
+    assert out.splitlines()[shown - 1] == f"{str(shown).rjust(6)}\t" + "x" * 99
+
+
 def test_every_part_of_a_big_file_is_reachable_through_ranges(ws: AgentWorkspace) -> None:
-    text = "".join(f"{i:07d} " + "x" * (i % 50) + "\n" for i in range(20000))
-    (ws.path / "big.txt").write_text(text)
-    whole = read(ws, "big.txt").content
-    assert "[truncated" in whole and "read with offset and limit" in whole
-    pieces, offset = [], 1
+    lines = [f"row {i} " + "y" * (i % 50) for i in range(1, 20001)]
+    (ws.path / "big.txt").write_text("\n".join(lines) + "\n")
+    seen: list[str] = []
+    offset = 1
     while True:
-        out = ReadTool(ws.root).execute({"path": "big.txt", "offset": offset, "limit": 5000})
-        header, body = out.content.split("\n", 1)
-        assert len(out.content) <= 30_000 + 200
-        pieces.append(body)
-        if "to continue" not in header:
+        out = ReadTool(ws.root).execute({"path": "big.txt", "offset": offset}).content.split("\n")
+        body = [line.split("\t", 1)[1] for line in out if "\t" in line]
+        seen.extend(body)
+        if not out[-1].startswith("[lines"):
             break
-        offset = int(header.rsplit("offset=", 1)[1].split()[0])
-    assert "".join(pieces) == text  # nothing lost, nothing repeated
+        offset = int(out[-1].rsplit("offset=", 1)[1].split(" ")[0])
+    assert seen == lines
 
 
 def test_an_over_long_line_is_cut_and_says_so(ws: AgentWorkspace) -> None:
-    (ws.path / "one.txt").write_text("y" * 100_000 + "\nnext\n")
-    out = ReadTool(ws.root).execute({"path": "one.txt", "offset": 1, "limit": 1})
-    header, body = out.content.split("\n", 1)
-    assert header == (
-        "[lines 1-1 of 2; line 1 is longer than 30000 characters and was cut; read with offset=2 to continue]"
+    (ws.path / "one.txt").write_text("z" * 50_000 + "\nnext\n")
+    out = read(ws, "one.txt").content
+    assert len(out) <= 30_000
+    assert out.endswith(
+        "[line 1 is longer than 30000 characters and was cut; read with offset=2 to continue]"
     )
-    assert body == "y" * 30_000
+
+
+def test_a_multibyte_character_split_across_chunks_is_decoded(ws: AgentWorkspace) -> None:
+    from agent.tools.read import CHUNK_BYTES
+
+    text = "a" * (CHUNK_BYTES - 2) + "\N{GRINNING FACE}\n" + "b\n"
+    (ws.path / "s.txt").write_text(text, encoding="utf-8")
+    out = ReadTool(ws.root).execute({"path": "s.txt", "offset": 2}).content
+    assert out == "     2\tb\n"
+
+
+@pytest.mark.parametrize("data, offset", [(b"ok\xff", 2), (b"a\n" * 100 + b"\xc3(", 200)])
+def test_invalid_utf8_in_the_range_is_an_error_result_naming_the_offset(
+    ws: AgentWorkspace, data: bytes, offset: int
+) -> None:
+    (ws.path / "bin").write_bytes(data)
+    assert read(ws, "bin") == ToolOutput(
+        f"not valid UTF-8: 'bin' (invalid UTF-8 at byte offset {offset})", is_error=True
+    )
+
+
+def test_a_ranged_read_of_a_1_gib_file_decodes_only_the_range(ws: AgentWorkspace) -> None:
+    big = ws.path / "huge.txt"
+    with open(big, "wb") as f:
+        f.write(b"".join(b"line %d\n" % i for i in range(1, 101)))
+        f.truncate(1 << 30)  # then sparse NULs: one long last line
+    tracemalloc.start()
+    try:
+        out = ReadTool(ws.root).execute({"path": "huge.txt", "offset": 10, "limit": 2})
+        _current, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    print(f"peak traced memory for lines 10-11 of 1 GiB: {peak} bytes")
+    assert out == ToolOutput(
+        numbered(["line 10", "line 11"], 10) + "[lines 10-11 of 101 shown; read with offset=12 to continue]"
+    )
+    assert peak < 8 << 20  # a chunk or two, not the file
+
+
+def test_a_long_read_stops_when_cancelled(ws: AgentWorkspace) -> None:
+    with open(ws.path / "huge.bin", "wb") as f:
+        f.truncate(1 << 30)
+    cancel = threading.Event()
+    cancel.set()
+    out = ReadTool(ws.root).execute({"path": "huge.bin"}, cancel)
+    assert out == ToolOutput("read of 'huge.bin' cancelled", is_error=True)
 
 
 @pytest.mark.parametrize(
     "args, message",
     [
-        ({"offset": 0}, "offset must be 1 or more (lines are numbered from 1), got 0"),
-        ({"limit": 0}, "limit must be 1 or more, got 0"),
-        ({"offset": "3"}, "field 'offset' must be of type integer"),
+        ({"offset": 0}, "is less than the minimum of 1"),
+        ({"limit": 0}, "is less than the minimum of 1"),
     ],
 )
 def test_bad_ranges_are_error_results(ws: AgentWorkspace, args: dict[str, object], message: str) -> None:
     out = ReadTool(ws.root).execute({"path": "hello.txt", **args})
     assert out.is_error and message in out.content
-
-
-def test_a_range_of_invalid_utf8_names_the_offset(ws: AgentWorkspace) -> None:
-    (ws.path / "bad.txt").write_bytes(b"fine\nbad \xff here\n")
-    out = ReadTool(ws.root).execute({"path": "bad.txt", "offset": 1})
-    assert out == ToolOutput("not valid UTF-8: 'bad.txt' (invalid UTF-8 at byte offset 9)", is_error=True)
