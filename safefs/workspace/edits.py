@@ -1,13 +1,29 @@
-"""Exact-text edits of a workspace file, applied atomically, reported as a unified diff.
+"""Exact-text edits of a workspace file, applied atomically as compare-and-swap, reported as a
+unified diff of the changed region.
 
-An edit names text that must occur in the file exactly; it must occur once, unless the caller
-asks for every occurrence. Text that is missing or ambiguous is refused with a message that
-says how to fix the call: an edit never lands on a guess.
+An edit names text that must occur in the file exactly; it must occur once (occurrences that
+overlap count: ``"x = 1\\nx = 1"`` occurs twice in three ``x = 1`` lines), unless the caller asks
+for every occurrence. Text that is missing or ambiguous is refused with a message that says how
+to fix the call: an edit never lands on a guess. Several edits are applied in turn to the text
+in memory and written once: all of them or none.
+
+Compare-and-swap: the file is read under an exclusive ``flock`` (so edits through safefs, in this
+process or another, take turns), and before the new content is renamed into place the path must
+still name the file that was read (same inode, size and ``mtime_ns``). If it does not (a writer
+that takes no lock replaced or changed it), the edit is applied again to the new content, up to
+``CAS_ATTEMPTS`` times, then refused: an edit is never silently lost.
+
+The diff covers only the region that changed, plus ``CONTEXT_LINES`` around it: the cost of an
+edit is a read, a replace and a write, not a diff of the whole file.
 """
 
 from __future__ import annotations
 
 import difflib
+import fcntl
+import os
+import re
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -16,6 +32,11 @@ from safefs.workspace.errors import WorkspaceError, os_failure, require_path
 from safefs.workspace.limits import MAX_RESULT_CHARS, cut_text
 
 MAX_EDIT_BYTES = 64 << 20  # an edit holds the file twice in memory; larger ones are refused
+MAX_EDITS = 100
+CAS_ATTEMPTS = 3
+LOCK_SECONDS = 10.0
+CONTEXT_LINES = 3
+_COMPARE_BLOCK = 1 << 16
 
 
 @dataclass(frozen=True)
@@ -25,81 +46,198 @@ class Edit:
     replace_all: bool = False
 
 
+def occurrences(text: str, old: str, *, at_most: int) -> int:
+    """How many times ``old`` occurs in ``text``, overlapping ones included (up to ``at_most``)."""
+    found = 0
+    pos = text.find(old)
+    while pos >= 0 and found < at_most:
+        found += 1
+        pos = text.find(old, pos + 1)
+    return found
+
+
+def _encodable(text: str, label: str, what: str) -> None:
+    try:
+        text.encode("utf-8", "strict")
+    except UnicodeEncodeError:
+        raise WorkspaceError(
+            f"{label}: the {what} is not encodable as UTF-8 (it holds a lone surrogate)"
+        ) from None
+
+
 def _apply_one(text: str, edit: Edit, label: str) -> tuple[str, int]:
     if not edit.old:
         raise WorkspaceError(f"{label}: the text to replace must not be empty")
+    _encodable(edit.old, label, "text to replace")
+    _encodable(edit.new, label, "new text")
     old, new = edit.old, edit.new
-    count = text.count(old)
+    count = occurrences(text, old, at_most=2)
     if count == 0 and "\r\n" in text and "\n" in old and "\r\n" not in old:
         # The file uses CRLF line ends; the caller wrote LF ones.
         old, new = old.replace("\n", "\r\n"), new.replace("\n", "\r\n")
-        count = text.count(old)
+        count = occurrences(text, old, at_most=2)
     if count == 0:
         raise WorkspaceError(
             f"{label}: text not found; read the file and copy the exact text, "
             "including whitespace and line breaks"
         )
-    if count > 1 and not edit.replace_all:
+    if edit.replace_all:
+        replaced = text.count(old)
+        return text.replace(old, new), replaced
+    if count > 1:
+        total = occurrences(text, old, at_most=1 << 30)
+        overlapping = total != text.count(old)
         raise WorkspaceError(
-            f"{label}: text occurs {count} times; include more surrounding "
-            "lines so that it is unique, or replace every occurrence"
+            f"{label}: text occurs {total} times{' (some overlapping)' if overlapping else ''}; "
+            "include more surrounding lines so that it is unique, or replace every occurrence"
         )
-    return text.replace(old, new) if edit.replace_all else text.replace(old, new, 1), count
+    return text.replace(old, new, 1), 1
 
 
 def apply_edits(text: str, edits: Sequence[Edit], path: str) -> tuple[str, int]:
-    """The text after every edit in turn, and how many replacements were made."""
+    """The text after every edit in turn, and how many replacements were made; one edit that
+    fails fails them all."""
+    if len(edits) > MAX_EDITS:
+        raise WorkspaceError(f"too many edits in one call: {len(edits)}, at most {MAX_EDITS}")
     done = 0
     for i, edit in enumerate(edits):
         label = f"edit of {path!r}" if len(edits) == 1 else f"edit {i + 1} of {path!r}"
         text, count = _apply_one(text, edit, label)
-        done += count if edit.replace_all else 1
+        done += count
     return text, done
 
 
+def _common_prefix(a: str, b: str) -> int:
+    n = min(len(a), len(b))
+    i = 0
+    while i < n and a[i : i + _COMPARE_BLOCK] == b[i : i + _COMPARE_BLOCK]:
+        i += _COMPARE_BLOCK
+    while i < n and a[i] == b[i]:
+        i += 1
+    return min(i, n)
+
+
+def _common_suffix(a: str, b: str, limit: int) -> int:
+    """Length of the common tail of ``a`` and ``b``, at most ``limit``."""
+    i = 0
+    while (
+        i + _COMPARE_BLOCK <= limit
+        and a[len(a) - i - _COMPARE_BLOCK : len(a) - i] == b[len(b) - i - _COMPARE_BLOCK : len(b) - i]
+    ):
+        i += _COMPARE_BLOCK
+    while i < limit and a[len(a) - i - 1] == b[len(b) - i - 1]:
+        i += 1
+    return i
+
+
+_HUNK = re.compile(r"^@@ -(\d+)(,\d+)? \+(\d+)(,\d+)? @@")
+
+
 def unified_diff(old: str, new: str, path: str, *, limit: int = MAX_RESULT_CHARS) -> str:
+    """A unified diff of ``old`` -> ``new`` computed over the changed region and its context
+    only, with line numbers of the whole file."""
+    if old == new:
+        return ""
+    start = _common_prefix(old, new)
+    tail = _common_suffix(old, new, min(len(old), len(new)) - start)
+    # Widen to whole lines, then CONTEXT_LINES more on each side.
+    lo = old.rfind("\n", 0, start) + 1
+    for _ in range(CONTEXT_LINES):
+        if lo == 0:
+            break
+        lo = old.rfind("\n", 0, lo - 1) + 1
+    old_end = len(old) - tail
+    hi = old.find("\n", old_end)
+    hi = len(old) if hi < 0 else hi + 1
+    for _ in range(CONTEXT_LINES):
+        if hi >= len(old):
+            break
+        nxt = old.find("\n", hi)
+        hi = len(old) if nxt < 0 else nxt + 1
+    new_hi = hi - len(old) + len(new)
+    first_line = old.count("\n", 0, lo)
     lines = difflib.unified_diff(
-        old.splitlines(keepends=True),
-        new.splitlines(keepends=True),
+        old[lo:hi].splitlines(keepends=True),
+        new[lo:new_hi].splitlines(keepends=True),
         fromfile=path,
         tofile=path,
         fromfiledate="original",
         tofiledate="modified",
+        n=CONTEXT_LINES,
     )
-    text = "".join(
-        line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines
-    )
-    return cut_text(text, limit, "read the file to see the rest of the change")
+    out: list[str] = []
+    for line in lines:
+        match = _HUNK.match(line)
+        if match is not None:
+            a, b = int(match.group(1)) + first_line, int(match.group(3)) + first_line
+            line = f"@@ -{a}{match.group(2) or ''} +{b}{match.group(4) or ''} @@\n"
+        out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
+    return cut_text("".join(out), limit, "read the file to see the rest of the change")
 
 
 @dataclass(frozen=True)
 class EditResult:
     diff: str
     replacements: int
+    attempts: int = 1  # reads it took: more than 1 when the file changed under the edit
+
+
+def _lock(fd: int, path: str) -> None:
+    deadline = time.monotonic() + LOCK_SECONDS
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return
+        except BlockingIOError:
+            if time.monotonic() > deadline:
+                raise WorkspaceError(f"file is being edited by someone else; try again: {path!r}") from None
+            time.sleep(0.002)
+        except OSError:
+            return  # a file system without flock: the inode/size/mtime check still guards
+
+
+def _identity(st: os.stat_result) -> tuple[int, int, int, int]:
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
 
 
 def edit_file(root: safefs.Root, path: str, edits: Sequence[Edit], *, dry_run: bool = False) -> EditResult:
-    """Apply ``edits`` to the UTF-8 file at ``path`` and write it back atomically."""
+    """Apply ``edits`` to the UTF-8 file at ``path`` and write it back atomically, as a
+    compare-and-swap against the file that was read."""
     require_path(path)
     if not edits:
         raise WorkspaceError("no edits given")
-    try:
-        with root.open(path, "rb") as stream:  # a FIFO or device is refused, never opened
-            data = stream.read(MAX_EDIT_BYTES + 1)
-    except OSError as exc:
-        raise os_failure(exc, path) from None
-    if len(data) > MAX_EDIT_BYTES:
-        raise WorkspaceError(f"file too large to edit: {path!r} is over {MAX_EDIT_BYTES >> 20} MiB")
-    try:
-        text = data.decode("utf-8", "strict")
-    except UnicodeDecodeError as exc:
-        raise WorkspaceError(
-            f"not valid UTF-8: {path!r} (at byte offset {exc.start}); only UTF-8 text files can be edited"
-        ) from None
-    new_text, replacements = apply_edits(text, edits, path)
-    if not dry_run and new_text != text:
+    for attempt in range(1, CAS_ATTEMPTS + 1):
         try:
-            root.write_bytes(path, new_text.encode("utf-8", "surrogatepass"))
+            with root.open(path, "rb") as stream:  # a FIFO or device is refused, never opened
+                if not dry_run:
+                    _lock(stream.fileno(), path)
+                read_as = os.fstat(stream.fileno())
+                if read_as.st_size > MAX_EDIT_BYTES:
+                    raise WorkspaceError(
+                        f"file too large to edit: {path!r} is over {MAX_EDIT_BYTES >> 20} MiB"
+                    )
+                data = stream.read(MAX_EDIT_BYTES + 1)
+                if len(data) > MAX_EDIT_BYTES:
+                    raise WorkspaceError(
+                        f"file too large to edit: {path!r} is over {MAX_EDIT_BYTES >> 20} MiB"
+                    )
+                try:
+                    text = data.decode("utf-8", "strict")
+                except UnicodeDecodeError as exc:
+                    raise WorkspaceError(
+                        f"not valid UTF-8: {path!r} (at byte offset {exc.start}); "
+                        "only UTF-8 text files can be edited"
+                    ) from None
+                new_text, replacements = apply_edits(text, edits, path)
+                if dry_run or new_text == text:
+                    return EditResult(unified_diff(text, new_text, path), replacements, attempt)
+                encoded = new_text.encode("utf-8", "strict")
+                if _identity(root.stat(path)) != _identity(read_as):
+                    continue  # changed since it was read: apply the edits to the new content
+                root.write_bytes(path, encoded)
+                return EditResult(unified_diff(text, new_text, path), replacements, attempt)
         except OSError as exc:
             raise os_failure(exc, path) from None
-    return EditResult(unified_diff(text, new_text, path), replacements)
+    raise WorkspaceError(
+        f"file changed while it was being edited, {CAS_ATTEMPTS} times: {path!r}; read it again and retry"
+    )
