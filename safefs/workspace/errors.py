@@ -42,6 +42,11 @@ def check_path(path: str) -> str | None:
         return "path must not be empty"
     if "\0" in path:
         return "path must not contain a NUL character"
+    try:
+        path.encode("utf-8", "strict")
+    except UnicodeEncodeError:
+        # A lone surrogate (from a JSON escape) names no file; safefs could not encode it.
+        return "path is not encodable as UTF-8 (it holds a lone surrogate)"
     return None
 
 
