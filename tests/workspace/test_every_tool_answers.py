@@ -123,7 +123,7 @@ def _mcp_case(index: int) -> Any:
     return case
 
 
-for _i, _tool in enumerate(AGENT_TOOLS):
-    globals()[f"test_agent_{_tool.name}_answers_any_input"] = _agent_case(_i)
-for _i, _tool in enumerate(MCP_TOOLS):
-    globals()[f"test_mcp_{_tool.name}_answers_any_input"] = _mcp_case(_i)
+for _i, _agent_tool in enumerate(AGENT_TOOLS):
+    globals()[f"test_agent_{_agent_tool.name}_answers_any_input"] = _agent_case(_i)
+for _i, _mcp_tool in enumerate(MCP_TOOLS):
+    globals()[f"test_mcp_{_mcp_tool.name}_answers_any_input"] = _mcp_case(_i)
