@@ -1,0 +1,184 @@
+"""grep and glob: linear-time matching, output modes and paging, deadlines, cancels, other threads
+going on during a search, the policy hook, and a walk that always says when it stopped."""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+import safefs
+from safefs.workspace.errors import WorkspaceError
+from safefs.workspace.search import glob, grep
+from safefs.workspace.walk import STOP_CANCELLED, STOP_ENTRIES, STOP_TIME, Walk
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> safefs.Root:
+    files = {
+        "src/a.py": "import os\ndef alpha():\n    return 'needle'\n\n\nx = 'Needle'\n",
+        "src/b.js": "const needle = 1;\n",
+        "docs/c.md": "no match here\n",
+        "node_modules/lib/d.js": "needle in dependency\n",
+        ".gitignore": "node_modules/\n",
+    }
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    return safefs.Root(str(tmp_path))
+
+
+def finishes(work: object, seconds: float = 10.0) -> bool:
+    """Runs ``work`` in a thread; whether it finished within ``seconds`` (a hang is a failure,
+    not a stuck test run)."""
+    done = threading.Event()
+
+    def run() -> None:
+        try:
+            work()  # type: ignore[operator]
+        except WorkspaceError:
+            pass
+        done.set()
+
+    threading.Thread(target=run, daemon=True).start()
+    return done.wait(seconds)
+
+
+def test_output_modes(tree: safefs.Root) -> None:
+    assert grep(tree, "needle", mode="files_with_matches").entries == ["src/a.py", "src/b.js"]
+    assert grep(tree, "needle", mode="count", ignore_case=True).entries == ["src/a.py:2", "src/b.js:1"]
+    assert grep(tree, "needle", mode="content").entries == [
+        "src/a.py:3:    return 'needle'",
+        "src/b.js:1:const needle = 1;",
+    ]
+    assert grep(tree, "needle", "src/a.py", mode="content", ignore_case=True, before=1, after=1).entries == [
+        "src/a.py-2-def alpha():",
+        "src/a.py:3:    return 'needle'",
+        "src/a.py-4-",
+        "src/a.py-5-",
+        "src/a.py:6:x = 'Needle'",
+    ]
+
+
+def test_literal_type_glob_and_paging(tree: safefs.Root) -> None:
+    assert grep(tree, "'needle'", literal=True, mode="files_with_matches").entries == ["src/a.py"]
+    assert grep(tree, "(", literal=True, mode="count").entries == ["src/a.py:1"]
+    assert grep(tree, "needle", file_type="js", mode="files_with_matches").entries == ["src/b.js"]
+    assert grep(tree, "needle", file_glob="*.py", mode="files_with_matches").entries == ["src/a.py"]
+    first = grep(tree, "e", mode="files_with_matches", head_limit=1)
+    rest = grep(tree, "e", mode="files_with_matches", offset=1)
+    assert first.entries_total == rest.entries_total == 4
+    assert first.entries == [".gitignore"] and rest.entries == ["docs/c.md", "src/a.py", "src/b.js"]
+    assert grep(tree, "needle", mode="content", ignore_case=True, offset=1, head_limit=1).entries == [
+        "src/a.py:6:x = 'Needle'"
+    ]
+
+
+def test_ignored_files_are_not_searched_unless_named_or_asked(tree: safefs.Root) -> None:
+    assert "node_modules/lib/d.js" not in grep(tree, "needle", mode="files_with_matches").entries
+    assert grep(tree, "needle", "node_modules/lib", mode="files_with_matches").entries == [
+        "node_modules/lib/d.js"
+    ]
+    assert "node_modules/lib/d.js" in grep(tree, "needle", mode="files_with_matches", ignore=False).entries
+
+
+def test_hidden_paths_are_neither_searched_nor_counted(tree: safefs.Root) -> None:
+    result = grep(tree, "needle", mode="content", hide=lambda e: e.real == "src/a.py")
+    assert result.entries == ["src/b.js:1:const needle = 1;"]
+    assert (result.files_searched, result.files_matched, result.lines_matched) == (3, 1, 1)
+    assert glob(tree, "**/*.py", hide=lambda e: e.real == "src").matches == []
+
+
+def test_a_backtracking_pattern_returns_at_once(tree: safefs.Root, tmp_path: Path) -> None:
+    (tmp_path / "line.txt").write_text("word " * 40 + "!\n")
+    assert finishes(lambda: grep(tree, r"(\w+\s?)+$", mode="content"))
+    assert grep(tree, r"(\w+\s?)+$", "line.txt", mode="count").entries == []
+    assert grep(tree, r"(x+x+)+y", "line.txt", mode="count").entries == []
+
+
+@pytest.mark.parametrize(
+    "pattern, construct",
+    [
+        ("(a)\\1", "back-references (\\1)"),
+        ("(?=x)", "look-ahead"),
+        ("(?<!x)", "negative look-behind"),
+        ("a{2000}", "repetition"),
+    ],
+)
+def test_an_unsupported_construct_is_named(tree: safefs.Root, pattern: str, construct: str) -> None:
+    with pytest.raises(WorkspaceError) as caught:
+        grep(tree, pattern)
+    assert construct in str(caught.value) and "\n" not in str(caught.value)
+
+
+def test_hostile_globs_match_in_linear_time(tmp_path: Path) -> None:
+    deep = tmp_path.joinpath(*["d"] * 30)
+    deep.mkdir(parents=True)
+    (deep / "f").write_text("")
+    (tmp_path / ("a" * 100)).write_text("")
+    with safefs.Root(str(tmp_path)) as root:
+        assert finishes(lambda: glob(root, "/".join(["**"] * 10) + "/zz"))
+        assert finishes(lambda: glob(root, "*a" * 8 + "b"))
+        assert glob(root, "*a" * 8 + "b").matches == []
+        assert [m.rel for m in glob(root, "*a" * 8).matches] == ["a" * 100]
+
+
+def test_a_search_past_its_deadline_is_partial_and_says_so(tree: safefs.Root) -> None:
+    result = grep(tree, "needle", seconds=0.0)
+    assert result.stop == STOP_TIME and "partial" in result.note()
+
+
+def test_a_walk_that_stops_says_so_even_when_nothing_matched(tmp_path: Path) -> None:
+    (tmp_path / "aaa").mkdir()
+    for i in range(50):
+        (tmp_path / "aaa" / f"{i}.txt").write_text("")
+    (tmp_path / "src.py").write_text("")
+    with safefs.Root(str(tmp_path)) as root:
+        walk = Walk(root, max_visited=10)
+        assert len(list(walk)) == 10 and walk.stop == STOP_ENTRIES
+        assert "stopped after 10 entries, 10 entries seen" in walk.note()
+
+
+def test_a_cancel_reaches_a_running_search_within_half_a_second(tmp_path: Path) -> None:
+    with open(tmp_path / "big.txt", "wb") as f:
+        f.write((b"x" * 200 + b"\n") * 150_000)  # 30 MB, under the grep size cap
+    for i in range(200):
+        (tmp_path / f"f{i}.txt").write_bytes((b"y" * 200 + b"\n") * 5000)
+    cancel = threading.Event()
+    outcome: dict[str, object] = {}
+    with safefs.Root(str(tmp_path)) as root:
+
+        def search() -> None:
+            outcome["result"] = grep(root, r"[a-w]+\d{3}", cancel=cancel)
+            outcome["returned"] = time.monotonic()
+
+        worker = threading.Thread(target=search)
+        worker.start()
+        time.sleep(0.2)
+        assert worker.is_alive(), "the search finished before it could be cancelled"
+        cancel.set()
+        asked = time.monotonic()
+        worker.join(timeout=5)
+    latency = float(outcome["returned"]) - asked  # type: ignore[arg-type]
+    print(f"cancel reached the search after {latency * 1000:.1f} ms")
+    assert outcome["result"].stop == STOP_CANCELLED  # type: ignore[attr-defined]
+    assert latency < 0.5
+
+
+def test_other_threads_go_on_while_a_search_runs(tmp_path: Path) -> None:
+    for i in range(300):
+        (tmp_path / f"f{i}.txt").write_bytes((b"z" * 100 + b"\n") * 10_000)
+    with safefs.Root(str(tmp_path)) as root:
+        worker = threading.Thread(target=lambda: grep(root, r"(\w+\s?)+\d$", seconds=20))
+        worker.start()
+        done = 0
+        while worker.is_alive() and done < 200:
+            root.stat("f0.txt")  # a second, trivial call
+            done += 1
+            time.sleep(0.001)
+        alive = worker.is_alive()
+        worker.join(timeout=30)
+    print(f"trivial calls completed while the search ran: {done}")
+    assert alive and done == 200
