@@ -9,10 +9,12 @@ import pytest
 from agent.loop import run_agent
 from agent.messages import AssistantMessage, ToolCall, ToolResult
 from agent.models.scripted import ScriptedModelClient
+from agent.policy.guard import DeniedFiles
 from agent.policy.sensitive import PathRules
 from agent.policy.setup import prepare
 from agent.secret_scanner import SecretScanner
 from agent.tools import file_tools
+from agent.tools.base import Tool
 from tests.agent.conftest import AgentWorkspace
 
 MARK = "needle-4f1c"
@@ -91,3 +93,41 @@ def test_entries_under_a_linked_start_directory_are_judged_by_their_real_path(ws
     assert any(line.startswith("view/public.csv (") and "denied" not in line for line in listing)
     found = tools["grep"].execute({"pattern": MARK, "path": "view"}).content
     assert MARK not in found and "[1 matching line in 1 denied file not shown]" in found
+
+
+def hidden_by(ws: AgentWorkspace, rules: PathRules) -> list[Tool]:
+    """The file tools with the walk's policy hook set from the read rules: a denied entry is
+    treated as an ignored one. A link is judged by where it leads, so its canonical path is
+    left for the rules to resolve."""
+    denied = DeniedFiles(rules, ws.root)
+    tools = file_tools(ws.root)
+    for tool in tools:
+        tool.hide_entries(
+            lambda e: (
+                denied.rule_for(
+                    e.path, directory=e.kind == "dir", canonical=None if e.kind == "link" else e.real
+                )
+                is not None
+            )
+        )
+    return tools
+
+
+def test_with_the_hook_denied_files_are_neither_searched_nor_counted(tree: AgentWorkspace) -> None:
+    permissions = prepare(
+        hidden_by(tree, PathRules(deny=["build/"])),
+        tree.root,
+        mode="edit",
+        rules=PathRules(deny=["build/"]),
+        scanner=SecretScanner(),
+    )
+    tools = {tool.name: tool for tool in permissions.tools}
+    for mode in ("content", "files_with_matches", "count"):
+        got = tools["grep"].execute({"pattern": MARK, "output_mode": mode}).content
+        assert "denied" not in got and ".env" not in got and "build" not in got, got
+        assert got.splitlines()[0].startswith("notes.txt")
+    summary = tools["grep"].execute({"pattern": MARK}).content.splitlines()[-1]
+    assert summary == "[1 matching lines in 1 of 2 files searched]"  # notes.txt and hello.txt
+    listed = tools["list"].execute({"depth": 3}).content
+    assert ".env" not in listed and "sub/.ssh" not in listed and "build" not in listed
+    assert tools["glob"].execute({"pattern": "**/config"}).content.startswith("no paths match")
