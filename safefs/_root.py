@@ -342,6 +342,65 @@ class Root:
             return  # not a link (EINVAL), or missing: the call itself reports that
         self._check_new_link(target, self._dir_of(dest))
 
+    def _check_moved_tree(self, sfd: int, sname: bytes, dest: Resolved) -> None:
+        """Moving a directory moves the relative symlinks inside it: a link whose target climbs
+        out of the moved tree (``l -> ../../X``) means something else from the new place, so it
+        is judged there, as a link safefs made there would be. Links that stay within the tree
+        move with what they point at and are not judged again. A link made by another program
+        while the move runs is not seen."""
+        try:
+            top = os.open(sname, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=sfd)
+        except OSError:
+            return  # not a directory (or gone): nothing inside moves, the rename reports the rest
+        new_top = components(self._dir_of(dest))
+        pending: list[tuple[int, list[bytes]]] = [(top, [])]
+        try:
+            while pending:
+                fd, inner = pending.pop()
+                try:
+                    with os.scandir(fd) as listing:
+                        entries = list(listing)
+                    for entry in entries:
+                        name = os.fsencode(entry.name)
+                        if entry.is_symlink():
+                            target = _sys.readlinkat(fd, name)
+                            self._check_link_moving_out(target, inner, new_top)
+                        elif entry.is_dir(follow_symlinks=False):
+                            child = os.open(
+                                name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=fd
+                            )
+                            pending.append((child, [*inner, name]))
+                finally:
+                    os.close(fd)
+        finally:
+            for fd, _inner in pending:
+                os.close(fd)
+
+    def _check_link_moving_out(self, target: bytes, inner: list[bytes], new_parent: list[bytes]) -> None:
+        """``target`` of a link in directory ``inner`` of a tree moving into ``new_parent``:
+        if it climbs out of the tree, the rest of it must lead beneath the root from there."""
+        if target.startswith(b"/"):
+            raise PathEscapeError()  # safefs makes no absolute link, and moves none
+        parts = [p for p in target.split(b"/") if p not in (b"", b".")]
+        place = list(inner)
+        for i, part in enumerate(parts):
+            if part != b"..":
+                place.append(part)
+                continue
+            if place:
+                place.pop()
+                continue
+            # The link leaves the moved tree here: ``..`` of its top is the new parent.
+            rest = parts[i + 1 :]
+            ups = 0
+            while ups < len(rest) and rest[ups] == b"..":
+                ups += 1
+            if ups > len(new_parent):
+                raise PathEscapeError()
+            base = new_parent[: len(new_parent) - ups]
+            self._check_new_link(b"/".join(rest[ups:]) or b".", b"/".join(base) or b".")
+            return
+
     # -- reading ---------------------------------------------------------------------------------
 
     @_operation
@@ -661,12 +720,14 @@ class Root:
     def rename(self, src: PathArg, dst: PathArg, *, replace: bool = True) -> None:
         """Rename ``src`` to ``dst`` (links are moved, not followed). ``replace=False`` is an
         atomic no-clobber rename: FileExistsError if ``dst`` exists. A symlink moved to another
-        directory must still resolve beneath the root from there."""
+        directory must still resolve beneath the root from there, and so must every relative
+        link inside a moved directory whose target climbs out of it."""
         srel, drel = self._rel(src), self._rel(dst)
         with reporting(src, dst), self._lookup(srel, follow=False) as source:
             with self._lookup(drel, follow=False) as dest:
                 _entries.check_rename(source.fd, source.name, source.trailing, dest.name, dest.trailing)
                 self._check_moved_link(source.fd, source.name, dest)
+                self._check_moved_tree(source.fd, source.name, dest)
                 _entries.rename(source.fd, source.name, dest.fd, dest.name, replace)
 
     def replace(self, src: PathArg, dst: PathArg) -> None:

@@ -138,6 +138,29 @@ def test_moving_a_link_shallower_cannot_make_it_escape(
     assert os.readlink(workspace.root_path / "d" / "l2") == "../f"
 
 
+def test_moving_a_directory_shallower_cannot_make_a_link_inside_escape(
+    flavour: Flavour, workspace: Workspace, open_root: Callable[..., safefs.Root]
+) -> None:
+    root = open_root(["X", "a/b/c/", "a/b/keep/t"])
+    root.symlink("../../X", "a/b/c/l")  # a/b/c/../../X is a/X: inside
+    root.symlink("../keep/t", "a/b/c/same-tree")  # stays within a/b: moves with its target
+    with pytest.raises(safefs.PathEscapeError):
+        root.rename("a/b/c", "c")  # from c, ../../X is the root's parent's X
+    assert os.readlink(workspace.root_path / "a" / "b" / "c" / "l") == "../../X"
+    assert not os.path.lexists(workspace.root_path / "c")
+    root.symlink("../../../X", "a/b/c/deeper")  # a/b/c/../../../X is X: inside
+    with pytest.raises(safefs.PathEscapeError):
+        root.rename("a/b", "b")  # a link deep in the moved tree is judged too: b/c/../../../X
+    assert os.path.isdir(workspace.root_path / "a" / "b")
+    root.rename("a/b/c", "a/b/c2")  # the same depth: still inside
+    root.remove("a/b/c2/deeper")
+    root.rename("a/b", "b")  # b/c2/l is b/c2/../../X = X: inside, so the move is allowed
+    assert os.readlink(workspace.root_path / "b" / "c2" / "same-tree") == "../keep/t"
+    root.mkdir("d1/d2", parents=True)
+    root.rename("b", "d1/d2/b")  # deeper is always fine for ``..``
+    assert os.readlink(workspace.root_path / "d1" / "d2" / "b" / "c2" / "l") == "../../X"
+
+
 # -- privilege bits --------------------------------------------------------------------------
 
 
