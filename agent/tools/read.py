@@ -23,16 +23,17 @@ def continuation(r: LineRange) -> str:
     """The last line of a read that did not reach the end, or "" when it did."""
     if r.total == 0:
         return "[empty file: 0 lines]"
-    if r.first > r.total:
+    if r.first > r.total and r.total_known:
         return f"[offset {r.first} is past the end: the file has {r.total} lines]"
     if r.line_cut:
         return f"[line {r.last} is longer than {MAX_RESULT_CHARS} characters and was cut" + (
-            f"; read with offset={r.last + 1} to continue]" if r.last < r.total else "]"
+            f"; read with offset={r.last + 1} to continue]" if r.last < r.total or not r.total_known else "]"
         )
-    if r.last < r.total:
+    if r.last < r.total or not r.total_known:
         why = f"; stopped at {MAX_RESULT_CHARS} characters" if r.cut_at_budget else ""
         return (
-            f"[lines {r.first}-{r.last} of {r.total} shown{why}; read with offset={r.last + 1} to continue]"
+            f"[lines {r.first}-{r.last} of {r.total_text} shown{why}; "
+            f"read with offset={r.last + 1} to continue]"
         )
     return ""
 

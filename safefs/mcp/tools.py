@@ -131,12 +131,16 @@ def _count(args: dict[str, Any], name: str) -> int | None:
 def _cut_note(r: text.LineRange) -> str:
     if r.line_cut:
         return (
-            f"\n[cut at {MAX_RESULT_CHARS} characters: line {r.last} of {r.total} is longer "
+            f"\n[cut at {MAX_RESULT_CHARS} characters: line {r.last} of {r.total_text} is longer "
             "than that, and the rest of it is not shown"
-            + (f"; call read_text_file with offset={r.last + 1} to read on]" if r.last < r.total else "]")
+            + (
+                f"; call read_text_file with offset={r.last + 1} to read on]"
+                if r.last < r.total or not r.total_known
+                else "]"
+            )
         )
     return (
-        f"\n[cut at {MAX_RESULT_CHARS} characters: lines {r.first}-{r.last} of {r.total} "
+        f"\n[cut at {MAX_RESULT_CHARS} characters: lines {r.first}-{r.last} of {r.total_text} "
         f"shown; call read_text_file with offset={r.last + 1} to read on]"
     )
 

@@ -46,6 +46,8 @@ class Pattern:
     regex: str  # matches the path relative to the rules' directory, whole
     negated: bool
     dir_only: bool
+    name: str | None = None  # the pattern is this exact name, at any depth (``node_modules/``)
+    suffix: str | None = None  # the pattern is ``*`` then this literal, at any depth (``*.pyc``)
 
 
 def _class(pattern: str, i: int) -> tuple[str, int] | None:
@@ -185,7 +187,12 @@ def parse_line(line: str) -> Pattern | None:
     body = wildmatch_regex(line)
     if body is None:
         return None
-    return Pattern(body if anchored else "(?:.*/)?" + body, negated, dir_only)
+    name = suffix = None
+    if not anchored and not any(c in line for c in "*?[\\"):
+        name = line
+    elif not anchored and line.startswith("*") and not any(c in line[1:] for c in "*?[\\"):
+        suffix = line[1:]
+    return Pattern(body if anchored else "(?:.*/)?" + body, negated, dir_only, name, suffix)
 
 
 class RuleFile:
@@ -195,6 +202,11 @@ class RuleFile:
         self.base = base
         self.patterns: list[Pattern] = []
         self._set: Any = None
+        # Most lines are a plain name or ``*.ext``: those are judged by a dict and a few
+        # ``endswith``, the rest by one RE2 set. The last matching index still wins.
+        self._names: dict[bytes, list[int]] = {}
+        self._suffixes: list[tuple[bytes, int]] = []
+        self._general: list[int] = []  # pattern index of each RE2 set member
         options = re2.Options()
         options.log_errors = False
         options.max_mem = MAX_PROGRAM_BYTES * 8
@@ -203,24 +215,35 @@ class RuleFile:
             pattern = parse_line(line)
             if pattern is None:
                 continue
-            try:
-                compile_regex("(?s)" + pattern.regex, what="ignore pattern")
-            except WorkspaceError:
-                continue  # a line git could match is never refused by RE2; this is defence
-            matcher.Add(("(?s)" + pattern.regex).encode("utf-8", "surrogateescape"))
+            index = len(self.patterns)
+            if pattern.name is not None:
+                self._names.setdefault(pattern.name.encode("utf-8", "surrogateescape"), []).append(index)
+            elif pattern.suffix is not None:
+                self._suffixes.append((pattern.suffix.encode("utf-8", "surrogateescape"), index))
+            else:
+                try:
+                    compile_regex("(?s)" + pattern.regex, what="ignore pattern")
+                except WorkspaceError:
+                    continue  # a line git could match is never refused by RE2; this is defence
+                matcher.Add(("(?s)" + pattern.regex).encode("utf-8", "surrogateescape"))
+                self._general.append(index)
             self.patterns.append(pattern)
-        if self.patterns:
+        if self._general:
             try:
                 matcher.Compile()
                 self._set = matcher
             except re2.error:
-                self.patterns = []  # too large a program: the file's rules are not applied
+                self._general = []  # too large a program: these rules are not applied
 
     def decide(self, rel: bytes, is_dir: bool) -> bool | None:
         """True: ignored, False: re-included, None: no pattern here matches ``rel``."""
-        if self._set is None:
+        if not self.patterns:
             return None
-        found = self._set.Match(rel)
+        name = rel[rel.rfind(b"/") + 1 :]
+        found = list(self._names.get(name, ()))
+        found.extend(index for suffix, index in self._suffixes if name.endswith(suffix))
+        if self._set is not None:
+            found.extend(self._general[i] for i in self._set.Match(rel) or ())
         if not found:
             return None
         for index in sorted(found, reverse=True):  # the last matching pattern wins

@@ -398,11 +398,10 @@ def _search_target(root: safefs.Root, path: str, opts: _Options, result: GrepRes
         result.unreadable += 1  # vanished, swapped for something else, or refused
         return 0
     with stream:
-        size = os.fstat(stream.fileno()).st_size
-        if size > MAX_GREP_FILE_BYTES:
-            result.large_skipped += 1
-            return 0
         first = stream.read(BINARY_SNIFF_BYTES)
+        if len(first) == BINARY_SNIFF_BYTES and os.fstat(stream.fileno()).st_size > MAX_GREP_FILE_BYTES:
+            result.large_skipped += 1  # (a small file needs no fstat: its first read was short)
+            return 0
         if b"\0" in first:
             result.binary_skipped += 1
             return 0
