@@ -139,7 +139,7 @@ def test_ranged_read(benchmark: BenchmarkFixture, big_file: Path, side: str) -> 
             )
         )
         lines = out.decode().splitlines()
-    assert len(lines) == 101 and lines[0].endswith(f"0009999 {LINE.strip()}")
+    assert len(lines) == 101 and lines[0].endswith(f"0009999 {LINE.rstrip()}")
 
 
 @pytest.fixture

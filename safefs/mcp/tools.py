@@ -153,7 +153,8 @@ def read_text(d: Directory, rel: str, args: dict[str, Any], budget: int = MAX_RE
         raise WorkspaceError("Cannot specify both head and tail parameters simultaneously")
     if (head is not None or tail is not None) and (offset is not None or limit is not None):
         raise WorkspaceError("head/tail and offset/limit cannot be combined")
-    if offset is not None or limit is not None:
+    numbered = bool(args.get("lineNumbers", False))
+    if offset is not None or limit is not None or numbered:
         r = text.read_lines(
             d.root,
             rel,
@@ -161,15 +162,21 @@ def read_text(d: Directory, rel: str, args: dict[str, Any], budget: int = MAX_RE
             text.DEFAULT_LINE_LIMIT if limit is None else limit,
             budget=budget,
             errors="replace",
+            numbered=numbered,
         )
         return f"{text.describe_range(r, 'call read_text_file with')}\n{r.text}"
     if head == 0 or tail == 0:
         return ""
-    first, count = 1, head
     if tail is not None:
-        first = max(1, text.count_lines(d.root, rel) - tail + 1)
-        count = tail
-    r = text.read_lines(d.root, rel, first, count or (1 << 62), budget=budget, errors="replace")
+        # Read backwards from the end: a tail never reads, or counts, the rest of the file.
+        found = text.tail_lines(d.root, rel, tail, budget=budget, errors="replace")
+        shown = found.text.removesuffix("\n")  # the official server joins the lines with "\n"
+        if found.cut:
+            shown = (
+                f"[cut at {MAX_RESULT_CHARS} characters: only the last lines that fit are shown]\n" + shown
+            )
+        return shown
+    r = text.read_lines(d.root, rel, 1, head or (1 << 62), budget=budget, errors="replace")
     shown = r.text
     if head is not None or tail is not None:
         shown = shown.removesuffix("\n")  # the official server joins the lines with "\n"
@@ -185,19 +192,25 @@ def _read_text_file(dirs: Directories, args: dict[str, Any]) -> Reply:
 
 def _read_multiple(dirs: Directories, args: dict[str, Any]) -> Reply:
     parts: list[str] = []
-    budget = MAX_RESULT_CHARS
-    for path in args["paths"]:
+    budget = MAX_RESULT_CHARS - NOTE_CHARS  # the last line, naming the files not read, fits
+    paths: list[str] = args["paths"]
+    for index, path in enumerate(paths):
         if budget <= 200:
+            left = len(paths) - index
+            first = path if len(path) <= 80 else path[:80] + "..."
             parts.append(
-                f"{path}: not read: the result reached {MAX_RESULT_CHARS} characters; "
-                "read this file on its own"
+                f"[{left} more file{'s' if left > 1 else ''} not read: the result reached "
+                f"{MAX_RESULT_CHARS} characters; read them on their own, from {first!r} on]"
             )
-            continue
+            break
+        shown = path if len(path) <= 200 else path[:200] + "..."
         try:
             d, rel = dirs.locate(path)
-            part = f"{path}:\n{read_text(d, rel, {}, budget - len(path) - 10)}\n"
+            part = f"{shown}:\n{read_text(d, rel, {}, budget - len(shown) - 10)}\n"
         except WorkspaceError as exc:
-            part = f"{path}: Error - {as_given(str(exc), dirs, [path])}"
+            part = f"{shown}: Error - {as_given(str(exc), dirs, [path])}"
+        if len(part) > budget:
+            part = part[: max(0, budget - 40)] + "\n[cut: the result reached its cap]"
         parts.append(part)
         budget -= len(part) + 5
     return "\n---\n".join(parts)
@@ -291,7 +304,8 @@ def format_size(size: int) -> str:
 
 def _list_with_sizes(dirs: Directories, args: dict[str, Any]) -> Reply:
     d, rel = dirs.locate(args["path"])
-    items = listing.list_directory(d.root, rel).items
+    listed = listing.list_directory(d.root, rel)
+    items = listed.items
     if args.get("sortBy", "name") == "size":
         items.sort(key=lambda i: -(i.size or 0))
     lines = []
@@ -300,9 +314,14 @@ def _list_with_sizes(dirs: Directories, args: dict[str, Any]) -> Reply:
         size = "" if is_dir else format_size(i.size or 0).rjust(10)
         lines.append(f"{'[DIR]' if is_dir else '[FILE]'} {i.entry.name.ljust(30)} {size}")
     files_ = [i for i in items if i.entry.kind != "dir"]
+    # The totals count every entry the listing saw, also those past its cap; the size only
+    # those listed, and it says so when some were not.
+    combined = format_size(sum(i.size or 0 for i in files_))
     summary = (
-        f"\nTotal: {len(files_)} files, {len(items) - len(files_)} directories\n"
-        f"Combined size: {format_size(sum(i.size or 0 for i in files_))}"
+        f"\nTotal: {listed.files_seen} files, {listed.dirs_seen} directories\n"
+        f"Combined size: {combined}"
+        + (f" (of the {len(items)} entries listed; {listed.more} more not listed)" if listed.more else "")
+        + (f"\n{listed.note}" if listed.stopped_early else "")
     )
     return (
         join_capped(
@@ -430,7 +449,7 @@ def _allowed(dirs: Directories, args: dict[str, Any]) -> Reply:
 # -- the table -------------------------------------------------------------------------------
 
 _WITHIN = " Only works within allowed directories."
-_READ_PROPS = {
+_READ_PROPS: dict[str, dict[str, Any]] = {
     "path": PATH,
     "tail": {"type": "number", "description": "If provided, returns only the last N lines"},
     "head": {"type": "number", "description": "If provided, returns only the first N lines"},
@@ -439,6 +458,11 @@ _READ_PROPS = {
         "description": "First line to return (1-based); with limit, reads any part of a large file",
     },
     "limit": {"type": "integer", "description": "How many lines to return from offset"},
+    "lineNumbers": {
+        "type": "boolean",
+        "default": False,
+        "description": "Number each line as cat -n does (the official server shows none)",
+    },
 }
 _READ_TEXT = (
     "Read a file as UTF-8 text (invalid bytes shown as U+FFFD). head/tail return the "

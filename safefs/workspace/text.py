@@ -290,3 +290,59 @@ def describe_range(r: LineRange, tool_hint: str) -> str:
     if r.last < r.total or not r.total_known:
         head += f"; {tool_hint} offset={r.last + 1} to continue"
     return head + "]"
+
+
+@dataclass(frozen=True)
+class Tail:
+    text: str  # the last lines, each ending in "\n" but perhaps the file's last
+    cut: bool  # fewer lines than asked: they did not fit in the budget
+
+
+def tail_lines(
+    root: safefs.Root, path: str, count: int, *, budget: int = MAX_RESULT_CHARS, errors: str = "strict"
+) -> Tail:
+    """The last ``count`` lines of the file, found by reading backwards from its end: the time
+    and memory are those of the lines shown (at most ``budget`` characters, so at most
+    ``4 * budget`` bytes are ever read), never of the file."""
+    with _reading(root, path) as stream:
+        size = os.fstat(stream.fileno()).st_size
+        limit = 4 * budget + 4  # no more bytes can fit in the budget
+        start = size
+        newlines = 0
+        tail = b""
+        while start > 0 and size - start < limit:
+            step = min(RANGE_CHUNK_BYTES, start, limit - (size - start))
+            stream.seek(start - step)
+            block = stream.read(step)
+            start -= len(block)
+            if not block:
+                break
+            tail = block + tail
+            # A last line without "\n" counts as a line; the newline ending the file does not.
+            newlines = tail.count(b"\n", 0, len(tail) - 1 if tail.endswith(b"\n") else len(tail))
+            if newlines >= count:
+                break
+        body = tail
+        if tail.endswith(b"\n"):
+            body, last = tail[:-1], b"\n"
+        else:
+            last = b""
+        pieces = body.split(b"\n")
+        cut = False
+        if start > 0 and len(pieces) <= count:
+            pieces = pieces[1:]  # the first piece is a part of a line longer than the budget
+            cut = True
+        pieces = pieces[-count:]
+        data = b"\n".join(pieces) + last
+        try:
+            text = data.decode("utf-8", errors)
+        except UnicodeDecodeError as exc:
+            raise WorkspaceError(
+                f"not valid UTF-8: {path!r} (invalid UTF-8 near the end, at byte {exc.start})"
+            ) from None
+        while len(text) > budget and "\n" in text[:-1]:
+            text = text[text.index("\n") + 1 :]  # drop whole lines from the start to fit
+            cut = True
+        if len(text) > budget:
+            text, cut = text[-budget:], True
+        return Tail(text, cut)
