@@ -182,3 +182,26 @@ def test_other_threads_go_on_while_a_search_runs(tmp_path: Path) -> None:
         worker.join(timeout=30)
     print(f"trivial calls completed while the search ran: {done}")
     assert alive and done == 200
+
+
+def test_an_ignored_tree_is_never_entered(tmp_path: Path) -> None:
+    for i in range(200):
+        (tmp_path / "node_modules" / f"dep{i}" / "lib").mkdir(parents=True)
+        (tmp_path / "node_modules" / f"dep{i}" / "lib" / "x.py").write_text("")
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "app.py").write_text("")
+    (tmp_path / ".gitignore").write_text("node_modules/\n")
+    with safefs.Root(str(tmp_path)) as root:
+        listed: list[str] = []
+        real_scandir = root.scandir
+
+        def counting_scandir(path: str = ".") -> object:
+            listed.append(path)
+            return real_scandir(path)
+
+        root.scandir = counting_scandir  # type: ignore[method-assign, assignment]
+        assert [m.rel for m in glob(root, "**/*.py").matches] == ["src/app.py"]
+        assert sorted(listed) == [".", "src"]  # the 400 directories below node_modules: none
+        listed.clear()
+        assert len(glob(root, "**/*.py", ignore=False).matches) == 201
+        print(f"directories listed: ignoring 2, not ignoring {len(listed)}")
