@@ -129,7 +129,7 @@ def test_ranged_read(benchmark: BenchmarkFixture, big_file: Path, side: str) -> 
         with safefs.Root(str(big_file.parent)) as r:
             got = benchmark(lambda: read_lines(r, big_file.name, 10_000, 101, numbered=True))
         lines = got.text.splitlines()
-        assert got.total == BIG_LINES
+        assert not got.total_known and 10_100 < got.total < BIG_LINES  # counted a little past the range
     else:
         out = benchmark(
             lambda: (

@@ -36,7 +36,7 @@ CHUNK_BYTES = 1 << 20
 WHOLE_READ_BYTES = 4 * LIMIT
 DEFAULT_LINE_LIMIT = 2000
 RANGE_CHUNK_BYTES = 1 << 16  # decoding stops soon after the range ends
-COUNT_AFTER_RANGE_BYTES = 4 << 20  # past the range, lines are counted this far, then estimated
+COUNT_AFTER_RANGE_BYTES = 1 << 20  # past the range, lines are counted this far, then estimated
 
 
 class ReadCancelled(Exception):
@@ -192,10 +192,31 @@ def lines_of(
     done = False  # the range is shown (or cut): the rest is only counted
     counted = 0
     total_known = True
+    # Lines before the range are skipped in raw bytes: counted, never decoded.
+    skipped = b""
+    while line < offset:
+        if cancel is not None and cancel.is_set():
+            raise ReadCancelled()
+        chunk = stream.read(CHUNK_BYTES)
+        if not chunk:
+            break
+        found = chunk.count(b"\n")
+        if line + found < offset:
+            line += found
+            consumed += len(chunk)
+            last_char = "\n" if chunk.endswith(b"\n") else "x"
+            continue
+        skipped = chunk.split(b"\n", offset - line)[-1]  # what follows the newline ending line offset-1
+        consumed += len(chunk) - len(skipped)
+        line = offset
+        last_char = "\n"
     while True:
         if cancel is not None and cancel.is_set():
             raise ReadCancelled()
-        chunk = stream.read(CHUNK_BYTES if done else RANGE_CHUNK_BYTES)
+        if skipped:
+            chunk, skipped = skipped, b""
+        else:
+            chunk = stream.read(CHUNK_BYTES if done else RANGE_CHUNK_BYTES)
         if done:
             if not chunk:
                 break
