@@ -7,6 +7,8 @@ side by side in the table; every result is checked after timing.
 
 The tree: 10,000 source files in 100 directories (2 KiB each, one in fifty holding the needle),
 plus a ``node_modules/`` of 5,000 files that ``.gitignore`` excludes, so both sides skip it.
+With ``--benchmark-disable`` (``make test``), where each function runs once to check its result,
+the trees are a tenth of that size.
 """
 
 from __future__ import annotations
@@ -43,17 +45,23 @@ needs_rg = pytest.mark.skipif(RG is None, reason="rg not installed (pip install 
 
 
 @pytest.fixture(scope="module")
-def tree(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+def dirs(request: pytest.FixtureRequest) -> int:
+    """How many source directories the tree has: all of them only when timing."""
+    return DIRS // 10 if request.config.getoption("benchmark_disable") else DIRS
+
+
+@pytest.fixture(scope="module")
+def tree(tmp_path_factory: pytest.TempPathFactory, dirs: int) -> Iterator[Path]:
     base = tmp_path_factory.mktemp("workspace") / "repo"
     body = LINE * 30
-    for d in range(DIRS):
+    for d in range(dirs):
         directory = base / "src" / f"pkg{d:03}"
         directory.mkdir(parents=True)
         for f in range(FILES_PER_DIR):
             n = d * FILES_PER_DIR + f
             extra = f"needle_{n} = {n}\n" if n % NEEDLE_EVERY == 0 else ""
             (directory / f"mod{f:03}.py").write_text(body + extra)
-    for i in range(5000):
+    for i in range(dirs * 50):
         directory = base / "node_modules" / f"dep{i // 100:02}"
         directory.mkdir(parents=True, exist_ok=True)
         (directory / f"i{i}.js").write_text("needle in a dependency\n")
@@ -68,7 +76,8 @@ def root(tree: Path) -> Iterator[safefs.Root]:
         yield r
 
 
-EXPECTED_FILES = DIRS * FILES_PER_DIR // NEEDLE_EVERY
+def expected_files(dirs: int) -> int:
+    return dirs * FILES_PER_DIR // NEEDLE_EVERY
 
 
 def _rg_run(*args: str, cwd: Path) -> list[str]:
@@ -80,7 +89,7 @@ def _rg_run(*args: str, cwd: Path) -> list[str]:
 @needs_rg
 @pytest.mark.parametrize("side", ["safefs", "rg"])
 def test_grep_files_with_matches(
-    benchmark: BenchmarkFixture, root: safefs.Root, tree: Path, side: str
+    benchmark: BenchmarkFixture, root: safefs.Root, tree: Path, dirs: int, side: str
 ) -> None:
     benchmark.group = "grep -l: 10k files"
     if side == "safefs":
@@ -88,48 +97,55 @@ def test_grep_files_with_matches(
         found = result.entries
     else:
         found = benchmark(_rg_run, "-l", "needle_", cwd=tree)
-    assert len(found) == EXPECTED_FILES
+    assert len(found) == expected_files(dirs)
 
 
 @needs_rg
 @pytest.mark.parametrize("side", ["safefs", "rg"])
-def test_grep_content(benchmark: BenchmarkFixture, root: safefs.Root, tree: Path, side: str) -> None:
+def test_grep_content(
+    benchmark: BenchmarkFixture, root: safefs.Root, tree: Path, dirs: int, side: str
+) -> None:
     benchmark.group = "grep -n: 10k files"
     if side == "safefs":
         found = benchmark(lambda: grep(root, r"needle_\d+", mode="content", max_results=1000)).entries
     else:
         found = benchmark(_rg_run, "-n", r"needle_\d+", cwd=tree)
-    assert len(found) == EXPECTED_FILES and all(":31:needle_" in line for line in found)
+    assert len(found) == expected_files(dirs) and all(":31:needle_" in line for line in found)
 
 
 @needs_rg
 @pytest.mark.parametrize("side", ["safefs", "rg"])
-def test_glob(benchmark: BenchmarkFixture, root: safefs.Root, tree: Path, side: str) -> None:
+def test_glob(benchmark: BenchmarkFixture, root: safefs.Root, tree: Path, dirs: int, side: str) -> None:
     benchmark.group = "glob **/*.py: 10k files, 5k ignored"
     if side == "safefs":
         found = [e.path for e in benchmark(lambda: glob(root, "**/*.py", max_results=20_000)).matches]
     else:
         found = benchmark(_rg_run, "--files", "-g", "*.py", cwd=tree)
-    assert len(found) == DIRS * FILES_PER_DIR
+    assert len(found) == dirs * FILES_PER_DIR
 
 
 @pytest.fixture(scope="module")
-def big_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def big_lines(dirs: int) -> int:
+    return BIG_LINES * dirs // DIRS
+
+
+@pytest.fixture(scope="module")
+def big_file(tmp_path_factory: pytest.TempPathFactory, big_lines: int) -> Path:
     path = tmp_path_factory.mktemp("big") / "big.txt"
     with open(path, "w") as f:
-        for i in range(BIG_LINES):
+        for i in range(big_lines):
             f.write(f"{i:07} {LINE}")
     return path
 
 
 @pytest.mark.parametrize("side", ["safefs", "sed"])
-def test_ranged_read(benchmark: BenchmarkFixture, big_file: Path, side: str) -> None:
+def test_ranged_read(benchmark: BenchmarkFixture, big_file: Path, big_lines: int, side: str) -> None:
     benchmark.group = "read lines 10000-10100 of 50 MB"
     if side == "safefs":
         with safefs.Root(str(big_file.parent)) as r:
             got = benchmark(lambda: read_lines(r, big_file.name, 10_000, 101, numbered=True))
         lines = got.text.splitlines()
-        assert not got.total_known and 10_100 < got.total < BIG_LINES  # counted a little past the range
+        assert not got.total_known and 10_100 < got.total < big_lines  # counted a little past the range
     else:
         out = benchmark(
             lambda: (
