@@ -81,7 +81,7 @@ def test_tool_use_then_tool_result_then_final_text(
                 "type": "tool_result",
                 "tool_use_id": "toolu_01",
                 "is_error": False,
-                "content": "hello from inside\n",
+                "content": "     1\thello from inside\n",
             },
             {
                 "type": "tool_result",

@@ -154,5 +154,5 @@ def test_composed_policy_in_the_loop(ws: AgentWorkspace) -> None:
     )
     got = {m.tool_call_id: m for m in history if isinstance(m, ToolResult)}
     assert got["r1"] == ToolResult("r1", "path 'key.pem' is denied by policy (*.pem)", True)
-    assert got["r2"] == ToolResult("r2", "hello from inside\n", False)
+    assert got["r2"] == ToolResult("r2", "     1\thello from inside\n", False)
     assert isinstance(ws.root, safefs.Root)

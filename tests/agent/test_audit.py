@@ -231,7 +231,7 @@ def test_a_run_logs_every_call_and_request_but_no_content_and_no_key(
     assert entries[0]["mode"] == "edit"
     calls = {e["call_id"]: e for e in entries if e["event"] == "tool_call"}
     assert (calls["t1"]["target"], calls["t1"]["outcome"]) == ("hello.txt", "ok")
-    assert calls["t1"]["result_sha256"] == hashlib.sha256(b"hello from inside\n").hexdigest()
+    assert calls["t1"]["result_sha256"] == hashlib.sha256(b"     1\thello from inside\n").hexdigest()
     assert (calls["t2"]["decision"], calls["t2"]["decided_by"]) == ("denied", "rule:.env")
     assert calls["t3"]["target"] == "out/new.txt" and calls["t3"]["outcome"] == "ok"
     assert (

@@ -126,7 +126,7 @@ def test_progress_goes_to_stderr_and_only_the_answer_to_stdout(
         "Let me look.",
         "  (tokens 11 in, 7 out, cache 0 read / 0 written; this run 18)",
         '  -> read {"path": "hello.txt"}  [allowed]',
-        "     [ok] hello from inside",
+        "     [ok] 1 hello from inside",
         '  -> bash {"command": "env"}  [refused: bash requires an explicit approval policy]',
         "     [error] bash requires an explicit approval policy",
         "[turn 2/25]",
@@ -390,7 +390,7 @@ def test_a_lone_surrogate_from_the_model_is_an_error_result_not_a_crash(
     assert proc.stdout == "Could not save \ufffd.\n"
     assert [(r.tool_call_id, r.content) for r in results(session)] == [
         ("s1", LONE_SURROGATE),
-        ("s2", "hello from inside\n"),
+        ("s2", "     1\thello from inside\n"),
     ]
     assert os.listdir(ws.path) == ["hello.txt"]
     session.read_bytes().decode("utf-8")  # valid UTF-8
@@ -472,7 +472,7 @@ def test_a_short_key_changes_nothing_the_model_sees_or_the_session_holds(
         proc = run_cli(api, "--workspace", str(ws.path), "--session", str(session), "test", "it", key="test")
         assert proc.returncode == 0, proc.stderr
         seen = api.requests[1]["messages"][-1]["content"][0]["content"]
-        assert seen == "def test_add():\n    assert add(1, 2) == 3\n"
+        assert seen == "     1\tdef test_add():\n     2\t    assert add(1, 2) == 3\n"
         assert api.requests[0]["messages"][0]["content"][0]["text"] == "test it"  # the prompt
     assert proc.stdout == "def test_add checks add().\n"
     assert "test" not in session.read_text()
@@ -494,7 +494,7 @@ def test_a_one_letter_key_keeps_the_session_resumable(
         assert (second.returncode, second.stdout) == (0, "again\n"), second.stderr
         resent = api.requests[-1]["messages"]
         assert resent[1]["content"][0]["text"] == "here"
-        assert resent[2]["content"][0]["content"] == "hello from inside\n"
+        assert resent[2]["content"][0]["content"] == "     1\thello from inside\n"
     text = session.read_text()
     assert all(isinstance(json.loads(line), dict) for line in text.splitlines())
     assert '"rol' in text and '"role"' not in text  # spelled "rol\u0065", structure intact
@@ -503,14 +503,17 @@ def test_a_one_letter_key_keeps_the_session_resumable(
 def test_a_key_cut_by_the_read_boundary_leaves_no_part_of_it_stored_or_shown(
     ws: AgentWorkspace, messages_api: LoopbackMessagesAPI, tmp_path: Path
 ) -> None:
-    (ws.path / "big.txt").write_text("x" * 7990 + API_KEY + "y" * 9000)
+    # One line longer than a read shows: the key straddles the cut (29,800 characters, prefix included).
+    (ws.path / "big.txt").write_text("x" * 29_783 + API_KEY + "y" * 9000)
     messages_api.queue(tool_reply("", ("r1", "read", {"path": "big.txt"})))
     messages_api.queue(text_reply("read it"))
     session = tmp_path / "s.jsonl"
     proc = run_cli(messages_api, "--workspace", str(ws.path), "--session", str(session), "read")
     assert proc.returncode == 0, proc.stderr
     content = results(session)[0].content
-    assert content.startswith("x" * 7990 + API_KEY[:10] + "\n[truncated ")  # stored unchanged
+    assert content.startswith(
+        "     1\t" + "x" * 29_783 + API_KEY[:10] + "\n[line 1 is longer"
+    )  # stored unchanged
     text = session.read_text()
     assert API_KEY[:10] not in text and API_KEY[-10:] not in text
     for out in (proc.stdout, proc.stderr):

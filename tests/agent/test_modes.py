@@ -123,7 +123,7 @@ def test_read_only_run_offers_only_read_tools_and_tells_the_model(
     assert "read-only mode: the write, edit and bash tools are not available" in json.dumps(first["system"])
     assert tool_results(messages_api.requests[1]) == {
         "t1": (True, "read-only mode: the write tool is not available (available: glob, grep, list, read)"),
-        "t2": (False, "hello from inside\n"),
+        "t2": (False, "     1\thello from inside\n"),
     }
     assert not (ws.path / "new.txt").exists()
 

@@ -196,7 +196,7 @@ def test_denials_are_error_results_naming_the_rule(ws: AgentWorkspace) -> None:
         True,
     )
     assert got["w2"].is_error and "'**/.git/config'" in got["w2"].content
-    assert got["r3"] == ToolResult("r3", "hello from inside\n", False)
+    assert got["r3"] == ToolResult("r3", "     1\thello from inside\n", False)
     assert not (ws.path / ".git").exists()
 
 

@@ -235,7 +235,7 @@ def test_tool_results_are_redacted_before_entering_the_messages(ws: AgentWorkspa
     assert '"password": "[REDACTED:secret-assignment]"' in content
     assert '"name": "billing"' in content
     assert content.endswith("[2 secrets redacted before reaching the model: github-token, secret-assignment]")
-    assert results["r2"].content == "hello from inside\n"  # nothing found, nothing added
+    assert results["r2"].content == "     1\thello from inside\n"  # nothing found, nothing added
 
 
 def test_an_edit_built_on_a_placeholder_is_refused(ws: AgentWorkspace) -> None:

@@ -20,7 +20,7 @@ from tests.agent.conftest import API_KEY, AgentWorkspace
 CONVERSATION: list[Message] = [
     UserMessage("read hello"),
     AssistantMessage("sure", (ToolCall("r1", "read", {"path": "hello.txt"}),)),
-    ToolResult("r1", "hello from inside\n"),
+    ToolResult("r1", "     1\thello from inside\n"),
     AssistantMessage("it says hello"),
 ]
 

@@ -59,7 +59,7 @@ def test_read_tool_never_returns_outside_content(tmp_path: Path) -> None:
                 ), out.content
                 counts.refused += 1
             else:
-                assert out.content == INSIDE
+                assert out.content == "     1\t" + INSIDE
                 counts.inside += 1
 
         attack(work, attempt, f"read tool [{root.resolver}]", counts)
