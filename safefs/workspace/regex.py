@@ -50,19 +50,25 @@ def _explain(reason: str) -> str:
 Regex = Any  # re2's compiled pattern (the package ships no type information)
 
 
-def _options(ignore_case: bool, literal: bool) -> Any:
+def _options(ignore_case: bool, literal: bool, lines: bool) -> Any:
     options = re2.Options()
     options.log_errors = False  # RE2 would print each refusal on stderr
-    options.max_mem = MAX_PROGRAM_BYTES
+    options.max_mem = MAX_PROGRAM_BYTES * (8 if lines else 1)
     options.case_sensitive = not ignore_case
     options.literal = literal
     options.dot_nl = False
+    options.never_nl = lines  # a match never spans two lines, as in ripgrep
     return options
 
 
 @functools.lru_cache(maxsize=512)
-def compile_regex(pattern: str, *, ignore_case: bool = False, literal: bool = False, what: str = "") -> Regex:
-    """``pattern`` compiled by RE2 for bytes text; WorkspaceError in one line when refused."""
+def compile_regex(
+    pattern: str, *, ignore_case: bool = False, literal: bool = False, lines: bool = False, what: str = ""
+) -> Regex:
+    """``pattern`` compiled by RE2 for bytes text; WorkspaceError in one line when refused.
+
+    ``lines``: for searching text line by line: ``^`` and ``$`` match at line ends and no match
+    spans a newline."""
     what = what or "regular expression"
     if len(pattern) > MAX_PATTERN_CHARS:
         raise WorkspaceError(f"{what} too long: {len(pattern)} characters, at most {MAX_PATTERN_CHARS}")
@@ -70,12 +76,16 @@ def compile_regex(pattern: str, *, ignore_case: bool = False, literal: bool = Fa
         encoded = pattern.encode("utf-8", "strict")
     except UnicodeEncodeError:
         raise WorkspaceError(f"{what} is not encodable as UTF-8 (it holds a lone surrogate)") from None
+    if lines and not literal:
+        encoded = b"(?m)" + encoded
     try:
-        return re2.compile(encoded, _options(ignore_case, literal))
+        return re2.compile(encoded, _options(ignore_case, literal, lines))
     except re2.error as exc:
         reason = exc.args[0] if exc.args else "refused"
         if isinstance(reason, bytes):
             reason = reason.decode("utf-8", "replace")
+        if lines and not literal:
+            reason = str(reason).replace(": (?m)", ": ", 1)  # the flag was ours, not the caller's
         shown = pattern if len(pattern) <= 80 else pattern[:80] + "..."
         raise WorkspaceError(f"invalid {what} {shown!r}: {_explain(str(reason))}") from None
 

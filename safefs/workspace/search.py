@@ -24,13 +24,11 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import IO, Any
 
-import re2
-
 import safefs
 from safefs.workspace.errors import WorkspaceError, os_failure, require_path
 from safefs.workspace.limits import MAX_ENTRIES, MAX_GREP_FILE_BYTES, shorten_line
 from safefs.workspace.patterns import compile_glob, glob_depth, literal_prefix, matches
-from safefs.workspace.regex import MAX_PATTERN_CHARS, MAX_PROGRAM_BYTES, Regex
+from safefs.workspace.regex import Regex, compile_regex
 from safefs.workspace.walk import STOP_CANCELLED, STOP_TIME, Entry, Hide, Walk, join, stop_note
 
 BINARY_SNIFF_BYTES = 8192
@@ -159,28 +157,7 @@ def compile_search(pattern: str, *, ignore_case: bool = False, literal: bool = F
     """``pattern`` as grep matches it: RE2, line by line (``^``/``$`` at line ends)."""
     if not pattern:
         raise WorkspaceError("search pattern must not be empty")
-    if len(pattern) > MAX_PATTERN_CHARS:
-        raise WorkspaceError(
-            f"search pattern too long: {len(pattern)} characters, at most {MAX_PATTERN_CHARS}"
-        )
-    try:
-        encoded = pattern.encode("utf-8", "strict")
-    except UnicodeEncodeError:
-        raise WorkspaceError("search pattern is not encodable as UTF-8 (it holds a lone surrogate)") from None
-    options = re2.Options()
-    options.log_errors = False
-    options.max_mem = MAX_PROGRAM_BYTES * 8
-    options.case_sensitive = not ignore_case
-    options.literal = literal
-    options.never_nl = True  # a match never spans two lines
-    try:
-        return re2.compile(encoded if literal else b"(?m)" + encoded, options)
-    except re2.error as exc:
-        from safefs.workspace.regex import compile_regex
-
-        # The same pattern through the one-line error formatter (it names the construct).
-        compile_regex(pattern, what="regular expression")
-        raise WorkspaceError(f"invalid regular expression {pattern[:80]!r}: {exc}") from None
+    return compile_regex(pattern, ignore_case=ignore_case, literal=literal, lines=True)
 
 
 @dataclass
