@@ -115,7 +115,8 @@ class LinuxSandbox:
 
     ``landlock_abi`` is the ABI the rulesets are made for (default: the kernel's): an older one
     gives exactly the rights that ABI knows, as an older kernel would. ``allow_old_landlock``
-    accepts an ABI below 3 (see :func:`check_landlock_abi`)."""
+    accepts an ABI below 3 (see :func:`check_landlock_abi`). ``seccomp_rules``: what the filter
+    refuses (:data:`safefs.sandbox.seccomp.RULES`)."""
 
     def __init__(
         self,
@@ -125,6 +126,7 @@ class LinuxSandbox:
         limits: Limits = Limits(),
         landlock_abi: int | None = None,
         allow_old_landlock: bool = False,
+        seccomp_rules: Sequence[seccomp.Rule] = seccomp.RULES,
     ) -> None:
         self.root = root
         self.allow_network = allow_network
@@ -132,7 +134,7 @@ class LinuxSandbox:
         kernel_abi = landlock.abi_version()  # LandlockUnavailable: the caller fails closed
         self.abi = kernel_abi if landlock_abi is None else min(landlock_abi, kernel_abi)
         check_landlock_abi(self.abi, allow_old=allow_old_landlock)
-        self.seccomp_program = seccomp.program_for_this_machine()
+        self.seccomp_program = seccomp.program_for_this_machine(tuple(seccomp_rules))
         self.as_root = os.geteuid() == 0
         self._lock = threading.Lock()
         self._idmap_fd: int | None = None

@@ -183,11 +183,16 @@ def instruction_count(program: bytes) -> int:
     return len(program) // _INSTRUCTION.size
 
 
-@cache
-def program_for_this_machine() -> bytes:
-    """The filter for the running architecture; ``OSError`` where there is no table for it."""
+def syscall_numbers() -> dict[str, int]:
+    """The numbers of the calls the rules name, on the running architecture."""
     machine = platform.machine()
     if machine not in ARCHITECTURES:
         raise OSError(f"no seccomp filter is written for the {machine} architecture")
-    token, numbers = ARCHITECTURES[machine]
-    return assemble(RULES, token, numbers)
+    return ARCHITECTURES[machine][1]
+
+
+@cache
+def program_for_this_machine(rules: tuple[Rule, ...] = RULES) -> bytes:
+    """The filter for the running architecture; ``OSError`` where there is no table for it."""
+    numbers = syscall_numbers()
+    return assemble(rules, ARCHITECTURES[platform.machine()][0], numbers)
