@@ -56,9 +56,10 @@ def chown_tree(path: Path, uid: int) -> None:
             os.chown(name, uid, uid, follow_symlinks=False)
 
 
-def as_user(uid: int, fn: Callable[[], Any]) -> Any:
-    """``fn()`` as ``uid`` (0: in this process), its JSON-able result returned here."""
-    if uid == 0:
+def as_user(uid: int, fn: Callable[[], Any], *, fork: bool = False) -> Any:
+    """``fn()`` as ``uid``, its JSON-able result returned here: in a forked child, or for uid 0
+    without ``fork`` in this process."""
+    if uid == 0 and not fork:
         return json.loads(json.dumps(fn()))
     read_end, write_end = os.pipe()
     pid = os.fork()
@@ -66,9 +67,10 @@ def as_user(uid: int, fn: Callable[[], Any]) -> Any:
         status = 0
         try:
             os.close(read_end)
-            os.setgroups([])
-            os.setresgid(uid, uid, uid)
-            os.setresuid(uid, uid, uid)
+            if uid != 0:
+                os.setgroups([])
+                os.setresgid(uid, uid, uid)
+                os.setresuid(uid, uid, uid)
             payload: Any = {"result": fn()}
         except BaseException as exc:
             payload = {"error": repr(exc)}
