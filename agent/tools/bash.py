@@ -106,7 +106,7 @@ class BashTool(Tool):
             if isinstance(sandbox, str)
             else sandbox
         )
-        #: The layers every command gets, as each result states them (for the audit log).
+        #: The layers the commands get, as the last result stated them (for the audit log).
         self.sandbox_layers = self.sandbox.describe()
 
     def close(self) -> None:
@@ -149,7 +149,10 @@ class BashTool(Tool):
             status = _status_line(outcome.returncode)
         failed = outcome.returncode != 0
         text = truncate_middle(outcome.output.decode("utf-8", "replace"))
-        notes = "".join(f"{note}\n" for note in outcome.notes)
+        if outcome.layers is not None:  # the precise list of what was read-only for it
+            self.sandbox_layers = outcome.layers
+        layers = self.sandbox_layers
+        notes = "".join(f"\n{note}" for note in outcome.notes)
         return ToolOutput(
-            f"{status}\n{self.sandbox_layers}\n{_killed_line(outcome.killed)}\n{notes}{text}", is_error=failed
+            f"{status}\n{layers}\n{_killed_line(outcome.killed)}\n{text}{notes}", is_error=failed
         )

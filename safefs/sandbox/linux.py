@@ -138,12 +138,19 @@ class LinuxSandbox:
         self.as_root = os.geteuid() == 0
         self._lock = threading.Lock()
         self._idmap_fd: int | None = None
+        # Placeholders are shared by the commands running at once: removed when the last ends.
+        self._git_lock = threading.Lock()
+        self._running = 0
+        self._placeholders = git.GitPlan()
 
     @property
     def uid(self) -> int:
         return DROPPED_UID if self.as_root else os.getuid()
 
     def describe(self) -> str:
+        return self._layers("read-only: .git and what it names")
+
+    def _layers(self, read_only: str) -> str:
         landlock_part = f"landlock abi {self.abi}"
         if self.abi < TRUNCATE_ABI:
             landlock_part += " (truncate not mediated)"
@@ -158,7 +165,7 @@ class LinuxSandbox:
             f"rlimits (file size {self.limits.file_size // MIB} MiB)",
             f"/tmp a private {self.limits.tmp_size // MIB} MiB tmpfs",
             "no cgroup (memory bounded per process only)",
-            ".git read-only",
+            read_only,
         ]
         return "sandbox: " + ", ".join(parts)
 
@@ -203,9 +210,12 @@ class LinuxSandbox:
         cancel: threading.Event | None,
     ) -> CommandOutcome:
         ruleset = -1
-        plan: git.GitPlan | None = None
+        with self._git_lock:
+            self._running += 1
         try:
-            plan = git.plan_protection(self.root)
+            with self._git_lock:
+                plan = git.plan_protection(self.root)
+                self._placeholders.placeholders += plan.placeholders
             ruleset = self._ruleset()
             idmap = self._idmap_userns() if self.as_root else -1
             env = {**env, "TMPDIR": COMMAND_TMP, "HOME": COMMAND_TMP}
@@ -214,16 +224,17 @@ class LinuxSandbox:
             before = free_bytes(self.root.fileno())
             outcome = supervised(spec, keep, timeout=timeout, output_cap=output_cap, cancel=cancel)
             notes = space_notes(before, free_bytes(self.root.fileno()))
-            if plan.read_only:
-                notes += (f"read-only for the command: {', '.join(plan.read_only)}",)
-            return dataclasses.replace(outcome, notes=outcome.notes + notes)
+            read_only = f"read-only: {', '.join(plan.read_only)}" if plan.read_only else "nothing read-only"
+            return dataclasses.replace(outcome, notes=outcome.notes + notes, layers=self._layers(read_only))
         except OSError as exc:
             return CommandOutcome(b"", None, setup_error=str(exc))
         finally:
             if ruleset >= 0:
                 os.close(ruleset)
-            if plan is not None:
-                git.remove_placeholders(self.root, plan)
+            with self._git_lock:
+                self._running -= 1
+                if self._running == 0:
+                    git.remove_placeholders(self.root, self._placeholders)
 
     def _spec(
         self,

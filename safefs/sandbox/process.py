@@ -39,7 +39,8 @@ class CommandOutcome:
     # "pid command" of each process killed at the end; None: unknown (a process group kill)
     killed: tuple[str, ...] | None = None
     setup_error: str | None = None  # the sandbox could not be set up; nothing ran
-    notes: tuple[str, ...] = ()  # lines for the result: what was read-only, low disk space
+    notes: tuple[str, ...] = ()  # lines for the end of the result (low disk space)
+    layers: str | None = None  # the layers this command got, when more precise than describe()
 
 
 # -- processes of a PID namespace ------------------------------------------------------------------

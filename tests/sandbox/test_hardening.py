@@ -404,7 +404,7 @@ def assert_git_unchanged(run: Run, name: str, read_only: str) -> str:
     }
     git_changed = {k for k in changed if k.startswith((".git", "gitdir", "sub/.git", ".husky", "tools"))}
     assert git_changed == set(), text
-    assert f"read-only for the command: {read_only}\n" in text, text
+    assert text.split("\n")[1].endswith(f", read-only: {read_only}"), text  # the result names it
     assert not run.marker.exists()
     return text
 
