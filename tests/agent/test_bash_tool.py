@@ -322,6 +322,7 @@ def test_the_private_tmp_is_not_the_hosts(ws: AgentWorkspace, bash: BashTool, mo
         ([], "sandbox: landlock abi "),
         (["--sandbox", "off"], "sandbox: off (unconfined)"),
         (["--allow-network"], "network allowed"),
+        (["--sandbox-tmp-size", "64"], "/tmp a private 64 MiB tmpfs"),
     ],
 )
 def test_cli_sandbox_flags_reach_the_bash_tool(
@@ -332,7 +333,7 @@ def test_cli_sandbox_flags_reach_the_bash_tool(
     flags: list[str],
     expected: str,
 ) -> None:
-    if not flags or flags == ["--allow-network"]:
+    if flags != ["--sandbox", "off"]:
         probe = make_sandbox(ws.root)
         probe.close()
         if isinstance(probe, Refused):
