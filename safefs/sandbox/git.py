@@ -12,7 +12,8 @@ files (``config``, ``config.worktree``, a ``commondir`` redirecting to another c
 - ``core.hooksPath`` when it lies in the work tree (husky's ``.husky/_``).
 
 A path that does not exist yet would be created by the command: an empty directory is made at its
-first missing component and bound read-only (Codex's placeholder), then removed after the command.
+first missing component and bound read-only (Codex's placeholder); the sandbox removes it when
+it is closed.
 Every path is canonical and relative to the workspace (resolved by :class:`safefs.Root`), so the
 launcher binds exactly it, following no link.
 """
@@ -33,8 +34,8 @@ _ENTRY = re.compile(r"^\s*([A-Za-z][A-Za-z0-9-]*)\s*=\s*(.*?)\s*$")
 
 @dataclass
 class GitPlan:
-    """``read_only``: the paths to bind read-only; ``placeholders``: those of them made for this
-    command (empty directories, removed by :func:`remove_placeholders`)."""
+    """``read_only``: the paths to bind read-only; ``placeholders``: those of them made for it
+    (empty directories, removed by :func:`remove_placeholders`)."""
 
     read_only: list[str] = field(default_factory=list)
     placeholders: list[str] = field(default_factory=list)
@@ -186,8 +187,8 @@ def config_values_any_subsection(text: str, section: str, key: str) -> list[str]
 
 
 def remove_placeholders(root: safefs.Root, plan: GitPlan) -> None:
-    """Remove the placeholders made for a command (each is empty: the command saw it read-only)."""
+    """Remove the placeholders made (each is empty: the commands saw it read-only)."""
     for path in reversed(plan.placeholders):
-        with contextlib.suppress(OSError):
+        with contextlib.suppress(OSError, ValueError):  # ValueError: the Root is closed already
             root.rmdir(path)
     plan.placeholders.clear()

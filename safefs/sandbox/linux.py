@@ -36,6 +36,7 @@ import dataclasses
 import os
 import stat
 import threading
+import weakref
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -138,10 +139,12 @@ class LinuxSandbox:
         self.as_root = os.geteuid() == 0
         self._lock = threading.Lock()
         self._idmap_fd: int | None = None
-        # Placeholders are shared by the commands running at once: removed when the last ends.
+        # Placeholders stay until close() (or the agent's exit): removing a directory that was a
+        # mount point in a namespace just torn down costs milliseconds, and commands run at once
+        # share them. One left by a killed agent is an empty directory, which git passes over.
         self._git_lock = threading.Lock()
-        self._running = 0
         self._placeholders = git.GitPlan()
+        weakref.finalize(self, git.remove_placeholders, root, self._placeholders)
 
     @property
     def uid(self) -> int:
@@ -170,7 +173,9 @@ class LinuxSandbox:
         return "sandbox: " + ", ".join(parts)
 
     def close(self) -> None:
-        """Release the idmap namespace."""
+        """Remove the placeholders and release the idmap namespace."""
+        with self._git_lock:
+            git.remove_placeholders(self.root, self._placeholders)
         with self._lock:
             if self._idmap_fd is not None:
                 os.close(self._idmap_fd)
@@ -210,8 +215,6 @@ class LinuxSandbox:
         cancel: threading.Event | None,
     ) -> CommandOutcome:
         ruleset = -1
-        with self._git_lock:
-            self._running += 1
         try:
             with self._git_lock:
                 plan = git.plan_protection(self.root)
@@ -231,10 +234,6 @@ class LinuxSandbox:
         finally:
             if ruleset >= 0:
                 os.close(ruleset)
-            with self._git_lock:
-                self._running -= 1
-                if self._running == 0:
-                    git.remove_placeholders(self.root, self._placeholders)
 
     def _spec(
         self,
