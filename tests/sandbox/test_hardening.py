@@ -495,3 +495,22 @@ def test_nothing_is_left_when_the_agent_is_killed(who: str) -> None:
         assert not list(Path("/tmp").glob("*/left-behind"))
     finally:
         shutil.rmtree(base, ignore_errors=True)
+
+
+def test_a_git_that_is_a_symlink_is_refused_not_run() -> None:
+    """A link cannot be pinned (the command could replace it), so nothing runs."""
+    base = make_base("safefs-git-link-")
+    try:
+        (base / "real-git").mkdir()
+        workspace = base / "work"
+        workspace.mkdir()
+        (workspace / ".git").symlink_to(base / "real-git")
+        with safefs.Root(workspace) as root:
+            tool = BashTool(root, base_env={"PATH": PATH})
+            out = tool.execute({"command": "touch ran"})
+            tool.close()
+        assert out.is_error
+        assert ".git is a symbolic link" in out.content and "nothing ran" in out.content
+        assert not (workspace / "ran").exists()
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
