@@ -29,7 +29,7 @@ import safefs
 
 MAX_CONFIG_BYTES = 1 << 20
 _SECTION = re.compile(r'^\s*\[\s*([A-Za-z0-9.-]+)(?:\s+"((?:[^"\\]|\\.)*)")?\s*\]')
-_ENTRY = re.compile(r"^\s*([A-Za-z][A-Za-z0-9-]*)\s*=\s*(.*?)\s*$")
+_ENTRY = re.compile(r"^\s*([A-Za-z][A-Za-z0-9-]*)\s*=(.*)$")  # no lazy group: linear on any line
 
 
 @dataclass
@@ -56,7 +56,7 @@ def config_values(text: str, section: str, key: str) -> list[str]:
             continue
         entry = _ENTRY.match(line)
         if entry and current == section and entry.group(1).lower() == key:
-            value = re.split(r"\s[;#]", entry.group(2), maxsplit=1)[0].strip()
+            value = re.split(r"\s[;#]", entry.group(2).strip(), maxsplit=1)[0].strip()
             values.append(value[1:-1] if len(value) >= 2 and value[0] == value[-1] == '"' else value)
     return values
 
