@@ -27,7 +27,7 @@ loopback device that is down. The command:
 The free space of the workspace's filesystem is checked before and after each command, and a
 note says when it is low or the command used much of it (only one file's size is bounded, by
 ``RLIMIT_FSIZE``). Memory is bounded by the address-space rlimit per process; no cgroup is used,
-and the result says so.
+and the result says why (:mod:`safefs.sandbox.cgroup`).
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import safefs
-from safefs.sandbox import DEFAULT_TMP_SIZE, git, landlock, seccomp
+from safefs.sandbox import DEFAULT_TMP_SIZE, cgroup, git, landlock, seccomp
 from safefs.sandbox.process import CommandOutcome, run_in_process_group, spawn_and_supervise
 
 CLONE_NEWNS = 0x00020000
@@ -137,6 +137,7 @@ class LinuxSandbox:
         check_landlock_abi(self.abi, allow_old=allow_old_landlock)
         self.seccomp_program = seccomp.program_for_this_machine(tuple(seccomp_rules))
         self.as_root = os.geteuid() == 0
+        self.no_cgroup = cgroup.unavailable_reason()
         self._lock = threading.Lock()
         self._idmap_fd: int | None = None
         # Placeholders stay until close() (or the agent's exit): removing a directory that was a
@@ -167,7 +168,7 @@ class LinuxSandbox:
             "pid ns",
             f"rlimits (file size {self.limits.file_size // MIB} MiB)",
             f"/tmp a private {self.limits.tmp_size // MIB} MiB tmpfs",
-            "no cgroup (memory bounded per process only)",
+            f"no cgroup ({self.no_cgroup}; memory bounded per process only)",
             read_only,
         ]
         return "sandbox: " + ", ".join(parts)

@@ -1,6 +1,6 @@
 """Disk and memory: one file's size is bounded by RLIMIT_FSIZE, the workspace's free space is
 checked before and after each command (a note says when it is low or much was used), and the
-result says that no cgroup bounds memory."""
+result says why no cgroup bounds memory."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ import pytest
 
 import safefs
 from agent.tools import BashTool
+from safefs.sandbox import cgroup
 from safefs.sandbox.linux import LARGE_GROWTH, LOW_SPACE, MIB, Limits, LinuxSandbox, space_notes
 from tests.sandbox.harness import PATH, make_base, ran_in_sandbox, sandbox_refusal
 
@@ -45,7 +46,8 @@ def test_the_result_says_no_cgroup_bounds_memory(workspace: Path) -> None:
         tool = BashTool(root, base_env={"PATH": PATH})
         out = tool.execute({"command": "true"})
         tool.close()
-    assert "no cgroup (memory bounded per process only)" in ran_in_sandbox(out.content).split("\n")[1]
+    layers = ran_in_sandbox(out.content).split("\n")[1]
+    assert f"no cgroup ({cgroup.unavailable_reason()}; memory bounded per process only)" in layers
 
 
 def test_no_note_when_space_is_plentiful_and_little_was_used() -> None:
@@ -61,3 +63,29 @@ def test_a_note_when_the_command_used_much() -> None:
     before = LOW_SPACE * 8
     (note,) = space_notes(before, before - LARGE_GROWTH - MIB)
     assert f"used {LARGE_GROWTH // MIB + 1} MiB" in note
+
+
+def proc_dir(tmp: Path, *, mount: Path | None, own: str | None) -> str:
+    """A directory laid out as /proc/self is, with the two files the probe reads."""
+    line = f"30 1 0:26 / {mount} rw - cgroup2 cgroup2 rw\n" if mount else "30 1 0:1 / /tmp rw - tmpfs t rw\n"
+    (tmp / "mountinfo").write_text(line)
+    (tmp / "cgroup").write_text(f"0::{own}\n" if own is not None else "4:memory:/x\n")
+    return str(tmp)
+
+
+def test_the_reason_names_what_is_missing(tmp_path: Path) -> None:
+    hierarchy = tmp_path / "unified"
+    (hierarchy / "agent").mkdir(parents=True)
+    (hierarchy / "agent" / "cgroup.controllers").write_text("cpu io\n")
+    proc = tmp_path / "proc"
+    proc.mkdir()
+    assert cgroup.unavailable_reason(proc_dir(proc, mount=None, own="/")) == "no cgroup v2 is mounted"
+    assert (
+        cgroup.unavailable_reason(proc_dir(proc, mount=hierarchy, own=None))
+        == "this process is in no cgroup v2"
+    )
+    reason = cgroup.unavailable_reason(proc_dir(proc, mount=hierarchy, own="/agent"))
+    assert reason == "cgroup v2 has no memory/pids controller here"
+    (hierarchy / "agent" / "cgroup.controllers").write_text("cpu io memory pids\n")
+    reason = cgroup.unavailable_reason(proc_dir(proc, mount=hierarchy, own="/agent"))
+    assert reason == "per-command cgroups are not implemented yet"
