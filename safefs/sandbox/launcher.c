@@ -359,7 +359,12 @@ static int open_workspace(const struct sbx_spec *s)
         fail(s->status_fd, ST_MOUNT_TMP);
     int where = fd;
     if (stat(s->workspace, &got) < 0 || !same_inode(&want, &got)) {
-        /* Hidden by the tmpfs: the same path, made in it. */
+        /* Hidden by the tmpfs: the same path, made in it. Anywhere else the workspace was moved
+         * since it was checked, and nothing may be made on the host's filesystem. */
+        if (!s->tmp_options || strncmp(s->workspace, "/tmp/", 5) != 0) {
+            errno = ESTALE;
+            fail(s->status_fd, ST_WORKSPACE_MOVED);
+        }
         if (make_dirs(s->workspace) < 0)
             fail(s->status_fd, ST_MOUNT_TMP);
         close(fd);
