@@ -30,8 +30,8 @@ from agent.policy import options as policy_options
 from agent.redact import Redactor
 from agent.session import Session
 from agent.tools import default_tools
+from safefs.sandbox import DEFAULT_TMP_SIZE, SandboxOptions, harden_agent_process
 from safefs.sandbox import MODES as SANDBOX_MODES
-from safefs.sandbox import harden_agent_process
 
 PROG = "safefs-agent"
 KEY_VARIABLE = "ANTHROPIC_API_KEY"
@@ -105,6 +105,19 @@ def add_run_options(run: argparse.ArgumentParser) -> None:
     )
     run.add_argument(
         "--allow-network", action="store_true", help="let sandboxed bash commands use the network"
+    )
+    run.add_argument(
+        "--allow-old-landlock",
+        action="store_true",
+        help="run sandboxed bash on a kernel whose Landlock is older than ABI 3 (Linux 6.2), which "
+        "does not stop a command from truncating files outside the workspace that its uid may write",
+    )
+    run.add_argument(
+        "--sandbox-tmp-size",
+        type=int,
+        default=DEFAULT_TMP_SIZE >> 20,
+        metavar="MIB",
+        help="the size of each sandboxed command's private /tmp, in MiB (default: %(default)s)",
     )
     policy_options.add_run_options(run)
     run.add_argument(
@@ -278,6 +291,11 @@ def command_run(args: argparse.Namespace, redact_holder: list[Redactor]) -> int:
             env_allow=args.env_allow,
             sandbox=args.sandbox,
             allow_network=args.allow_network,
+            sandbox_options=SandboxOptions(
+                allow_network=args.allow_network,
+                allow_old_landlock=args.allow_old_landlock,
+                tmp_size=args.sandbox_tmp_size << 20,
+            ),
         )
         permissions = policy_options.permissions(args, root, tools, audit)
         system = DEFAULT_SYSTEM if permissions.notice is None else f"{DEFAULT_SYSTEM}\n\n{permissions.notice}"
