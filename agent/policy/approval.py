@@ -16,7 +16,9 @@ from dataclasses import dataclass
 from agent.messages import ToolCall
 
 DEFAULT_DENIAL_REASON = "tool call rejected"
-BASH_DENIAL_REASON = "bash requires an explicit approval policy"
+BASH_DENIAL_REASON = (
+    "bash is not allowed in this run: the person running the agent can allow it with --mode full"
+)
 
 
 @dataclass(frozen=True)

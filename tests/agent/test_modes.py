@@ -140,7 +140,7 @@ def test_full_mode_runs_bash_and_edit_mode_does_not(
     assert not (ws.path / "edit.txt").exists()
     assert (ws.path / "full.txt").read_text() == "full\n"
     edit_result = tool_results(messages_api.requests[1])["t1"]
-    assert edit_result == (True, "bash requires an explicit approval policy")
+    assert edit_result == (True, "bash is not allowed in this run: the person running the agent can allow it with --mode full")
 
 
 @pytest.mark.usefixtures("cli_env")
