@@ -16,9 +16,7 @@ from dataclasses import dataclass
 from agent.messages import ToolCall
 
 DEFAULT_DENIAL_REASON = "tool call rejected"
-BASH_DENIAL_REASON = (
-    "bash is not allowed in this run: the person running the agent can allow it with --mode full"
-)
+BASH_DENIAL_REASON = "bash is not allowed in this run; --mode full allows it"
 
 
 @dataclass(frozen=True)

@@ -159,17 +159,33 @@ class PathRule:
             return True
         return directory and bool(self._spec.match_file(path.rstrip("/") + "/"))
 
-    def denied_part(self, path: str, directory: bool) -> tuple[str, bool]:
-        """The shortest leading part of the (folded) ``path`` this rule matches, and whether
-        that part is a directory: ``.ssh`` of ``.ssh/fixtures/id_rsa`` for ``.ssh/``, the
-        whole path for ``id_rsa*``. An allow pattern lifts the rule only if it covers that
-        part, so ``fixtures/`` does not lift ``.ssh/`` for ``.ssh/fixtures/id_rsa``."""
+    def first_part(self, path: str, directory: bool) -> str | None:
+        """The shortest leading part of the (folded) ``path`` this rule matches (``.ssh`` of
+        ``.ssh/fixtures/id_rsa`` for ``.ssh/``, the whole path for ``id_rsa*``), or None."""
         parts = path.strip("/").split("/")
         for end in range(1, len(parts)):
             prefix = "/".join(parts[:end])
             if self._matches_folded(prefix, True):
-                return prefix, True
-        return path, directory
+                return prefix
+        return path if self._matches_folded(path, directory) else None
+
+    @property
+    def anchored(self) -> bool:
+        """Whether the pattern names a place (it has a slash before its end), not just a name
+        that may stand at any depth."""
+        return "/" in self.pattern.strip().rstrip("/")
+
+    def lifts(self, rule: PathRule, path: str, directory: bool) -> bool:
+        """Whether this allow pattern lifts ``rule`` for the (folded) ``path``: it must cover
+        the part ``rule`` denies (``.ssh/`` lifts ``.ssh/``), or name ``path`` itself by its
+        place (``.ssh/known_hosts``). A bare name deeper down does not: ``fixtures/`` does not
+        lift ``.ssh/`` for ``.ssh/fixtures/id_rsa``, nor ``config`` for ``.aws/config``."""
+        allowed, denied = self.first_part(path, directory), rule.first_part(path, directory)
+        if allowed is None or denied is None:
+            return False
+        if denied == allowed or denied.startswith(allowed + "/"):
+            return True
+        return allowed == path and self.anchored
 
     def describe(self) -> str:
         if self.kind == DENIED_BY_OPTION:
@@ -225,8 +241,8 @@ class PathRules:
     the workspace's ``.git`` names). Raises :class:`PatternError` for an unusable pattern.
 
     Every comparison is on folded paths (:func:`fold`). An allow pattern lifts a rule only when
-    it covers the part of the path the rule denies (:meth:`PathRule.denied_part`), and never a
-    ``fixed`` rule."""
+    it covers the part of the path the rule denies, or names the path itself by its place
+    (:meth:`PathRule.lifts`), and never a ``fixed`` rule."""
 
     def __init__(
         self,
@@ -244,10 +260,7 @@ class PathRules:
         self._writes = _Group(self.builtin)
 
     def _lifted(self, rule: PathRule, path: str, directory: bool) -> bool:
-        if rule.fixed:
-            return False
-        part, is_directory = rule.denied_part(path, directory)
-        return any(allow._matches_folded(part, is_directory) for allow in self.allow)
+        return not rule.fixed and any(allow.lifts(rule, path, directory) for allow in self.allow)
 
     def denial(
         self, path: str, *, writing: bool, directory: bool = False, skip: frozenset[str] = frozenset()

@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 import safefs
+from agent.display import visible
 from agent.messages import ToolCall, ToolResult
 from agent.policy.approval import Decision
 from agent.policy.ask import (
@@ -20,7 +21,6 @@ from agent.policy.ask import (
     FdTerminal,
     TerminalApprover,
     describe_call,
-    visible,
 )
 from agent.session import Session
 from tests.agent.conftest import API_KEY, AgentWorkspace
@@ -162,7 +162,10 @@ def test_ask_mode_through_a_pseudo_terminal(
         results = {m.tool_call_id: m for m in stored.messages if isinstance(m, ToolResult)}
     assert results["w2"].content == "the person at the terminal declined this call"
     audit = [json.loads(line) for line in (tmp_path / "run.audit.jsonl").read_text().splitlines()]
-    by_call = {e["call_id"]: e for e in audit if e["event"] == "tool_call"}
+    by_call: dict[str, dict[str, str]] = {}
+    for entry in audit:
+        if entry["event"] in ("tool_call", "tool_result"):
+            by_call.setdefault(entry["call_id"], {}).update(entry)
     assert {k: (v["decision"], v["decided_by"], v["outcome"]) for k, v in by_call.items()} == {
         "w1": ("allowed", "person", "ok"),
         "w2": ("denied", "person", "denied"),
@@ -192,9 +195,10 @@ def test_description_of_an_edit_and_of_a_failing_one(ws: AgentWorkspace) -> None
     lines = describe_call(edit, ws.root, colour=False)
     assert "  -hello from inside" in lines and "  +hello from within" in lines
     missing = ToolCall("e", "edit", {"path": "hello.txt", "old_string": "nope", "new_string": "x"})
-    assert "  note: old_string is not in the file: the edit will fail" in describe_call(
-        missing, ws.root, colour=False
-    )
+    assert (
+        "  note: the edit will fail: edit of 'hello.txt': text not found; read the file and copy "
+        "the exact text, including whitespace and line breaks"
+    ) in describe_call(missing, ws.root, colour=False)
     escape = ToolCall("e", "write", {"path": "../outside/x", "content": "x"})
     assert any("outside the workspace" in line for line in describe_call(escape, ws.root))
     assert visible("a\x1b[31mb\x07\tc\n") == "a\\x1b[31mb\\x07\tc\n"

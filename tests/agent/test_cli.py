@@ -7,7 +7,6 @@ own adds nothing (the SDK takes seconds to import).
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import pty
@@ -27,6 +26,7 @@ from agent.cli import main
 from agent.loop import BUDGET_SPENT, CANCELLED, CUT_OFF, LONE_SURROGATE
 from agent.messages import AssistantMessage, ToolResult, UserMessage
 from agent.session import read_messages
+from tests.agent.cli_runs import cli_env, one_error_line, results, run_cli
 from tests.agent.conftest import API_KEY, AgentWorkspace
 from tests.agent.messages_api_server import (
     LoopbackMessagesAPI,
@@ -41,61 +41,6 @@ from tests.agent.processes import running_with, survivors
 
 REPO = Path(__file__).resolve().parents[2]
 STREAM_MODES = pytest.mark.parametrize("mode", [[], ["--no-stream"]], ids=["streaming", "whole"])
-
-
-def cli_env(api: LoopbackMessagesAPI, key: str = API_KEY, **extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
-    env.update(ANTHROPIC_API_KEY=key, ANTHROPIC_BASE_URL=api.url, ANTHROPIC_MODEL="loopback-model")
-    env.update(extra)
-    return env
-
-
-def run_cli(
-    api: LoopbackMessagesAPI, *args: str, key: str = API_KEY, stdin: str = "", timeout: float = 60
-) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "agent", "run", *args],
-        cwd=REPO,
-        env=cli_env(api, key),
-        input=stdin,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-    )
-
-
-@pytest.fixture
-def inline(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> Any:
-    """``run_cli`` without a process of its own: ``main()`` here, with the same environment."""
-
-    def run(
-        api: LoopbackMessagesAPI, *args: str, key: str = API_KEY, stdin: str = ""
-    ) -> subprocess.CompletedProcess[str]:
-        capsys.readouterr()
-        for name in [n for n in os.environ if n.startswith("ANTHROPIC_")]:
-            monkeypatch.delenv(name)
-        for name, value in cli_env(api, key).items():
-            if name.startswith("ANTHROPIC_"):
-                monkeypatch.setenv(name, value)
-        monkeypatch.setattr(sys, "stdin", io.StringIO(stdin))
-        rc = main(["run", *args])
-        out, err = capsys.readouterr()
-        return subprocess.CompletedProcess(args, rc, out, err)
-
-    return run
-
-
-def one_error_line(err: str) -> str:
-    lines = err.splitlines()
-    assert lines, "nothing on stderr"
-    assert lines[-1].startswith("safefs-agent: error: "), err
-    assert sum(line.startswith("safefs-agent: error: ") for line in lines) == 1, err
-    assert "Traceback" not in err
-    return lines[-1]
-
-
-def results(path: Path) -> list[ToolResult]:
-    return [m for m in read_messages(path) if isinstance(m, ToolResult)]
 
 
 @pytest.fixture
@@ -127,8 +72,8 @@ def test_progress_goes_to_stderr_and_only_the_answer_to_stdout(
         "  (tokens 11 in, 7 out, cache 0 read / 0 written; this run 18)",
         '  -> read {"path": "hello.txt"}  [allowed]',
         "     [ok] hello from inside",
-        '  -> bash {"command": "env"}  [refused: bash is not allowed in this run: the person running the agent can allow it with --mode full]',
-        "     [error] bash is not allowed in this run: the person running the agent can allow it with --mode full",
+        '  -> bash {"command": "env"}  [refused: bash is not allowed in this run; --mode full allows it]',
+        "     [error] bash is not allowed in this run; --mode full allows it",
         "[turn 2/25]",
         '{"greeting": "hello from inside"}',
         "  (tokens 11 in, 7 out, cache 0 read / 0 written; this run 36)",
@@ -387,7 +332,7 @@ def test_a_lone_surrogate_from_the_model_is_an_error_result_not_a_crash(
         messages_api, "--workspace", str(ws.path), "--session", str(session), *mode, "save"
     )
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout == "Could not save \ufffd.\n"
+    assert proc.stdout == "Could not save \\ud83d.\n"  # shown as an escape
     assert [(r.tool_call_id, r.content) for r in results(session)] == [
         ("s1", LONE_SURROGATE),
         ("s2", "hello from inside\n"),
