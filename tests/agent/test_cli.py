@@ -801,3 +801,45 @@ def test_on_a_terminal_the_answer_streams_to_stdout_once(
     assert proc.returncode == 0, err
     assert shown.decode().replace("\r\n", "\n") == "Streamed straight to the terminal.\n"
     assert "Streamed" not in err and "[turn 1/25]" in err
+
+
+# --- replies that are not answers, modes, refused options ------------------------------------
+
+
+@STREAM_MODES
+def test_an_empty_reply_without_a_stop_reason_is_an_error(
+    mode: list[str], ws: AgentWorkspace, messages_api: LoopbackMessagesAPI, tmp_path: Path, inline: Any
+) -> None:
+    messages_api.queue(message_reply([], None))
+    session = tmp_path / "s.jsonl"
+    proc = inline(messages_api, "--workspace", str(ws.path), "--session", str(session), *mode, "hi")
+    assert proc.returncode == 1
+    assert "no content and no stop reason" in one_error_line(proc.stderr)
+    assert proc.stdout == ""
+    assert [type(m).__name__ for m in read_messages(session)] == ["UserMessage"]  # not stored
+
+
+def test_edit_mode_offers_no_bash_and_its_refusal_names_mode_full(
+    ws: AgentWorkspace, messages_api: LoopbackMessagesAPI, inline: Any
+) -> None:
+    messages_api.queue(tool_reply("", ("b1", "bash", {"command": "echo hi > x"})))
+    messages_api.queue(text_reply("done"))
+    proc = inline(messages_api, "--workspace", str(ws.path), "--mode", "edit", "go")
+    assert proc.returncode == 0, proc.stderr
+    first, second = messages_api.requests
+    assert "bash" not in [tool["name"] for tool in first["tools"]]
+    assert "the bash tool is not available" in json.dumps(first["system"])
+    told = second["messages"][-1]["content"][0]
+    assert told["is_error"] and "--mode full" in told["content"]
+    assert not (ws.path / "x").exists()
+
+
+def test_env_allow_of_the_api_key_is_refused(
+    ws: AgentWorkspace, messages_api: LoopbackMessagesAPI, inline: Any
+) -> None:
+    proc = inline(
+        messages_api, "--workspace", str(ws.path), "--env-allow", "ANTHROPIC_API_KEY", "--allow-bash", "go"
+    )
+    assert proc.returncode == 1
+    assert "--env-allow ANTHROPIC_API_KEY: the API key is never passed to bash" in one_error_line(proc.stderr)
+    assert messages_api.requests == []
