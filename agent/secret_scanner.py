@@ -65,7 +65,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import re2
+import re2  # type: ignore[import-untyped]  # google-re2 ships no type information
 
 PLACEHOLDER_PATTERN = re.compile(r"\[REDACTED(?::[a-z0-9-]+)?\]")
 # RE2 memory for the Set's DFA: enough that adversarial text cannot make it give up.
@@ -283,7 +283,8 @@ PATTERNS: tuple[SecretPattern, ...] = (
     SecretPattern("private-key", rf"(?m)(?:^[A-Za-z0-9+/=]{{1,76}}\r?\n)+-----END {_LABEL}-----"),
     SecretPattern(
         "private-key",
-        r"(?m)^[ \t]*(?:tls\.key|ssh-privatekey|ca\.key)[ \t]*:[ \t]*[\"']?(?P<value>[A-Za-z0-9+/]{40,}={0,2})",
+        r"(?m)^[ \t]*(?:tls\.key|ssh-privatekey|ca\.key)[ \t]*:[ \t]*[\"']?"
+        r"(?P<value>[A-Za-z0-9+/]{40,}={0,2})",
         groups=("value",),
     ),
     SecretPattern("anthropic-api-key", r"\bsk-ant-(?:api|admin|oat)\d{2}-[A-Za-z0-9_-]{80,}"),

@@ -295,7 +295,10 @@ def site_packages_like(base: Path) -> None:
     )
     record = base / "requests-2.32.3.dist-info"
     record.mkdir()
-    digest = lambda: base64.urlsafe_b64encode(_rng.randbytes(32)).decode().rstrip("=")  # noqa: E731
+
+    def digest() -> str:
+        return base64.urlsafe_b64encode(_rng.randbytes(32)).decode().rstrip("=")
+
     (record / "RECORD").write_text(
         "".join(f"requests/m{n}.py,sha256={digest()},{_rng.randrange(100, 99999)}\n" for n in range(300))
     )
