@@ -48,11 +48,14 @@ secret-assignment        a value assigned to a name containing password, passwd,
                          and base32 (16+) values count, unquoted too
 =======================  =================================================================
 
-One engine runs every pattern: an RE2 ``Set`` (google-re2) says in one linear-time pass over the
-text's UTF-8 bytes which patterns occur at all, and only those are run again, alone, to find
-their spans; the few candidates then pass the Python checks above. Text with no candidate costs
-that one pass. Its precision is measured by a test: every planted secret in a corpus is found, and
-neither the project's own tree nor a generated site-packages-like tree yields a finding.
+One engine runs every pattern: google-re2, each pattern an alternative of one regex run once, in
+linear time, over the text's UTF-8 bytes. The few candidates then pass the Python checks above;
+around each, an RE2 ``Set`` of the same patterns says whether another one starts inside it (a
+vendor format inside a generic assignment, a key id beside its secret), and only those are
+looked for again there. Text with no candidate costs that one pass.
+
+Its precision is measured by a test: every planted secret in a corpus is found, and neither the
+project's own tree nor a generated site-packages-like tree yields a finding.
 """
 
 from __future__ import annotations
@@ -184,6 +187,7 @@ class SecretPattern:
     groups: tuple[str, ...] = ()
     accept: Callable[[Groups], bool] | None = None
     benign: bool = False
+    generic: bool = False  # a shape, not a vendor's format: candidates are common
     compiled: Any = field(init=False, repr=False, compare=False)
     group_index: dict[str, int] = field(init=False, repr=False, compare=False)
 
@@ -351,6 +355,7 @@ PATTERNS: tuple[SecretPattern, ...] = (
         r"\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s:/@'\"]*:(?P<password>[^\s/@'\"]{3,})@[\w.-]+",
         groups=("password",),
         accept=_url_password_accept,
+        generic=True,
     ),
     SecretPattern(
         "secret-assignment",
@@ -361,6 +366,7 @@ PATTERNS: tuple[SecretPattern, ...] = (
         rf"(?:\"(?P<dq>{_VALUE})\"|'(?P<sq>{_VALUE})'|`(?P<bq>{_VALUE})`|(?P<bare>{_VALUE}))",
         groups=("dq", "sq", "bq", "bare"),
         accept=_assignment_accept,
+        generic=True,
     ),
 )
 
@@ -395,14 +401,43 @@ def _group_reader(match: Any, data: bytes, index: dict[str, int]) -> Groups:
     return group
 
 
+def _prefixed(regex: str, number: int) -> str:
+    """``regex`` with its group names made unique within the combined pattern."""
+    return re.sub(r"\(\?P<(\w+)>", lambda m: f"(?P<p{number}_{m.group(1)}>", regex)
+
+
+Taken = list[tuple[int, int, str | None]]  # byte spans found, and their kind (None: benign)
+
+# How far past a candidate a pattern starting inside it may end and still be found: a line or
+# two, or, where the candidate holds a PEM marker, a whole key block (4096-bit RSA: 3.3 KB).
+RESCAN_TAIL = 512
+RESCAN_TAIL_PEM = 8192
+
+
 class SecretScanner:
     """Finds the secrets ``patterns`` describe (all of :data:`PATTERNS` by default).
 
-    Where matches overlap, the pattern listed first wins, so a private-key block is one
-    finding however many tokens its body happens to resemble."""
+    Every pattern is an alternative of one RE2 regex, run once over the text; where matches
+    overlap, the one starting first wins, and at one start the pattern listed first, so a
+    private-key block is one finding however many tokens its body happens to resemble. A
+    candidate the checks reject may hide another pattern's match starting inside it: its span
+    (and :data:`RESCAN_TAIL` bytes after) is asked of an RE2 ``Set`` of all the patterns, and
+    each one present is looked for again from there."""
 
     def __init__(self, patterns: Iterable[SecretPattern] = PATTERNS) -> None:
         self.patterns: Sequence[SecretPattern] = tuple(patterns)
+        combined = "|".join(f"(?P<p{i}_>{_prefixed(p.regex, i)})" for i, p in enumerate(self.patterns))
+        self._combined = re2.compile(combined.encode("ascii"), _options())
+        index = {k.decode() if isinstance(k, bytes) else k: v for k, v in self._combined.groupindex.items()}
+        self._whole = [index[f"p{i}_"] for i in range(len(self.patterns))]
+        # Which alternative matched: exactly one took part; the generic ones, matched most
+        # often, are asked first.
+        self._probe_order = sorted(enumerate(self._whole), key=lambda item: -self.patterns[item[0]].generic)
+        # Each pattern's group names in the combined regex; "" is the whole alternative.
+        self._names = [
+            {"": index[f"p{i}_"], **{name: index[f"p{i}_{name}"] for name in p.group_index}}
+            for i, p in enumerate(self.patterns)
+        ]
         self._set = re2.Set.SearchSet(_options())
         for pattern in self.patterns:
             self._set.Add(pattern.regex.encode("ascii"))
@@ -410,28 +445,68 @@ class SecretScanner:
 
     def find(self, text: str) -> list[Finding]:
         data = text.encode("utf-8", "surrogatepass")
-        present = self._set.Match(data)
-        if not present:
-            return []
-        taken: list[tuple[int, int, str | None]] = []  # byte spans; None: a benign claim
-        for index in sorted(present):
-            pattern = self.patterns[index]
-            for match in pattern.compiled.finditer(data):
-                group = _group_reader(match, data, pattern.group_index)
-                if pattern.accept is not None and not pattern.accept(group):
-                    continue
-                start, end = match.span()
-                for name in pattern.groups:
-                    if match.span(pattern.group_index[name])[0] >= 0:
-                        start, end = match.span(pattern.group_index[name])
-                        break
-                if start == end or any(start < e and s < end for s, e, _ in taken):
-                    continue
-                taken.append((start, end, None if pattern.benign else pattern.kind))
+        taken: Taken = []
+        for match in self._combined.finditer(data):
+            number = next(i for i, group in self._probe_order if match.span(group)[0] >= 0)
+            names = self._names[number]
+            if self._accepted(number, match, names, data):
+                self._resolve(data, match, number, taken)
+            else:
+                self._rescan(data, match.start(), match.end(), number, taken)
         found = sorted((s, e, k) for s, e, k in taken if k is not None)
         if text.isascii():
             return [Finding(kind, start, end) for start, end, kind in found]
         return [Finding(kind, _chars(data, start), _chars(data, end)) for start, end, kind in found]
+
+    def _accepted(self, number: int, match: Any, names: dict[str, int], data: bytes) -> bool:
+        accept = self.patterns[number].accept
+        return accept is None or accept(_group_reader(match, data, names))
+
+    def _record(self, number: int, match: Any, names: dict[str, int], taken: Taken) -> None:
+        pattern = self.patterns[number]
+        start, end = match.span(names[""]) if "" in names else match.span()
+        for name in pattern.groups:
+            if match.span(names[name])[0] >= 0:
+                start, end = match.span(names[name])
+                break
+        if start < end and not any(start < e and s < end for s, e, _ in taken):
+            taken.append((start, end, None if pattern.benign else pattern.kind))
+
+    def _others(self, data: bytes, start: int, end: int) -> tuple[list[int], int]:
+        """The patterns that may match starting inside ``data[start:end]`` (a superset), and
+        where such a match must have ended to be found."""
+        tail = RESCAN_TAIL_PEM if b"-----" in data[start:end] else RESCAN_TAIL
+        limit = min(len(data), end + tail)
+        return sorted(self._set.Match(data[start:limit]) or ()), limit
+
+    def _search(self, data: bytes, number: int, start: int, end: int, limit: int, taken: Taken) -> None:
+        pattern = self.patterns[number]
+        match = pattern.compiled.search(data, start, limit)
+        if (
+            match is not None
+            and match.start() < end
+            and self._accepted(number, match, pattern.group_index, data)
+        ):
+            self._record(number, match, pattern.group_index, taken)
+
+    def _resolve(self, data: bytes, match: Any, found: int, taken: Taken) -> None:
+        """Record the accepted ``match`` of pattern ``found`` and whatever else starts inside
+        it, in pattern order: a vendor format inside a generic assignment wins, and the key id
+        of an ``accessKeys.csv`` row is found beside its secret."""
+        start, end = match.span()
+        others, limit = self._others(data, start, end)
+        for number in sorted({*others, found}):
+            if number == found:
+                self._record(found, match, self._names[found], taken)
+            else:
+                self._search(data, number, start, end, limit, taken)
+
+    def _rescan(self, data: bytes, start: int, end: int, rejected: int, taken: Taken) -> None:
+        """Around a rejected candidate of pattern ``rejected``, look for any pattern starting
+        inside it (the rejected one only after its start)."""
+        others, limit = self._others(data, start, end)
+        for number in others:
+            self._search(data, number, start + 1 if number == rejected else start, end, limit, taken)
 
     def redact(self, text: str) -> Redaction:
         findings = self.find(text)
