@@ -60,6 +60,7 @@ project's own tree nor a generated site-packages-like tree yields a finding.
 
 from __future__ import annotations
 
+import bisect
 import math
 import re
 import urllib.parse
@@ -406,7 +407,21 @@ def _prefixed(regex: str, number: int) -> str:
     return re.sub(r"\(\?P<(\w+)>", lambda m: f"(?P<p{number}_{m.group(1)}>", regex)
 
 
-Taken = list[tuple[int, int, str | None]]  # byte spans found, and their kind (None: benign)
+class Taken:
+    """Byte spans claimed so far, kept sorted and disjoint, each with its kind (None: benign)."""
+
+    def __init__(self) -> None:
+        self.starts: list[int] = []
+        self.spans: list[tuple[int, int, str | None]] = []
+
+    def claim(self, start: int, end: int, kind: str | None) -> None:
+        """Claim ``[start, end)`` unless it overlaps a span already claimed."""
+        at = bisect.bisect_right(self.starts, start)
+        if (at > 0 and self.spans[at - 1][1] > start) or (at < len(self.spans) and self.starts[at] < end):
+            return
+        self.starts.insert(at, start)
+        self.spans.insert(at, (start, end, kind))
+
 
 # How far past a candidate a pattern starting inside it may end and still be found: a line or
 # two, or, where the candidate holds a PEM marker, a whole key block (4096-bit RSA: 3.3 KB).
@@ -445,7 +460,7 @@ class SecretScanner:
 
     def find(self, text: str) -> list[Finding]:
         data = text.encode("utf-8", "surrogatepass")
-        taken: Taken = []
+        taken = Taken()
         for match in self._combined.finditer(data):
             number = next(i for i, group in self._probe_order if match.span(group)[0] >= 0)
             names = self._names[number]
@@ -453,7 +468,7 @@ class SecretScanner:
                 self._resolve(data, match, number, taken)
             else:
                 self._rescan(data, match.start(), match.end(), number, taken)
-        found = sorted((s, e, k) for s, e, k in taken if k is not None)
+        found = [(s, e, k) for s, e, k in taken.spans if k is not None]
         if text.isascii():
             return [Finding(kind, start, end) for start, end, kind in found]
         return [Finding(kind, _chars(data, start), _chars(data, end)) for start, end, kind in found]
@@ -469,8 +484,8 @@ class SecretScanner:
             if match.span(names[name])[0] >= 0:
                 start, end = match.span(names[name])
                 break
-        if start < end and not any(start < e and s < end for s, e, _ in taken):
-            taken.append((start, end, None if pattern.benign else pattern.kind))
+        if start < end:
+            taken.claim(start, end, None if pattern.benign else pattern.kind)
 
     def _others(self, data: bytes, start: int, end: int) -> tuple[list[int], int]:
         """The patterns that may match starting inside ``data[start:end]`` (a superset), and

@@ -440,3 +440,21 @@ def test_an_edit_of_a_redacted_line_through_the_real_edit_tool_is_refused(ws: Ag
     )
     assert not results["e2"].is_error  # an edit beside the secret is fine
     assert (ws.path / "bot.yml").read_text() == f"slack_token: {secret}\nchannel: random\n"
+
+
+@pytest.mark.parametrize(
+    "noise",
+    [
+        base64.b64encode(_rng.randbytes(786432)).decode(),
+        "-----BEGIN RSA PRIVATE KEY-----\n" * 20000,
+        "password=" * 100000,
+        "token = abcdefgh12 " * 20000,
+        ("A" * 64 + "\n") * 10000,
+    ],
+    ids=["base64-1MiB", "key-headers", "assignment-chain", "many-candidates", "flat-key-lines"],
+)
+def test_adversarial_text_neither_hangs_nor_hides_a_later_secret(noise: str) -> None:
+    token = "ghp_" + rand(ALNUM, 36)
+    redaction = SecretScanner().redact(noise + "\n" + token + "\n")
+    assert token not in redaction.text
+    assert "[REDACTED:github-token]" in redaction.text
