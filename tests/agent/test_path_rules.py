@@ -319,3 +319,11 @@ def test_the_permissions_doc_lists_every_built_in_pattern() -> None:
     section = doc.split("## Sensitive paths, denied by default", 1)[1].split("\n## ", 1)[0]
     missing = [p for p in SENSITIVE_PATHS + GIT_PATHS + PROTECTED_CONFIG_PATHS if f"`{p}`" not in section]
     assert missing == []
+
+
+def test_rules_compare_nfc_and_case_folded() -> None:
+    rules = PathRules(deny=["Café/"])
+    assert rules.denial("cafe\u0301/menu.txt", writing=False) is not None  # decomposed é
+    assert rules.denial("CAFÉ/menu.txt", writing=False) is not None
+    assert PathRules().denial(".GIT/hooks/pre-commit", writing=True) is not None
+    assert PathRules().denial("Id_Rsa", writing=False) is not None
