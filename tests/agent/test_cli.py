@@ -85,7 +85,9 @@ def test_progress_goes_to_stderr_and_only_the_answer_to_stdout(
     assert first["stream"] is True
     # Prompt caching: the last tool, the system prompt and the conversation's last block.
     for request in (first, second):
-        assert [t["name"] for t in request["tools"] if "cache_control" in t] == ["bash"]
+        assert [t["name"] for t in request["tools"] if "cache_control" in t] == [
+            "grep"
+        ]  # no bash in edit mode
         assert request["system"][0]["cache_control"] == {"type": "ephemeral"}
         assert "cache_control" in request["messages"][-1]["content"][-1]
     stored = read_messages(session)
