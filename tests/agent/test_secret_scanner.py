@@ -446,7 +446,7 @@ def test_an_edit_of_a_redacted_line_through_the_real_edit_tool_is_refused(ws: Ag
     "noise",
     [
         base64.b64encode(_rng.randbytes(786432)).decode(),
-        "-----BEGIN RSA PRIVATE KEY-----\n" * 20000,
+        f"-----BEGIN RSA {PRIV}-----\n" * 20000,
         "password=" * 100000,
         "token = abcdefgh12 " * 20000,
         ("A" * 64 + "\n") * 10000,
