@@ -41,4 +41,4 @@ def run_record_rules(root: safefs.Root, files: Iterable[str]) -> list[PathRule]:
         directory = posixpath.dirname(located)
         patterns = [escape(directory)] if directory else [escape(located), escape(located) + ".partial*"]
         rules += [PathRule(pattern, RUN_RECORD, fixed=True) for pattern in patterns]
-    return rules
+    return list(dict.fromkeys(rules))  # the session and the audit log often share a directory
