@@ -24,8 +24,9 @@ from typing import NoReturn, TypeVar
 import safefs
 from agent.audit import AuditLog
 from agent.console import Progress, one_line, write_safely
+from agent.display import visible
 from agent.loop import DEFAULT_MAX_TURNS, Cancelled, run_agent
-from agent.messages import AssistantMessage, printable
+from agent.messages import AssistantMessage
 from agent.policy import options as policy_options
 from agent.redact import Redactor
 from agent.session import Session
@@ -245,7 +246,7 @@ def _prompt(args: argparse.Namespace) -> str | None:
 def _print_answer(text: str) -> None:
     """The final answer on stdout. A reader that went away (``| head -1``) is not a failure:
     the run completed, so stdout is pointed at /dev/null to keep the exit flush quiet."""
-    text = printable(text)
+    text = visible(text)
     try:
         sys.stdout.write(text if text.endswith("\n") else text + "\n")
         sys.stdout.flush()
@@ -262,6 +263,12 @@ def command_run(args: argparse.Namespace, redact_holder: list[Redactor]) -> int:
     if args.max_turns < 1:
         raise UsageError("--max-turns must be at least 1")
     prompt = _prompt(args)
+    refused = [name for name in args.env_allow if name.upper() == KEY_VARIABLE]
+    if refused:
+        raise UsageError(
+            f"--env-allow {refused[0]}: the API key is never passed to bash (the model could "
+            "read it back from any command's environment)"
+        )
     # Imported here: the SDK takes a second or two to import, which the demo does not need.
     from agent.models.anthropic_client import (
         DEFAULT_MAX_TOKENS,
@@ -330,12 +337,16 @@ def command_run(args: argparse.Namespace, redact_holder: list[Redactor]) -> int:
                         cancel=cancel,
                         observer=progress,
                         max_tokens_total=args.max_tokens_total,
+                        on_refused=permissions.on_refused,
                     )
                 except Cancelled:
                     raise _CancelledBy(signals) from None
         finally:
             if session is not None:
                 session.close()
+            if audit is not None:
+                progress.close()
+                write_safely(sys.stderr, policy_options.describe_head(audit) + "\n")
     final = history[-1]
     if not stdout_is_terminal and isinstance(final, AssistantMessage) and final.text:
         _print_answer(final.text)
