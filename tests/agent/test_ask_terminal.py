@@ -215,8 +215,10 @@ def test_protected_paths_are_asked_every_time_and_a_silent_terminal_is_no(
             "Screen\x1b[2J\x1b[1;3r cleared\x1b]0;approved\x07.",
             ("w1", "write", {"path": "a.txt", "content": "a\n"}),
             ("w2", "write", {"path": "b.txt", "content": "b\n"}),
-            ("w3", "write", {"path": ".vscode/tasks.json", "content": "{}\n"}),
             ("e1", "edit", {"path": "crlf.txt", "old_string": "one\ntwo", "new_string": "one\nTWO"}),
+            # Last, so that only this question is left to time out: the others are answered well
+            # inside the time-out even on a loaded machine.
+            ("w3", "write", {"path": ".vscode/tasks.json", "content": "{}\n"}),
         )
     )
     messages_api.queue(text_reply("done"))
@@ -230,7 +232,7 @@ def test_protected_paths_are_asked_every_time_and_a_silent_terminal_is_no(
     )
     master, slave = pty.openpty()
     command = ["run", "--workspace", str(ws.path), "--mode", "ask", "--session", str(session)]
-    options = ["--allow-path", ".vscode/", "--ask-timeout", "1", "go"]
+    options = ["--allow-path", ".vscode/", "--ask-timeout", "5", "go"]
     proc = subprocess.Popen(
         [sys.executable, "-c", LAUNCH, os.ttyname(slave), sys.executable, "-m", "agent", *command, *options],
         cwd=REPO,
@@ -244,8 +246,8 @@ def test_protected_paths_are_asked_every_time_and_a_silent_terminal_is_no(
     term = Terminal(master)
     try:
         term.answer("a")  # always, for write
-        protected = term.read_until(b"(no answer in 1 s: no)")  # asked in spite of "always"
         edit = term.answer("y")
+        protected = term.read_until(b"(no answer in 5 s: no)")  # asked in spite of "always"
         term.drain()
         assert proc.wait(timeout=60) == 0, term.seen.decode(errors="replace")
     finally:
@@ -265,4 +267,4 @@ def test_protected_paths_are_asked_every_time_and_a_silent_terminal_is_no(
     with Session.open(session) as stored:
         got = {m.tool_call_id: m for m in stored.messages if isinstance(m, ToolResult)}
     assert got["w2"].content.startswith("wrote ")
-    assert got["w3"].content == "nobody answered at the terminal within 1 s (--ask-timeout): declined"
+    assert got["w3"].content == "nobody answered at the terminal within 5 s (--ask-timeout): declined"
