@@ -9,8 +9,13 @@ held), compared by ``Root.relative`` by whole components (so ``/work_evil`` is n
 ``/work``). The rest is resolved by safefs beneath the directory's fd: ``..`` or a symlink that
 leads out is refused there, whatever the string looked like. ``~`` is a name, never expanded.
 
-A client's roots may narrow the set (each root inside a DIR becomes a sub-root opened through
-safefs), never widen it: a root outside every DIR is ignored.
+A client path is first taken back from the spelling results show it in
+(:func:`safefs.workspace.names.from_shown`: ``caf\\xe9.txt`` names the byte 0xE9).
+
+What a client's roots do is :mod:`safefs.mcp.roots`' business; here are the two ways of
+building directories from them: :meth:`Directories.narrowed` (each root inside a DIR becomes a
+sub-root opened through safefs, a root outside every DIR is ignored) and
+:meth:`Directories.open_roots` (the roots themselves, as the official server serves them).
 """
 
 from __future__ import annotations
@@ -22,6 +27,9 @@ from dataclasses import dataclass
 
 import safefs
 from safefs.workspace.errors import WorkspaceError, os_failure, require_path
+from safefs.workspace.names import from_shown
+
+NO_DIRECTORIES = "no allowed directories"
 
 
 @dataclass(frozen=True)
@@ -40,8 +48,9 @@ def escape(path: str) -> WorkspaceError:
 
 
 class Directories:
-    def __init__(self, directories: Sequence[Directory]) -> None:
+    def __init__(self, directories: Sequence[Directory], note: str = "") -> None:
         self.directories = list(directories)
+        self.note = note  # why these are served, when the client's roots were not used
 
     @classmethod
     def open(cls, paths: Sequence[str]) -> Directories:
@@ -67,13 +76,12 @@ class Directories:
         first (every directory takes it as it is)."""
         require_path(path)
         if not self.directories:
-            raise WorkspaceError(
-                "no allowed directories: the client's roots lie outside the server's directories"
-            )
+            raise WorkspaceError(f"{NO_DIRECTORIES}: {self.note}" if self.note else NO_DIRECTORIES)
+        on_disk = from_shown(path)
         best: tuple[Directory, str] | None = None
         for d in self.directories:
             try:
-                rel: str = d.root.relative(path)
+                rel: str = d.root.relative(on_disk)
             except safefs.PathEscapeError:
                 continue
             except OSError as exc:  # a path too long for any directory
@@ -116,6 +124,26 @@ class Directories:
             else:
                 kept.setdefault(d.display, d)
         return Directories(list(kept.values()))
+
+    @classmethod
+    def open_roots(cls, uris: Iterable[str]) -> Directories:
+        """The client's roots themselves, each opened as a Root (a root that is not a directory
+        is ignored, said on stderr): what the official server serves."""
+        opened: dict[str, Directory] = {}
+        for uri in uris:
+            path = root_path(uri)
+            if path is None:
+                continue
+            try:
+                d = Directory(safefs.Root(path))
+            except OSError as exc:
+                print(f"safefs-mcp: client root ignored ({exc.strerror}): {path}", file=sys.stderr)
+                continue
+            if d.display in opened:
+                d.root.close()
+            else:
+                opened[d.display] = d
+        return cls(list(opened.values()))
 
 
 def _depth_below(rel: str) -> int:

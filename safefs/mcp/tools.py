@@ -17,6 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from safefs.mcp.cancelling import cancel_event
 from safefs.mcp.directories import Directories, Directory
 from safefs.workspace import edits, files, listing, search, text
 from safefs.workspace.errors import WorkspaceError
@@ -312,7 +313,9 @@ def _directory_tree(dirs: Directories, args: dict[str, Any]) -> Reply:
     max_depth = _count(args, "maxDepth")
     if max_depth == 0:
         raise WorkspaceError("maxDepth must be 1 or more")
-    return listing.tree_json(d.root, rel, exclude=args.get("excludePatterns", []), max_depth=max_depth)
+    return listing.tree_json(
+        d.root, rel, exclude=args.get("excludePatterns", []), max_depth=max_depth, cancel=cancel_event()
+    )
 
 
 def _absolute(d: Directory, entry: Entry) -> str:
@@ -328,6 +331,7 @@ def _search_files(dirs: Directories, args: dict[str, Any]) -> Reply:
         rel,
         skip_git=False,
         exclude=lambda e: any(glob_match(p, e.rel) for p in patterns),
+        cancel=cancel_event(),
     )
     if not result.matches:
         return "No matches found"
@@ -347,6 +351,7 @@ def _search_contents(dirs: Directories, args: dict[str, Any]) -> Reply:
         rel,
         file_glob=args.get("filePattern"),
         ignore_case=bool(args.get("ignoreCase", False)),
+        cancel=cancel_event(),
     )
     prefix = d.display.rstrip("/") + "/"
     lines = [prefix + line for line in result.lines]
@@ -394,7 +399,8 @@ def _file_info(dirs: Directories, args: dict[str, Any]) -> Reply:
 
 
 def _allowed(dirs: Directories, args: dict[str, Any]) -> Reply:
-    return "Allowed directories:\n" + "\n".join(dirs.displays())
+    listed = "Allowed directories:\n" + "\n".join(dirs.displays())
+    return f"{listed}\n\nNote: {dirs.note}" if dirs.note else listed
 
 
 # -- the table -------------------------------------------------------------------------------
