@@ -98,8 +98,14 @@ def as_given(message: str, dirs: Directories, paths: list[str]) -> str:
         except WorkspaceError:
             continue
         if rel != path and rel not in paths:
-            message = message.replace(repr(rel), repr(path))
+            message = message.replace(repr(rel), _quoted(path))
     return message
+
+
+def _quoted(path: str) -> str:
+    """``path`` in quotes as the client typed it: repr would double the backslash of an
+    escaped byte (``caf\\xe9.txt``), which the client could not pass back."""
+    return f"'{path}'" if path.isprintable() and "'" not in path else repr(path)
 
 
 # -- arguments -------------------------------------------------------------------------------
