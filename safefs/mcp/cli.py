@@ -87,7 +87,37 @@ def parser() -> argparse.ArgumentParser:
         metavar="ORIGIN",
         help="with --http, also accept requests carrying this Origin header",
     )
+    p.add_argument(
+        "--max-connections",
+        type=_positive_int,
+        default=256,
+        metavar="N",
+        help="with --http, close connections past N open at once (default 256)",
+    )
+    p.add_argument(
+        "--header-timeout",
+        type=_positive_float,
+        default=10.0,
+        metavar="SECONDS",
+        help="with --http, close a connection whose request head takes longer (default 10)",
+    )
     return p
+
+
+def _positive_int(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"a whole number of at least 1, not {text!r}")
+    return int(text)
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = 0.0
+    if not 0 < value < 86400:
+        raise argparse.ArgumentTypeError(f"a number of seconds above 0, not {text!r}")
+    return value
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -157,7 +187,14 @@ def _serve_http(args: argparse.Namespace) -> int:
                 flush=True,
             )
         http.serve_http(
-            app, host, port, token=token, extra_origins=args.allow_origin, allow_remote=args.allow_remote
+            app,
+            host,
+            port,
+            token=token,
+            extra_origins=args.allow_origin,
+            allow_remote=args.allow_remote,
+            max_connections=args.max_connections,
+            header_timeout=args.header_timeout,
         )
         return 0
     except http.UsageError as exc:
