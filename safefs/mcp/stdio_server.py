@@ -22,6 +22,7 @@ import json
 import os
 import sys
 import threading
+import time
 from collections.abc import Callable
 from typing import IO, Any
 
@@ -34,6 +35,7 @@ PROTOCOL_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
 MAX_LINE = 256 << 20  # one JSON-RPC message; a write_file of a large file is one line
 MAX_RUNNING = 64  # tool calls running at once; more wait for a slot, in order
 ROOTS_TIMEOUT = 10.0  # seconds a client gets to answer roots/list; then its roots are not used
+DRAIN_TIMEOUT = 10.0  # at end of input, seconds the running calls get to answer; then they are cancelled
 
 PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS = -32700, -32600, -32601, -32602
 
@@ -66,6 +68,7 @@ class Session:
         self.write = write
         self.lock = threading.Lock()
         self.running: dict[Any, threading.Event] = {}  # request id -> cancel event
+        self.threads: list[threading.Thread] = []
         self.slots = threading.BoundedSemaphore(MAX_RUNNING)
         self.client_roots = False
         self.directories = policy.without_roots()
@@ -195,9 +198,12 @@ class Session:
         cancel = threading.Event()
         with self.lock:
             self.running[request_id] = cancel
-        threading.Thread(
+        thread = threading.Thread(
             target=self._call, args=(request_id, tool, args, cancel), name=f"call-{name}", daemon=True
-        ).start()
+        )
+        thread.start()
+        self.threads = [t for t in self.threads if t.is_alive()]
+        self.threads.append(thread)
 
     def _call(self, request_id: Any, tool: McpTool, args: dict[str, Any], cancel: threading.Event) -> None:
         try:
@@ -208,6 +214,16 @@ class Session:
                 self.running.pop(request_id, None)
         if result is not None and not cancel.is_set():
             self.write(_result(request_id, result))
+
+    def drain(self) -> None:
+        """At end of input: let the running calls answer (a client may close its end of the pipe
+        right after its last request), cancelling those that take too long."""
+        deadline = time.monotonic() + DRAIN_TIMEOUT
+        for thread in self.threads:
+            thread.join(max(0.0, deadline - time.monotonic()))
+        with self.lock:
+            for event in self.running.values():
+                event.set()
 
     def close(self) -> None:
         with self.lock:
@@ -257,6 +273,7 @@ def serve(policy: RootsPolicy, tools: list[McpTool], stdin: IO[bytes], stdout: I
         while True:
             line = stdin.readline(MAX_LINE + 1)
             if not line:
+                session.drain()
                 return
             if len(line) > MAX_LINE:
                 session.write(_error(None, PARSE_ERROR, f"Parse error: a message over {MAX_LINE} bytes"))
