@@ -20,7 +20,9 @@ sub-root opened through safefs, a root outside every DIR is ignored) and
 
 from __future__ import annotations
 
+import re
 import sys
+import unicodedata
 import urllib.parse
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -30,6 +32,7 @@ from safefs.workspace.errors import WorkspaceError, os_failure, require_path
 from safefs.workspace.names import from_shown
 
 NO_DIRECTORIES = "no allowed directories"
+WINDOWS_PATH = re.compile(r"^(?:[A-Za-z]:[\\/]|\\\\)")  # C:\x, C:/x, \\server\share
 
 
 @dataclass(frozen=True)
@@ -75,6 +78,8 @@ class Directories:
         the deepest directory holding it (the one it is least far below), for a relative one the
         first (every directory takes it as it is)."""
         require_path(path)
+        if WINDOWS_PATH.match(path):  # as the official server: never a literal name "C:\x"
+            raise WorkspaceError(f"Access denied - Windows-style path received on a POSIX host: {path}")
         if not self.directories:
             raise WorkspaceError(f"{NO_DIRECTORIES}: {self.note}" if self.note else NO_DIRECTORIES)
         on_disk = from_shown(path)
@@ -90,7 +95,7 @@ class Directories:
                 best = (d, rel)
         if best is None:
             raise escape(path)
-        return best
+        return best[0], unicode_equivalent(best[0].root, best[1])
 
     def displays(self) -> list[str]:
         return [d.display for d in self.directories]
@@ -144,6 +149,38 @@ class Directories:
             else:
                 opened[d.display] = d
         return cls(list(opened.values()))
+
+
+def unicode_equivalent(root: safefs.Root, rel: str) -> str:
+    """``rel`` with each missing non-ASCII component replaced by the one entry of its directory
+    that is the same text in another Unicode normalisation (``é`` as one code point or as ``e``
+    and an accent: macOS stores the second). Left as given when none or several match, so
+    nothing is guessed; an ASCII path costs nothing."""
+    if rel.isascii():
+        return rel
+    done: list[str] = []
+    for part in rel.split("/"):
+        if part.isascii():
+            done.append(part)
+            continue
+        try:
+            root.lstat("/".join([*done, part]))
+            done.append(part)
+            continue
+        except FileNotFoundError:
+            pass
+        except OSError:  # an escape or a loop: the operation itself reports it
+            return rel
+        try:
+            names = root.listdir("/".join(done) or ".")
+        except OSError:
+            return rel
+        wanted = unicodedata.normalize("NFC", part)
+        same = [n for n in names if unicodedata.normalize("NFC", n) == wanted]
+        if len(same) != 1:
+            return rel
+        done.append(same[0])
+    return "/".join(done)
 
 
 def _depth_below(rel: str) -> int:

@@ -199,7 +199,11 @@ def test_write_edit_create_move(served: tuple[Arena, Client]) -> None:
     assert (arena.ws / "w" / "new.txt").read_text() == "a\nb\nb\n"
     edit = {"path": "w/new.txt", "edits": [{"oldText": "a\n", "newText": "A\n"}]}
     diff = ok(client, "edit_file", {**edit, "dryRun": True})
-    assert diff.startswith("```diff\nIndex: w/new.txt\n") and "-a\n+A\n" in diff
+    absolute = arena.ws / "w" / "new.txt"  # the official server names the absolute path, three times
+    assert diff.startswith(
+        f"```diff\nIndex: {absolute}\n{'=' * 67}\n--- {absolute}\toriginal\n+++ {absolute}\tmodified\n"
+    )
+    assert "-a\n+A\n" in diff
     assert (arena.ws / "w" / "new.txt").read_text() == "a\nb\nb\n"  # a dry run writes nothing
     ok(client, "edit_file", edit)
     assert (arena.ws / "w" / "new.txt").read_text() == "A\nb\nb\n"
