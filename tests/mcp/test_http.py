@@ -11,6 +11,7 @@ import subprocess
 import threading
 import urllib.error
 import urllib.request
+import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,6 +19,7 @@ from typing import Any
 
 import anyio
 import httpx2
+import mcp_types as types
 import pytest
 from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
@@ -297,3 +299,37 @@ def test_idle_connections_are_capped_and_timed_out(tmp_path: Path) -> None:
     print(f"\nstderr lines: {len(seen)} ({len(refused)} refused, {len(closed)} timed out)")
     assert (len(refused), len(closed)) == (1, 3)
     assert len(seen) == 5  # the listening line, and one line per connection dropped
+
+
+def test_roots_over_http_are_asked_once_per_session(served: Served) -> None:
+    (served.ws / "sub").mkdir(exist_ok=True)
+    (served.ws / "sub" / "in.txt").write_text("in sub\n")
+    roots = [(served.ws / "sub").as_uri()]
+    asked: list[int] = []
+
+    async def answer(context: Any) -> types.ListRootsResult:
+        asked.append(1)
+        return types.ListRootsResult.model_validate({"roots": [{"uri": u} for u in roots]})
+
+    async def session() -> list[str]:
+        headers = {"Authorization": f"Bearer {TOKEN}"}
+        texts = []
+        async with httpx2.AsyncClient(headers=headers, timeout=30) as http:
+            async with streamable_http_client(served.url, http_client=http) as (read, write):
+                async with ClientSession(read, write, list_roots_callback=answer) as client:
+                    await client.initialize()
+                    for _ in range(5):
+                        result = await client.call_tool("read_text_file", {"path": "in.txt"})
+                        texts.append(getattr(result.content[0], "text", ""))
+                    roots[:] = [served.ws.as_uri()]
+                    with warnings.catch_warnings():  # the client SDK marks roots deprecated
+                        warnings.simplefilter("ignore")
+                        await client.send_roots_list_changed()
+                    result = await client.call_tool("list_allowed_directories", {})
+                    texts.append(getattr(result.content[0], "text", ""))
+        return texts
+
+    texts = anyio.run(session)
+    assert texts[:5] == ["in sub\n"] * 5
+    assert texts[5] == f"Allowed directories:\n{served.ws}"
+    assert len(asked) == 2  # once for the session, once after the change

@@ -6,13 +6,14 @@ the MCP SDK is missing."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
 from pathlib import Path
 
 from safefs import __version__
-from tests.mcp.client import mcp_client, roots_client
+from tests.mcp.client import mcp_client, roots_client, server_command
 from tests.mcp.conftest import SECRET, Arena
 
 KEPT = "the directories given on the command line are served"
@@ -215,3 +216,42 @@ def test_missing_mcp_extra_names_the_install_command(tmp_path: Path) -> None:
     )
     assert done.returncode == 2
     assert done.stderr == "safefs-mcp: the MCP server needs its extra: pip install 'safefs[mcp]'\n"
+
+
+def _raw_roots_session(ws: Path, answer: dict[str, object]) -> str:
+    """A client that offers roots and answers roots/list with ``answer`` (a result or an error
+    the SDK's client would never send); the text of list_allowed_directories afterwards."""
+    proc = subprocess.Popen(
+        [*server_command(), str(ws)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+
+    def send(message: dict[str, object]) -> None:
+        assert proc.stdin is not None
+        proc.stdin.write(json.dumps(message).encode() + b"\n")
+        proc.stdin.flush()
+
+    try:
+        params = {"protocolVersion": "2025-06-18", "capabilities": {"roots": {}}, "clientInfo": {"name": "t"}}
+        send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": params})
+        assert json.loads(proc.stdout.readline())["id"] == 1
+        send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        asked = json.loads(proc.stdout.readline())
+        assert asked["method"] == "roots/list"
+        send({"jsonrpc": "2.0", "id": asked["id"], **answer})
+        call = {"name": "list_allowed_directories", "arguments": {}}
+        send({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": call})
+        text: str = json.loads(proc.stdout.readline())["result"]["content"][0]["text"]
+        return text
+    finally:
+        proc.stdin.close()
+        proc.wait(30)
+
+
+def test_a_roots_answer_that_is_not_roots_keeps_the_dirs(arena: Arena) -> None:
+    cases = {
+        "the client's roots/list answer is not a list of roots": {"result": {"roots": "nope"}},
+        "the client answered roots/list with an error": {"error": {"code": -1, "message": "no"}},
+    }
+    for why, answer in cases.items():
+        assert _raw_roots_session(arena.ws, answer) == allowed(arena.ws, note=f"{why}; {KEPT}")[1]
