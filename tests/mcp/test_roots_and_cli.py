@@ -249,7 +249,7 @@ def _raw_roots_session(ws: Path, answer: dict[str, object]) -> str:
 
 
 def test_a_roots_answer_that_is_not_roots_keeps_the_dirs(arena: Arena) -> None:
-    cases = {
+    cases: dict[str, dict[str, object]] = {
         "the client's roots/list answer is not a list of roots": {"result": {"roots": "nope"}},
         "the client answered roots/list with an error": {"error": {"code": -1, "message": "no"}},
     }
