@@ -1,8 +1,8 @@
 """File names that are not valid UTF-8, shown as text and taken back.
 
 Python decodes such a name with ``surrogateescape``: byte 0xE9 becomes U+DCE9, which no JSON
-encoder or UTF-8 writer accepts. :func:`shown` writes each such byte as ``\\xE9``-style escape
-(lower case, ``\\xe9``), so every name fits in a result; :func:`from_shown` turns that spelling
+encoder or UTF-8 writer accepts. :func:`shown` writes each such byte as an escape, ``\\xe9``,
+so every name fits in a result; :func:`from_shown` turns that spelling
 back into the name the file system holds, so a client can pass a listed name back as a path.
 A lone surrogate that is not an escaped byte (from JSON ``\\ud800``) is shown as ``\\ud800``.
 """
@@ -32,9 +32,8 @@ def shown(text: str) -> str:
 def from_shown(path: str) -> str:
     """A path as :func:`shown` spells it, back as the name on disk (``\\xe9`` is byte 0xE9).
 
-    Only bytes 0x80-0xFF are escapes (an ASCII byte always decodes, so it is never escaped); a
-    name that holds the four characters ``\\xe9`` literally is therefore reached by this
-    spelling only if no byte-escaped name is meant, which is said in the server's docs."""
+    Only bytes 0x80-0xFF are taken as escapes, since an ASCII byte always decodes and is never
+    escaped; a name that holds the four characters ``\\xe9`` itself cannot be named."""
     if "\\x" not in path:
         return path
     return _ESCAPED_BYTE.sub(lambda m: chr(0xDC00 + int(m.group(1), 16)), path)
