@@ -293,6 +293,6 @@ def run(policy: RootsPolicy, tools: list[McpTool]) -> None:
     os.dup2(null, 0)
     os.close(null)
     os.dup2(2, 1)
-    with os.fdopen(wire_in, "rb", buffering=0) as stdin, os.fdopen(wire_out, "wb") as stdout:
+    with os.fdopen(wire_in, "rb") as stdin, os.fdopen(wire_out, "wb") as stdout:
         serve(policy, tools, stdin, stdout)
     sys.stdout.flush()
