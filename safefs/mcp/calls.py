@@ -16,6 +16,7 @@ from typing import Any
 
 from safefs.mcp.cancelling import cancellable
 from safefs.mcp.directories import Directories
+from safefs.mcp.isolation import FORK_ISOLATED, ISOLATED_TOOLS, run_in_child
 from safefs.mcp.tools import McpTool, Media, Reply, as_given, target_paths
 from safefs.workspace.arguments import argument_problem
 from safefs.workspace.errors import WorkspaceError
@@ -72,3 +73,14 @@ def run_call(
     except Exception as exc:  # a bug: report the kind, keep the traceback for the operator
         traceback.print_exc(file=sys.stderr)
         return error_result(f"internal error in {tool.name}: {type(exc).__name__}")
+
+
+def run_guarded(
+    tool: McpTool, directories: Directories, args: dict[str, Any], cancel: threading.Event
+) -> dict[str, Any] | None:
+    """:func:`run_call`, in a child process for the tools that run untrusted patterns (see
+    :mod:`safefs.mcp.isolation`); None when the call was cancelled before it answered."""
+    if FORK_ISOLATED and tool.name in ISOLATED_TOOLS:
+        return run_in_child(lambda: run_call(tool, directories, args, cancel), cancel)
+    result = run_call(tool, directories, args, cancel)
+    return None if cancel.is_set() else result

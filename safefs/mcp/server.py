@@ -1,8 +1,9 @@
 """The MCP SDK wiring for ``--http``: tool listing, calls run off the event loop, client roots.
 
 (stdio needs no SDK: :mod:`safefs.mcp.stdio_server`.) Calls run in worker threads, so a slow one
-never stalls the connection or another session; a call the client cancels has its event set,
-so the workspace operation stops at its next check, and its thread is abandoned at once. The
+never stalls the connection or another session (the searching tools run in a child process,
+:mod:`safefs.mcp.isolation`); a call the client cancels has its event set, so the operation
+stops at its next check (a child is killed), and its thread is abandoned at once. The
 results are the plain JSON values of :mod:`safefs.mcp.calls`, validated into SDK types.
 
 A session's directories are worked out once, from the roots its client sends, and kept until
@@ -25,7 +26,7 @@ from mcp.server.lowlevel import Server
 from mcp.server.session import ServerSession
 
 import safefs
-from safefs.mcp.calls import error_result, run_call, tool_definition
+from safefs.mcp.calls import error_result, run_guarded, tool_definition
 from safefs.mcp.directories import Directories
 from safefs.mcp.roots import RootsPolicy
 from safefs.mcp.tools import McpTool
@@ -78,11 +79,13 @@ class SafefsServer:
         cancel = threading.Event()
         try:
             result = await anyio.to_thread.run_sync(
-                run_call, tool, directories, params.arguments or {}, cancel, abandon_on_cancel=True
+                run_guarded, tool, directories, params.arguments or {}, cancel, abandon_on_cancel=True
             )
         except anyio.get_cancelled_exc_class():
             cancel.set()  # the client cancelled: the operation stops at its next check
             raise
+        if result is None:  # cancelled between the thread's end and here: nobody waits for it
+            return types.CallToolResult.model_validate(error_result("cancelled"))
         return types.CallToolResult.model_validate(result)
 
     async def _directories_for(self, ctx: Any) -> Directories:

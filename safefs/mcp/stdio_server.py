@@ -7,8 +7,10 @@ as soon as Python has started. What the protocol needs from a filesystem server 
 and ``notifications/roots/list_changed``) and ``notifications/cancelled``.
 
 - Every tool call runs in a thread of its own, so a slow call never delays the next message,
-  another call, or a cancel. Cancelling sets the call's event (the workspace operations stop at
-  their next check) and no answer is sent for it, as the protocol asks.
+  another call, or a cancel; the searching tools run in a child process besides
+  (:mod:`safefs.mcp.isolation`), so not even a pattern that holds Python's interpreter lock
+  can. Cancelling sets the call's event (the workspace operations stop at their next check, a
+  child is killed) and no answer is sent for it, as the protocol asks.
 - A line that is not UTF-8 JSON, or whose JSON holds a lone surrogate (``"\\ud800"``), is
   answered with a JSON-RPC parse error (-32700); a message that is not a request, a
   notification or a response gets -32600.
@@ -26,7 +28,7 @@ import time
 from collections.abc import Callable
 from typing import IO, Any
 
-from safefs.mcp.calls import error_result, run_call, tool_definition
+from safefs.mcp.calls import error_result, run_guarded, tool_definition
 from safefs.mcp.directories import Directories
 from safefs.mcp.roots import RootsPolicy
 from safefs.mcp.tools import McpTool
@@ -208,11 +210,13 @@ class Session:
     def _call(self, request_id: Any, tool: McpTool, args: dict[str, Any], cancel: threading.Event) -> None:
         try:
             with self.slots:
-                result = None if cancel.is_set() else run_call(tool, self.current_directories(), args, cancel)
+                result = (
+                    None if cancel.is_set() else run_guarded(tool, self.current_directories(), args, cancel)
+                )
         finally:
             with self.lock:
                 self.running.pop(request_id, None)
-        if result is not None and not cancel.is_set():
+        if result is not None:
             self.write(_result(request_id, result))
 
     def drain(self) -> None:

@@ -197,3 +197,72 @@ def test_a_long_call_blocks_nothing_and_stops_when_cancelled(tmp_path: Path) -> 
         print(f"\nthreads: idle {idle}, after the cancel {_threads_of_server(ws)}")
         assert _threads_of_server(ws) == idle
         assert client.text("read_text_file", {"path": "f000.txt", "head": 1}) == (False, "a" * 100)
+
+
+def _parent(pid: str) -> str:
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return ""
+    return next(line.split()[1] for line in status.splitlines() if line.startswith("PPid:"))
+
+
+def _forked_children(ws: Path) -> int:
+    """How many children the server has forked (they share its command line) and not reaped."""
+    serving = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if os.fsencode(ws) in cmdline and any(b"safefs-mcp" in part for part in cmdline[:2]):
+            serving.append(pid)
+    parents = {pid: _parent(pid) for pid in serving}
+    server = next(pid for pid in serving if parents[pid] not in serving)
+    return sum(1 for pid in serving if parents[pid] == server)
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="looks at processes in /proc")
+def test_a_catastrophic_pattern_stops_nothing_else_and_is_killed_when_cancelled(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "a.txt").write_text("a" * 40 + "\n")  # (a|aa)*c backtracks for minutes on it in Python's re
+    with mcp_client(str(ws)) as client:
+
+        async def race() -> tuple[int, bool]:
+            answered = 0
+            cancelled = False
+
+            async def long_call() -> None:
+                nonlocal cancelled
+                try:
+                    await client.session.call_tool(
+                        "search_file_contents", {"path": ".", "pattern": "(a|aa)*c"}, read_timeout_seconds=2.0
+                    )
+                except Exception:  # the client gave up and sent notifications/cancelled
+                    cancelled = True
+
+            async def quick_calls() -> None:
+                nonlocal answered
+                await anyio.sleep(0.3)
+                with anyio.fail_after(10):  # with the interpreter lock held, they would wait minutes
+                    for _ in range(5):
+                        result = await client.session.call_tool("list_directory", {"path": "."})
+                        assert not result.is_error
+                        answered += 1
+                    await client.session.send_ping()
+
+            async with anyio.create_task_group() as group:
+                group.start_soon(long_call)
+                group.start_soon(quick_calls)
+            return answered, cancelled
+
+        answered, cancelled = client.portal.call(race)
+        assert answered == 5
+        if cancelled:  # the search was still running: its process must be gone soon after
+            deadline = time.monotonic() + 5.0
+            while _forked_children(ws) and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert _forked_children(ws) == 0
+        print(f"\nquick calls answered during the search: {answered}; search cancelled: {cancelled}")
+        assert client.text("read_text_file", {"path": "a.txt"}) == (False, "a" * 40 + "\n")
