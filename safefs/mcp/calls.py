@@ -55,16 +55,21 @@ def media_block(media: Media) -> dict[str, Any]:
     return {"type": "resource", "resource": resource}
 
 
-def run_call(
+def invalid_arguments(tool: McpTool, args: dict[str, Any]) -> dict[str, Any] | None:
+    """The error result for arguments that do not fit the tool's schema, or None."""
+    problem = argument_problem(tool.input_schema(), args)
+    if problem is None:
+        return None
+    return error_result(  # in the words of the MCP SDKs: jsonschema's sentence, and where
+        f"Input validation error: Invalid arguments for tool {tool.name}: "
+        f"{problem.message} at {problem.where or 'arguments'}"
+    )
+
+
+def run_validated(
     tool: McpTool, directories: Directories, args: dict[str, Any], cancel: threading.Event | None = None
 ) -> dict[str, Any]:
-    """Validate and run one call (blocking; called in a worker thread)."""
-    problem = argument_problem(tool.input_schema(), args)
-    if problem is not None:  # in the words of the MCP SDKs: jsonschema's sentence, and where
-        return error_result(
-            f"Input validation error: Invalid arguments for tool {tool.name}: "
-            f"{problem.message} at {problem.where or 'arguments'}"
-        )
+    """Run one call whose arguments fit the schema (blocking; called in a worker thread)."""
     try:
         with cancellable(cancel):
             return reply_result(tool.run(directories, args))
@@ -78,9 +83,13 @@ def run_call(
 def run_guarded(
     tool: McpTool, directories: Directories, args: dict[str, Any], cancel: threading.Event
 ) -> dict[str, Any] | None:
-    """:func:`run_call`, in a child process for the tools that run untrusted patterns (see
-    :mod:`safefs.mcp.isolation`); None when the call was cancelled before it answered."""
+    """Validate and run one call, the tool itself in a child process for the tools that run untrusted
+    patterns (see :mod:`safefs.mcp.isolation`); None when the call was cancelled before it
+    answered. The arguments are checked here, so the validator is built once, in this process."""
+    invalid = invalid_arguments(tool, args)
+    if invalid is not None:
+        return invalid
     if FORK_ISOLATED and tool.name in ISOLATED_TOOLS:
-        return run_in_child(lambda: run_call(tool, directories, args, cancel), cancel)
-    result = run_call(tool, directories, args, cancel)
+        return run_in_child(lambda: run_validated(tool, directories, args, cancel), cancel)
+    result = run_validated(tool, directories, args, cancel)
     return None if cancel.is_set() else result
