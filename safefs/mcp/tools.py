@@ -12,7 +12,6 @@ text, ``delete_file`` only with ``--allow-delete``, and no writing tool at all w
 
 from __future__ import annotations
 
-import os
 import re
 import time
 import unicodedata
@@ -21,6 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from safefs.mcp.birth_time import birth_time
 from safefs.mcp.cancelling import cancel_event
 from safefs.mcp.directories import Directories, Directory
 from safefs.workspace import edits, files, listing, search, text
@@ -460,11 +460,6 @@ def _search_contents(dirs: Directories, args: dict[str, Any]) -> Reply:
     )
 
 
-# The birth time where Python reports it (macOS, the BSDs, Windows); on Linux os.stat gives only
-# the inode change time, which moves with chmod and rename, so it is not shown as "created".
-BIRTH_TIME_KNOWN = hasattr(os.stat_result, "st_birthtime")
-
-
 def js_date(seconds: float) -> str:
     """A time as JavaScript's ``Date.toString()`` prints it, which the official server shows."""
     t = time.localtime(seconds)
@@ -475,9 +470,10 @@ def js_date(seconds: float) -> str:
 def _file_info(dirs: Directories, args: dict[str, Any]) -> Reply:
     d, rel = dirs.locate(args["path"])
     info = files.file_info(d.root, rel)
+    born = birth_time(d.root, rel)
     rows = {
         "size": info.size,
-        "created": js_date(info.created) if BIRTH_TIME_KNOWN else "unknown",
+        "created": "unknown" if born is None else js_date(born),
         "modified": js_date(info.modified),
         "accessed": js_date(info.accessed),
         "isDirectory": str(info.is_directory).lower(),

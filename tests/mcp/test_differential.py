@@ -69,8 +69,8 @@ CALLS: list[tuple[str, dict[str, Any], str | None]] = [
     ("search_files", {"path": ".", "pattern": "**/*.md"}, None),
     ("search_files", {"path": "./sub", "pattern": "*.md"}, None),
     ("search_files", {"path": ".", "pattern": "nothing-*"}, None),
-    ("get_file_info", {"path": "a.txt"}, "`created`"),
-    ("get_file_info", {"path": "sub"}, "`created`"),
+    ("get_file_info", {"path": "a.txt"}, None),
+    ("get_file_info", {"path": "sub"}, None),
     ("move_file", {"source": "move_me.txt", "destination": "moved.txt"}, None),
 ]
 

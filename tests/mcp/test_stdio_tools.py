@@ -345,3 +345,28 @@ def test_one_line_longer_than_the_cap_is_cut_and_says_so(served: tuple[Arena, Cl
         "is not shown; call read_text_file with offset=2 to read on]"
     )
     assert ok(client, "read_text_file", {"path": "wide.txt", "offset": 2}).endswith("\nsecond\n")
+
+
+def test_created_is_the_birth_time_not_the_change_time(tmp_path: Path) -> None:
+    import shutil
+    import subprocess
+    import time
+
+    from safefs.mcp.tools import js_date
+
+    if shutil.which("stat") is None:
+        pytest.skip("coreutils stat is needed to read the birth time independently")
+    (tmp_path / "born.txt").write_text("x\n")
+    time.sleep(1.1)  # so the change time below lands in another second than the birth
+    os.chmod(tmp_path / "born.txt", 0o600)
+    birth = int(
+        subprocess.run(
+            ["stat", "-c", "%W", str(tmp_path / "born.txt")], capture_output=True, text=True
+        ).stdout
+    )
+    with mcp_client(str(tmp_path)) as client:
+        error, text = client.text("get_file_info", {"path": "born.txt"})
+    assert not error
+    created = next(line for line in text.splitlines() if line.startswith("created: "))
+    assert created == ("created: unknown" if birth == 0 else f"created: {js_date(birth)}")
+    assert created != f"created: {js_date(os.stat(tmp_path / 'born.txt').st_ctime)}"
