@@ -6,6 +6,9 @@ from __future__ import annotations
 import base64
 import json
 import os
+import shutil
+import subprocess
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -13,6 +16,7 @@ from typing import Any
 import mcp_types as types
 import pytest
 
+from safefs.mcp.tools import js_date
 from tests.mcp.client import Client, mcp_client
 from tests.mcp.conftest import Arena, make_arena
 
@@ -348,12 +352,6 @@ def test_one_line_longer_than_the_cap_is_cut_and_says_so(served: tuple[Arena, Cl
 
 
 def test_created_is_the_birth_time_not_the_change_time(tmp_path: Path) -> None:
-    import shutil
-    import subprocess
-    import time
-
-    from safefs.mcp.tools import js_date
-
     if shutil.which("stat") is None:
         pytest.skip("coreutils stat is needed to read the birth time independently")
     (tmp_path / "born.txt").write_text("x\n")
