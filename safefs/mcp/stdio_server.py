@@ -36,10 +36,12 @@ from safefs.mcp.tools import McpTool
 PROTOCOL_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
 MAX_LINE = 256 << 20  # one JSON-RPC message; a write_file of a large file is one line
 MAX_RUNNING = 64  # tool calls running at once; more wait for a slot, in order
+MAX_PENDING = 1024  # calls running or waiting; past this a call is refused, not given a thread
 ROOTS_TIMEOUT = 10.0  # seconds a client gets to answer roots/list; then its roots are not used
 DRAIN_TIMEOUT = 10.0  # at end of input, seconds the running calls get to answer; then they are cancelled
 
 PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS = -32700, -32600, -32601, -32602
+SERVER_BUSY = -32000  # the JSON-RPC range for server errors
 
 
 class ParseError(ValueError):
@@ -199,7 +201,12 @@ class Session:
             return
         cancel = threading.Event()
         with self.lock:
-            self.running[request_id] = cancel
+            busy = len(self.running) >= MAX_PENDING
+            if not busy:
+                self.running[request_id] = cancel
+        if busy:
+            self.write(_error(request_id, SERVER_BUSY, f"{MAX_PENDING} calls are in progress; try again"))
+            return
         thread = threading.Thread(
             target=self._call, args=(request_id, tool, args, cancel), name=f"call-{name}", daemon=True
         )
