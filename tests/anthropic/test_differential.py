@@ -104,7 +104,10 @@ def test_memory_directories_are_0700_under_any_umask(tmp_path: Path, umask: int)
 
 
 def test_memory_symlinks_that_stay_inside_work_as_in_the_sdk(tmp_path: Path) -> None:
-    tools = {"sdk": SdkMemory(str(tmp_path / "sdk")), "ours": BetaLocalFilesystemMemoryTool(str(tmp_path / "ours"))}
+    tools = {
+        "sdk": SdkMemory(str(tmp_path / "sdk")),
+        "ours": BetaLocalFilesystemMemoryTool(str(tmp_path / "ours")),
+    }
     results = {}
     for name, tool in tools.items():
         mem = tmp_path / name / "memories"
@@ -115,7 +118,9 @@ def test_memory_symlinks_that_stay_inside_work_as_in_the_sdk(tmp_path: Path) -> 
         results[name] = [
             outcome(lambda t=tool: t.call({"command": "view", "path": "/memories/alias/f.txt"})),
             outcome(lambda t=tool: t.call({"command": "view", "path": "/memories/out"})),
-            outcome(lambda t=tool: t.call({"command": "create", "path": "/memories/out/x", "file_text": "x"})),
+            outcome(
+                lambda t=tool: t.call({"command": "create", "path": "/memories/out/x", "file_text": "x"})
+            ),
         ]
     assert results["ours"] == results["sdk"]
     assert results["ours"][0][0] == "ok"
