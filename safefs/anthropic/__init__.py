@@ -11,6 +11,14 @@ Every path is resolved beneath a directory fd (:class:`safefs.Root`); shell comm
 kernel sandbox (:mod:`safefs.sandbox`). docs/anthropic.md lists each difference from the SDK.
 """
 
+from safefs.anthropic.bash_tool import BashTool
 from safefs.anthropic.memory import BetaAsyncLocalFilesystemMemoryTool, BetaLocalFilesystemMemoryTool
+from safefs.anthropic.text_editor import TextEditor, TextEditorTool
 
-__all__ = ["BetaAsyncLocalFilesystemMemoryTool", "BetaLocalFilesystemMemoryTool"]
+__all__ = [
+    "BashTool",
+    "BetaAsyncLocalFilesystemMemoryTool",
+    "BetaLocalFilesystemMemoryTool",
+    "TextEditor",
+    "TextEditorTool",
+]

@@ -105,7 +105,9 @@ class BetaAsyncLocalFilesystemMemoryTool(BetaAsyncAbstractMemoryTool):
         return await run_sync(lambda: self._opened().create(command.path, command.file_text))
 
     async def str_replace(self, command: BetaMemoryTool20250818StrReplaceCommand) -> str:
-        return await run_sync(lambda: self._opened().str_replace(command.path, command.old_str, command.new_str))
+        return await run_sync(
+            lambda: self._opened().str_replace(command.path, command.old_str, command.new_str)
+        )
 
     async def insert(self, command: BetaMemoryTool20250818InsertCommand) -> str:
         return await run_sync(

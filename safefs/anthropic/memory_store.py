@@ -94,7 +94,7 @@ class MemoryStore:
     def _read(self, rel: str, path: str) -> str:
         try:
             with self.root.open(rel, "rb") as f:
-                data = f.read()
+                data: bytes = f.read()
         except safefs.NotRegularFileError:
             raise ToolError(f"path {path!r} is not a regular file") from None
         except FileNotFoundError:
@@ -143,7 +143,9 @@ class MemoryStore:
         if stat.S_ISDIR(st.st_mode):
             items: list[tuple[str, str]] = []
             self._collect(rel, "", 1, items)
-            header = f"Here're the files and directories up to 2 levels deep in {path}, excluding hidden items:"
+            header = (
+                f"Here're the files and directories up to 2 levels deep in {path}, excluding hidden items:"
+            )
             lines = [f"{format_size(st.st_size)}\t{path}"]
             lines += [f"{size}\t{path}/{item}" for size, item in items]
             return f"{header}\n" + "\n".join(lines)
@@ -230,7 +232,9 @@ class MemoryStore:
         self._replace_content(rel, new_content)
         new_lines = new_content.split("\n")
         start, end = max(0, changed - 2), min(len(new_lines), changed + 3)
-        snippet = [f"{str(n).rjust(LINE_NUMBER_WIDTH)}\t{new_lines[n - 1]}" for n in range(start + 1, end + 1)]
+        snippet = [
+            f"{str(n).rjust(LINE_NUMBER_WIDTH)}\t{new_lines[n - 1]}" for n in range(start + 1, end + 1)
+        ]
         return (
             "The memory file has been edited. Here is the snippet showing the change (with line numbers):\n"
             + "\n".join(snippet)
@@ -241,7 +245,8 @@ class MemoryStore:
         lines = _lines_keeping_cr(self._read(rel, path))
         if insert_line < 0 or insert_line > len(lines):
             raise ToolError(
-                f"Invalid `insert_line` parameter: {insert_line}. It should be within the range [0, {len(lines)}]."
+                f"Invalid `insert_line` parameter: {insert_line}. "
+                f"It should be within the range [0, {len(lines)}]."
             )
         lines.insert(insert_line, insert_text.rstrip("\n"))
         new_content = "\n".join(lines)

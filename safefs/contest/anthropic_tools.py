@@ -74,7 +74,9 @@ class AgentToolset(_ToolCalls):
         else:
             from safefs.anthropic import agent_toolset as module  # type: ignore[no-redef]
         self._ctx = module.AgentToolContext(workdir=root, max_file_bytes=None)
-        tools = {t.name: t for t in module.beta_agent_toolset_20260401(self._ctx) if t.name in ("read", "write")}
+        tools = {
+            t.name: t for t in module.beta_agent_toolset_20260401(self._ctx) if t.name in ("read", "write")
+        }
         self._read, self._write = tools["read"], tools["write"]
 
     def read(self, rel: str) -> bytes:

@@ -67,9 +67,9 @@ DESCRIPTIONS: dict[str, str] = {
     SAFEFS_OPENAT2: "safefs.Root(resolver='openat2'): one openat2(RESOLVE_BENEATH)",
     PATHRS: "libpathrs Python bindings (pathrs.Root)",
     LANDLOCK: "open() of the joined path in a worker process Landlock restricts to the workspace",
-    ANTHROPIC_TOOLSET: "the Anthropic SDK's agent_toolset_20260401 read/write: realpath, then the path string",
+    ANTHROPIC_TOOLSET: "the Anthropic SDK's agent_toolset_20260401 read/write: realpath, then a path string",
     SAFEFS_ANTHROPIC_TOOLSET: "safefs.anthropic.agent_toolset, the drop-in: the same tools on safefs.Root",
-    ANTHROPIC_MEMORY: "the Anthropic SDK's BetaLocalFilesystemMemoryTool view/create: resolve(), then the path",
+    ANTHROPIC_MEMORY: "the Anthropic SDK's BetaLocalFilesystemMemoryTool view/create: resolve(), then a path",
     SAFEFS_ANTHROPIC_MEMORY: "safefs.anthropic.BetaLocalFilesystemMemoryTool, the drop-in, on safefs.Root",
 }
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import os
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -66,8 +67,8 @@ def test_memory_tool_matches_the_sdk_command_by_command(tmp_path: Path) -> None:
     ours = BetaLocalFilesystemMemoryTool(str(tmp_path / "ours"))
     compared = 0
     for command in MEMORY_COMMANDS:
-        expected = outcome(lambda: sdk.call(command))
-        got = outcome(lambda: ours.call(command))
+        expected = outcome(partial(sdk.call, command))
+        got = outcome(partial(ours.call, command))
         assert got == expected, command
         compared += 1
     assert outcome(sdk.clear_all_memory) == outcome(ours.clear_all_memory)
@@ -116,11 +117,9 @@ def test_memory_symlinks_that_stay_inside_work_as_in_the_sdk(tmp_path: Path) -> 
         os.symlink("real", mem / "alias")  # relative, stays inside
         os.symlink(tmp_path, mem / "out")  # leads outside
         results[name] = [
-            outcome(lambda t=tool: t.call({"command": "view", "path": "/memories/alias/f.txt"})),
-            outcome(lambda t=tool: t.call({"command": "view", "path": "/memories/out"})),
-            outcome(
-                lambda t=tool: t.call({"command": "create", "path": "/memories/out/x", "file_text": "x"})
-            ),
+            outcome(partial(tool.call, {"command": "view", "path": "/memories/alias/f.txt"})),
+            outcome(partial(tool.call, {"command": "view", "path": "/memories/out"})),
+            outcome(partial(tool.call, {"command": "create", "path": "/memories/out/x", "file_text": "x"})),
         ]
     assert results["ours"] == results["sdk"]
     assert results["ours"][0][0] == "ok"

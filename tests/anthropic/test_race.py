@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
+from functools import partial
 from typing import Any
 
 import pytest
@@ -74,11 +75,15 @@ class ToolsetVictim:
         self._call("write", {"file_path": rel, "content": data.decode()})
 
 
+def victim(workspace: str, *, implementation: str, op: str) -> ToolsetVictim:
+    return ToolsetVictim(workspace, implementation, op)
+
+
 @pytest.mark.parametrize("op", ["read", "write", "edit"])
 def test_the_sdk_toolset_escapes_and_the_drop_in_does_not(op: str) -> None:
     harness_op = "write" if op == "write" else "read"
     counts = {
-        impl: race(lambda ws, impl=impl: ToolsetVictim(ws, impl, op), harness_op, SECONDS, "dir", name=impl)
+        impl: race(partial(victim, implementation=impl, op=op), harness_op, SECONDS, "dir", name=impl)
         for impl in IMPLEMENTATIONS
     }
     for impl, c in counts.items():
