@@ -98,15 +98,24 @@ class ConfinedShell:
         return self._sandbox.describe()
 
     def _script(self, command: str, marker: str) -> str:
+        # A directory inside the workspace is kept relative to it: the sandbox enters the workspace
+        # by its descriptor, and its absolute path may pass through directories the sandboxed uid
+        # cannot search.
         enter = f"cd -- {shlex.quote(self._cwd)} 2>/dev/null\n" if self._cwd else ""
         # The marker is spelled in two quoted halves so the command's own text can never contain
         # it; only printf reassembles it.
         split = f"'{marker[:8]}''{marker[8:]}'"
         return (
+            f'__safefs_top="$(pwd -P)"\n'
             f"{enter}{{ {command}\n}} </dev/null 2>&1\n"
             f"__safefs_status=$?\n"
             f"printf '\\n%s%d\\n' {split} \"$__safefs_status\"\n"
-            f"pwd -P | tr -d '\\n'; printf '\\0'; unset __safefs_status; env -0\n"
+            f'__safefs_here="$(pwd -P)"\n'
+            f'case "$__safefs_here" in "$__safefs_top") __safefs_here=. ;; '
+            f'"$__safefs_top"/*) __safefs_here="./${{__safefs_here#"$__safefs_top"/}}" ;; esac\n'
+            # Builtins and ``command -p``: the command may have changed PATH, or the caller's
+            # environment may have none.
+            f"printf '%s\\0' \"$__safefs_here\"; command -p env -0\n"
         )
 
     def run(self, command: str, timeout: float = BASH_DEFAULT_TIMEOUT) -> ShellResult:
