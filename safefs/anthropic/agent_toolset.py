@@ -71,6 +71,8 @@ def _context(ctx: Any) -> AgentToolContext:
     return ctx if isinstance(ctx, AgentToolContext) else AgentToolContext.from_sdk(ctx)
 
 
+BASH_DESCRIPTION = "Run a command in a persistent bash shell."
+
 # -- bash --------------------------------------------------------------------------------------
 
 
@@ -111,9 +113,9 @@ def beta_bash_tool(ctx: Any) -> BetaAsyncFunctionTool[Any]:
         finally:
             context.close_shell()
 
-    return beta_async_tool(name="bash", input_schema=BetaManagedAgentsAgentToolset20260401BashInput)(
-        cast(Any, bash_tool)
-    )
+    return beta_async_tool(
+        name="bash", description=BASH_DESCRIPTION, input_schema=BetaManagedAgentsAgentToolset20260401BashInput
+    )(cast(Any, bash_tool))
 
 
 def beta_bash_tool_sync(ctx: Any) -> BetaFunctionTool[Any]:
@@ -133,9 +135,9 @@ def beta_bash_tool_sync(ctx: Any) -> BetaFunctionTool[Any]:
         finally:
             context.close_shell()
 
-    return beta_tool(name="bash", input_schema=BetaManagedAgentsAgentToolset20260401BashInput)(
-        cast(Any, bash_tool)
-    )
+    return beta_tool(
+        name="bash", description=BASH_DESCRIPTION, input_schema=BetaManagedAgentsAgentToolset20260401BashInput
+    )(cast(Any, bash_tool))
 
 
 # -- the file tools ----------------------------------------------------------------------------
