@@ -12,7 +12,8 @@ the allowed directories, and ``bash`` runs each command in the kernel sandbox
 (:mod:`safefs.anthropic.shell`) instead of an unrestricted ``/bin/bash``. The differences are
 listed in docs/anthropic.md.
 
-``beta_agent_toolset_20260401(ctx)`` returns async tools, as the SDK's does, for the session
+``beta_agent_toolset_20260401(ctx)`` returns async tools, as the SDK's does (like the SDK's, the
+file tools do their short blocking calls on the event loop; ``bash`` runs in a worker thread), for the session
 runner, the environment worker and the async Messages tool runner;
 ``beta_agent_toolset_20260401_sync(ctx)`` returns the same tools as sync ones, for the sync
 ``client.beta.messages.tool_runner``. ``ctx`` may be this module's context or the SDK's.
@@ -149,9 +150,7 @@ def beta_read_tool(ctx: Any) -> BetaAsyncFunctionTool[Any]:
     @beta_async_tool(name="read", input_schema=BetaManagedAgentsAgentToolset20260401ReadInput)
     async def read(file_path: str, view_range: list[int] | None = None) -> BetaFunctionToolResultType:
         """Read a file rooted at the working directory."""
-        return cast(
-            BetaFunctionToolResultType, await run_sync(partial(file_ops.read, context, file_path, view_range))
-        )
+        return cast(BetaFunctionToolResultType, file_ops.read(context, file_path, view_range))
 
     return read
 
@@ -173,7 +172,7 @@ def beta_write_tool(ctx: Any) -> BetaAsyncFunctionTool[Any]:
     @beta_async_tool(name="write", input_schema=BetaManagedAgentsAgentToolset20260401WriteInput)
     async def write(file_path: str, content: str) -> str:
         """Write a file, creating parent directories as needed."""
-        return await run_sync(partial(file_ops.write, context, file_path, content))
+        return file_ops.write(context, file_path, content)
 
     return write
 
@@ -195,7 +194,7 @@ def beta_edit_tool(ctx: Any) -> BetaAsyncFunctionTool[Any]:
     @beta_async_tool(name="edit", input_schema=BetaManagedAgentsAgentToolset20260401EditInput)
     async def edit(file_path: str, old_string: str, new_string: str, replace_all: bool | None = None) -> str:
         """Replace text in a file by exact string match."""
-        return await run_sync(partial(file_ops.edit, context, file_path, old_string, new_string, replace_all))
+        return file_ops.edit(context, file_path, old_string, new_string, replace_all)
 
     return edit
 
@@ -217,7 +216,7 @@ def beta_glob_tool(ctx: Any) -> BetaAsyncFunctionTool[Any]:
     @beta_async_tool(name="glob", input_schema=BetaManagedAgentsAgentToolset20260401GlobInput)
     async def glob(pattern: str, path: str | None = None) -> str:
         """List files matching a glob pattern, newest first."""
-        return await run_sync(partial(file_ops.glob, context, pattern, path))
+        return file_ops.glob(context, pattern, path)
 
     return glob
 
@@ -239,7 +238,7 @@ def beta_grep_tool(ctx: Any) -> BetaAsyncFunctionTool[Any]:
     @beta_async_tool(name="grep", input_schema=BetaManagedAgentsAgentToolset20260401GrepInput)
     async def grep(pattern: str, path: str | None = None) -> str:
         """Search file contents for a regular expression."""
-        return await run_sync(partial(file_ops.grep, context, pattern, path))
+        return file_ops.grep(context, pattern, path)
 
     return grep
 

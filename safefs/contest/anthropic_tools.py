@@ -103,8 +103,8 @@ def _unnumbered(view: str) -> bytes:
 
 class MemoryTool(_ToolCalls):
     """``view`` and ``create`` of the memory tool on the workspace as ``/memories``: the SDK's,
-    or safefs's. ``write`` of an existing file is ``delete`` then ``create`` (the tool has no
-    overwrite)."""
+    or safefs's. ``write`` of an existing file is ``view`` then ``str_replace`` of its whole
+    content (the tool has no overwrite)."""
 
     def __init__(self, root: str, implementation: str) -> None:
         super().__init__()
@@ -132,8 +132,11 @@ class MemoryTool(_ToolCalls):
         except PermissionError as exc:
             if "already exists" not in str(exc):
                 raise
-            self._call(self._tool, {"command": "delete", "path": MEMORY_PREFIX + rel})
-            self._call(self._tool, create)
+            # Replaced in place of the old content, by the tool's own str_replace: deleting the name
+            # first would remove the very name the attacker is swapping.
+            old = self.read(rel).decode("utf-8")
+            replace = {"command": "str_replace", "path": MEMORY_PREFIX + rel, "old_str": old}
+            self._call(self._tool, {**replace, "new_str": data.decode("utf-8")})
 
     def close(self) -> None:
         closer = getattr(self._tool, "close", None)

@@ -115,11 +115,11 @@ def test_bash_keeps_its_session_and_stays_confined(tmp_path: Path) -> None:
         bash.call({"command": "echo planted > ../../planted.txt"})
     assert "Permission denied" in str(refused.value)
     assert not (tmp_path / "planted.txt").exists()
-    with pytest.raises(ToolError, match="^$"):
+    with pytest.raises(ToolError, match=r"^$"):
         bash.call({"command": "exit 3"})
     assert bash.call({"restart": True}) == "bash session restarted"
     assert bash.call({"command": "pwd; echo ${KEPT:-unset}"}).splitlines() == [str(work.resolve()), "unset"]
-    with pytest.raises(ToolError, match="timed out after 0.5s"):
+    with pytest.raises(ToolError, match=r"timed out after 0\.5s"):
         bash.call({"command": "sleep 5", "timeout_ms": 500})
     with pytest.raises(ToolError, match="command is required"):
         bash.call({})
