@@ -9,7 +9,7 @@
   calls resolved beneath a directory fd.
 
 Each operation is one real tool call, as a model's would be (the async tools driven on one event
-loop, so the cost includes the SDK's argument validation and the thread hop of the async tool).
+loop), so the cost includes the SDK's argument validation of the call.
 A ``ToolError`` is a refusal, raised as ``PermissionError``.
 """
 
