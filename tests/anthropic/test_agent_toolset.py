@@ -107,7 +107,7 @@ def test_bash_keeps_its_session_and_stays_confined(tmp_path: Path) -> None:
     ctx = AgentToolContext(workdir=str(work), env={"PATH": "/usr/bin:/bin", "FROM_CTX": "yes"})
     bash = {t.name: t for t in ours.beta_agent_toolset_20260401_sync(ctx)}["bash"]
     assert bash.call({"command": "mkdir -p sub && cd sub && export KEPT=1 && echo started"}) == "started"
-    assert bash.call({"command": "pwd; echo $KEPT $FROM_CTX"}).splitlines() == [
+    assert str(bash.call({"command": "pwd; echo $KEPT $FROM_CTX"})).splitlines() == [
         str(work.resolve() / "sub"),
         "1 yes",
     ]
@@ -118,7 +118,10 @@ def test_bash_keeps_its_session_and_stays_confined(tmp_path: Path) -> None:
     with pytest.raises(ToolError, match=r"^$"):
         bash.call({"command": "exit 3"})
     assert bash.call({"restart": True}) == "bash session restarted"
-    assert bash.call({"command": "pwd; echo ${KEPT:-unset}"}).splitlines() == [str(work.resolve()), "unset"]
+    assert str(bash.call({"command": "pwd; echo ${KEPT:-unset}"})).splitlines() == [
+        str(work.resolve()),
+        "unset",
+    ]
     with pytest.raises(ToolError, match=r"timed out after 0\.5s"):
         bash.call({"command": "sleep 5", "timeout_ms": 500})
     with pytest.raises(ToolError, match="command is required"):
