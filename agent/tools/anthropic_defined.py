@@ -19,6 +19,7 @@ from typing import Any
 import safefs
 from agent.tools.base import Tool, ToolOutput
 from agent.tools.bash import BashTool
+from safefs.sandbox import SandboxOptions
 from safefs.workspace.limits import truncate_middle
 
 TOOL_SETS = ("safefs", "anthropic")
@@ -100,6 +101,7 @@ def anthropic_tools(
     env_allow: Iterable[str] = (),
     sandbox: str = "auto",
     allow_network: bool = False,
+    sandbox_options: SandboxOptions | None = None,
 ) -> list[Tool]:
     return [
         TextEditorTool(root),
@@ -109,5 +111,6 @@ def anthropic_tools(
             env_allow=env_allow,
             sandbox=sandbox,
             allow_network=allow_network,
+            sandbox_options=sandbox_options,
         ),
     ]
