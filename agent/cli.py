@@ -31,6 +31,7 @@ from agent.policy import options as policy_options
 from agent.redact import Redactor
 from agent.session import Session
 from agent.tools import default_tools
+from agent.tools.anthropic_defined import TOOL_SETS, anthropic_tools
 from safefs.sandbox import DEFAULT_TMP_SIZE, SandboxOptions, harden_agent_process
 from safefs.sandbox import MODES as SANDBOX_MODES
 
@@ -119,6 +120,13 @@ def add_run_options(run: argparse.ArgumentParser) -> None:
         default=DEFAULT_TMP_SIZE >> 20,
         metavar="MIB",
         help="the size of each sandboxed command's private /tmp, in MiB (default: %(default)s)",
+    )
+    run.add_argument(
+        "--tools",
+        choices=TOOL_SETS,
+        default="safefs",
+        help="safefs (default): the agent's own tools; anthropic: Anthropic's text editor "
+        "(text_editor_20250728) and bash (bash_20250124) tools, on safefs and the sandbox",
     )
     policy_options.add_run_options(run)
     run.add_argument(
@@ -292,7 +300,7 @@ def command_run(args: argparse.Namespace, redact_holder: list[Redactor]) -> int:
     ):
         audit_file = policy_options.audit_path(args)
         audit = stack.enter_context(_writable("audit log", audit_file, AuditLog)) if audit_file else None
-        tools = default_tools(
+        tools = (anthropic_tools if args.tools == "anthropic" else default_tools)(
             root,
             secret_values=[api_key],
             env_allow=args.env_allow,
