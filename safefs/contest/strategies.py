@@ -41,11 +41,22 @@ SAFEFS_WALK = "safefs-walk"
 SAFEFS_OPENAT2 = "safefs-openat2"
 PATHRS = "pathrs"
 LANDLOCK = "landlock"
+ANTHROPIC_TOOLSET = "anthropic-toolset"
+ANTHROPIC_MEMORY = "anthropic-memory"
+SAFEFS_ANTHROPIC_TOOLSET = "safefs-anthropic-toolset"
+SAFEFS_ANTHROPIC_MEMORY = "safefs-anthropic-memory"
+# The Anthropic SDK's own file tools and safefs's drop-ins for them (safefs.contest.anthropic_tools).
+ANTHROPIC_STRATEGIES: tuple[str, ...] = (
+    ANTHROPIC_TOOLSET,
+    SAFEFS_ANTHROPIC_TOOLSET,
+    ANTHROPIC_MEMORY,
+    SAFEFS_ANTHROPIC_MEMORY,
+)
 
 # In-process strategies (what the pytest-benchmark suite times call by call).
 STRATEGY_NAMES: tuple[str, ...] = (UNCONFINED, REALPATH, SAFEFS_WALK, SAFEFS_OPENAT2, PATHRS)
 # Everything the contest runs: the in-process ones and kernel confinement in a worker.
-CONTEST_STRATEGIES: tuple[str, ...] = (*STRATEGY_NAMES, LANDLOCK)
+CONTEST_STRATEGIES: tuple[str, ...] = (*STRATEGY_NAMES, LANDLOCK, *ANTHROPIC_STRATEGIES)
 SAFEFS_STRATEGIES: tuple[str, ...] = (SAFEFS_WALK, SAFEFS_OPENAT2)
 BASELINES: tuple[str, ...] = (UNCONFINED, REALPATH)
 
@@ -56,6 +67,10 @@ DESCRIPTIONS: dict[str, str] = {
     SAFEFS_OPENAT2: "safefs.Root(resolver='openat2'): one openat2(RESOLVE_BENEATH)",
     PATHRS: "libpathrs Python bindings (pathrs.Root)",
     LANDLOCK: "open() of the joined path in a worker process Landlock restricts to the workspace",
+    ANTHROPIC_TOOLSET: "the Anthropic SDK's agent_toolset_20260401 read/write: realpath, then a path string",
+    SAFEFS_ANTHROPIC_TOOLSET: "safefs.anthropic.agent_toolset, the drop-in: the same tools on safefs.Root",
+    ANTHROPIC_MEMORY: "the Anthropic SDK's BetaLocalFilesystemMemoryTool view/create: resolve(), then a path",
+    SAFEFS_ANTHROPIC_MEMORY: "safefs.anthropic.BetaLocalFilesystemMemoryTool, the drop-in, on safefs.Root",
 }
 
 
@@ -339,6 +354,13 @@ def open_strategy(name: str, root: str) -> Strategy:
         return Pathrs(root)
     if name == LANDLOCK:
         return LandlockConfined(root)
+    if name in ANTHROPIC_STRATEGIES:
+        from safefs.contest import anthropic_tools
+
+        implementation = "safefs" if name.startswith("safefs-") else "sdk"
+        if name in (ANTHROPIC_TOOLSET, SAFEFS_ANTHROPIC_TOOLSET):
+            return anthropic_tools.AgentToolset(root, implementation)
+        return anthropic_tools.MemoryTool(root, implementation)
     raise ValueError(f"unknown strategy {name!r}; choose from {', '.join(CONTEST_STRATEGIES)}")
 
 

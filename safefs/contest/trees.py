@@ -13,7 +13,9 @@ from dataclasses import dataclass
 
 READ_SIZE = 256  # "a small file"
 WRITE_SIZE = 4096  # the 4 KiB of the atomic-write criterion
-FILE_CONTENT = bytes(range(256)) * (READ_SIZE // 256)
+# Printable ASCII lines: the contestants include text tools (the Anthropic SDK's read and view),
+# which refuse bytes that are not UTF-8.
+FILE_CONTENT = ((bytes(range(32, 127)) + b"\n") * (READ_SIZE // 96 + 1))[:READ_SIZE]
 WRITE_DATA = b"w" * WRITE_SIZE
 CHAIN_DEPTH = 16
 

@@ -30,7 +30,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import re2
+import re2  # type: ignore[import-untyped]  # google-re2 ships no type information
 
 import safefs
 from safefs.workspace.errors import WorkspaceError

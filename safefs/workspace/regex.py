@@ -18,7 +18,7 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-import re2
+import re2  # type: ignore[import-untyped]  # google-re2 ships no type information
 
 from safefs.workspace.errors import WorkspaceError
 

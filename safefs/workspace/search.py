@@ -86,13 +86,15 @@ def glob(
     path: str = ".",
     *,
     ignore: bool = True,
+    skip_git: bool | None = None,
     hide: Hide | None = None,
     max_results: int = MAX_ENTRIES,
     deadline: float | None = None,
     cancel: threading.Event | None = None,
 ) -> GlobResult:
     """Entries under ``path`` whose path relative to ``path`` matches ``pattern``. The walk
-    starts at the pattern's literal prefix (``src/`` for ``src/**/*.py``)."""
+    starts at the pattern's literal prefix (``src/`` for ``src/**/*.py``). ``.git`` is left
+    out while the ignore rules apply; ``skip_git`` decides it otherwise (default: as ``ignore``)."""
     require_path(path)
     regex = compile_glob(pattern)
     prefix = literal_prefix(pattern)
@@ -111,6 +113,7 @@ def glob(
         start,
         max_depth=depth,
         ignore=ignore,
+        skip_git=ignore if skip_git is None else skip_git,
         hide=hide,
         deadline=time.monotonic() + SEARCH_SECONDS if deadline is None else deadline,
         cancel=cancel,

@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 import safefs
 from agent.tools import file_tools
 from agent.tools.base import ToolOutput
+from safefs.mcp.calls import invalid_arguments, run_validated
 from safefs.mcp.directories import Directories
-from safefs.mcp.server import run_tool
 from safefs.mcp.tools import tools_for
 
 HOSTILE = [
@@ -113,11 +113,13 @@ def _mcp_case(index: int) -> Any:
         with tempfile.TemporaryDirectory() as scratch:
             workspace(Path(scratch))
             directories = Directories.open([scratch])
+            call = args if isinstance(args, dict) else {"_": args}
             try:
-                result = run_tool(tool, directories, args if isinstance(args, dict) else {"_": args})
+                # In this process, not in the server's forked child: the tool code itself must answer.
+                result = invalid_arguments(tool, call) or run_validated(tool, directories, call)
             finally:
                 directories.close()
-        text = " ".join(getattr(block, "text", "") for block in result.content)
+        text = " ".join(str(block.get("text", "")) for block in result["content"])
         assert "internal error" not in text, text[:300]
 
     return case
