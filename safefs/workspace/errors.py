@@ -43,9 +43,10 @@ def check_path(path: str) -> str | None:
     if "\0" in path:
         return "path must not contain a NUL character"
     try:
-        path.encode("utf-8", "strict")
+        # An undecodable byte of a name is spelled as os spells it (U+DC80-U+DCFF) and
+        # round-trips; any other lone surrogate (from a JSON escape) names no file.
+        path.encode("utf-8", "surrogateescape")
     except UnicodeEncodeError:
-        # A lone surrogate (from a JSON escape) names no file; safefs could not encode it.
         return "path is not encodable as UTF-8 (it holds a lone surrogate)"
     return None
 

@@ -34,7 +34,7 @@ import re2  # type: ignore[import-untyped]  # google-re2 ships no type informati
 
 import safefs
 from safefs.workspace.errors import WorkspaceError
-from safefs.workspace.patterns import path_bytes
+from safefs.workspace.patterns import matchable, path_bytes
 from safefs.workspace.regex import MAX_PROGRAM_BYTES, compile_regex, escape
 
 MAX_GITIGNORE_BYTES = 1 << 20
@@ -217,15 +217,15 @@ class RuleFile:
                 continue
             index = len(self.patterns)
             if pattern.name is not None:
-                self._names.setdefault(pattern.name.encode("utf-8", "surrogateescape"), []).append(index)
+                self._names.setdefault(path_bytes(pattern.name), []).append(index)
             elif pattern.suffix is not None:
-                self._suffixes.append((pattern.suffix.encode("utf-8", "surrogateescape"), index))
+                self._suffixes.append((path_bytes(pattern.suffix), index))
             else:
                 try:
-                    compile_regex("(?s)" + pattern.regex, what="ignore pattern")
+                    compile_regex(matchable("(?s)" + pattern.regex), what="ignore pattern")
                 except WorkspaceError:
                     continue  # a line git could match is never refused by RE2; this is defence
-                matcher.Add(("(?s)" + pattern.regex).encode("utf-8", "surrogateescape"))
+                matcher.Add(path_bytes("(?s)" + pattern.regex))
                 self._general.append(index)
             self.patterns.append(pattern)
         if self._general:
@@ -280,12 +280,9 @@ class GitIgnore:
 
     def ignored(self, path: str, is_dir: bool) -> bool:
         """Is ``path`` (root-relative, "/"-separated, its parent not ignored) ignored?"""
-        try:
-            data = path_bytes(path)
-        except UnicodeEncodeError:
-            return False
+        data = path_bytes(path)
         for rules in (*reversed(self.dirs), *self.files):
-            base = rules.base.encode("utf-8", "surrogateescape")
+            base = path_bytes(rules.base)
             if not data.startswith(base):
                 continue
             decision = rules.decide(data[len(base) :], is_dir)

@@ -12,6 +12,7 @@ than one. Brace nesting is bounded (``MAX_BRACE_DEPTH``), so the translation nev
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 
 from safefs.workspace.errors import WorkspaceError
@@ -104,21 +105,29 @@ def compile_glob(pattern: str) -> Regex:
         raise WorkspaceError("glob pattern must not be empty")
     if len(pattern) > 4096:
         raise WorkspaceError(f"glob pattern too long: {len(pattern)} characters, at most 4096")
-    regex = "(?s)" + _translate(pattern.removeprefix("./")) + r"\z"
+    regex = "(?s)" + _translate(matchable(pattern).removeprefix("./")) + r"\z"
     return compile_regex(regex, what="glob pattern")
 
 
+_SURROGATES = re.compile("[\ud800-\udfff]")
+
+
+def matchable(text: str) -> str:
+    """``text`` with each undecodable byte (a surrogate, as ``os`` spells one) as U+FFFD: RE2
+    matches UTF-8 text, and ``*`` must match a name that is not valid UTF-8 too."""
+    return _SURROGATES.sub("\ufffd", text)
+
+
 def path_bytes(path: str) -> bytes:
-    """A walk's path as the bytes the file system holds (undecodable bytes round-trip)."""
-    return path.encode("utf-8", "surrogateescape")
+    """A walk's path as the UTF-8 bytes its patterns are matched against."""
+    try:
+        return path.encode("utf-8")
+    except UnicodeEncodeError:
+        return matchable(path).encode("utf-8")
 
 
 def matches(regex: Regex, path: str) -> bool:
-    try:
-        data = path_bytes(path)
-    except UnicodeEncodeError:
-        return False  # a lone surrogate no file name can hold
-    return regex.match(data) is not None
+    return regex.match(path_bytes(path)) is not None
 
 
 def glob_match(pattern: str, path: str) -> bool:

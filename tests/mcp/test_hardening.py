@@ -135,11 +135,17 @@ def test_not_a_request_gets_invalid_request(tmp_path: Path) -> None:
     assert answers[3] == {"jsonrpc": "2.0", "id": "last", "result": {}}
 
 
-def _slow_tree(ws: Path, files: int = 100) -> None:
-    """``a*a*a*c`` backtracks cubically on a line of a's: about 10 ms a line, 10 lines a file,
-    so a search of the tree takes seconds, in steps the walk can stop between."""
+def _slow_tree(ws: Path, files: int = 100, more: int = 30_000) -> None:
+    """Content search matches in linear time (RE2), so no pattern makes it slow: the tree does.
+    ``more`` files in subdirectories, each one to open and search, make a search of the tree
+    take seconds, in steps the walk can stop between."""
     for i in range(files):
         (ws / f"f{i:03}.txt").write_text(("a" * 100 + "\n") * 10)
+    for i in range(more):
+        sub = ws / f"d{i // 1000:02}"
+        if i % 1000 == 0:
+            sub.mkdir()
+        (sub / f"g{i:05}.txt").write_text("a" * 100 + "\n")
 
 
 def _threads_of_server(ws: Path) -> int:
@@ -191,7 +197,7 @@ def test_a_long_call_blocks_nothing_and_stops_when_cancelled(tmp_path: Path) -> 
 
         order, timed_out = client.portal.call(race)
         assert timed_out and order == ["quick"] * 5  # every quick call answered during the slow one
-        deadline = time.monotonic() + 5.0  # the search left alone would run for about 10 s more
+        deadline = time.monotonic() + 5.0  # the search left alone would run for seconds more
         while _threads_of_server(ws) > idle and time.monotonic() < deadline:
             time.sleep(0.05)
         print(f"\nthreads: idle {idle}, after the cancel {_threads_of_server(ws)}")
