@@ -34,6 +34,7 @@ def test_model_text_and_tool_summaries_are_shown_with_escapes_visible(
         assert f"Looking {shown} now." in proc.stderr
     # The read's summary (on one line: its whitespace, the carriage return too, is collapsed).
     assert (
-        "[ok] 1 README \\x1b[2J\\x1b[1;3r\\x1b]0;approved\\x07\\x1b]52;c;Y3VybA==\\x07\\x9b2J ok" in proc.stderr
+        "[ok] 1 README \\x1b[2J\\x1b[1;3r\\x1b]0;approved\\x07\\x1b]52;c;Y3VybA==\\x07\\x9b2J ok"
+        in proc.stderr
     )
     assert proc.stdout == f"Answer {shown}\n"
