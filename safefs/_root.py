@@ -65,20 +65,21 @@ def _operation(method: Callable[Concatenate[Root, _P], _R]) -> Callable[Concaten
 
     @functools.wraps(method)
     def run(self: Root, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
-        # Root._enter and Root._leave, inlined: this wraps every call on the hot path.
-        lock = self._lock
-        with lock:
+        # No lock on this path (it wraps every call): list.append and list.pop are atomic under
+        # the GIL, and the order makes it safe. An operation registers, then checks _closed;
+        # close() sets _closed, then checks for operations in flight. So either close() sees
+        # this one and leaves the fd to the last operation out, or this one sees _closed.
+        # Who closes the fd is settled under the lock, in the rare closing path only.
+        users = self._users
+        users.append(None)
+        try:
             if self._closed:
                 raise ValueError("operation on a closed Root")
-            self._users += 1
-        try:
             return method(self, *args, **kwargs)
         finally:
-            with lock:
-                self._users -= 1
-                fd = self._take_fd_if_idle() if self._closed else -1
-            if fd >= 0:
-                os.close(fd)
+            users.pop()
+            if self._closed:
+                self._close_if_idle()
 
     return run
 
@@ -146,6 +147,7 @@ class Root:
         resolver: ResolverName = "auto",
         symlinks: SymlinkMode = "beneath",
         _use_o_path: bool = True,
+        _native_walk: bool = True,
     ) -> None:
         raw = to_bytes(path)
         use_o_path = _use_o_path and _sys.HAVE_O_PATH
@@ -155,7 +157,7 @@ class Root:
         except OSError as exc:
             raise with_filename(exc, path) from None
         try:
-            chosen = make_resolver(resolver, symlinks, fd, use_o_path=use_o_path)
+            chosen = make_resolver(resolver, symlinks, fd, use_o_path=use_o_path, native_walk=_native_walk)
             held = os.fstat(fd)
         except BaseException:
             os.close(fd)
@@ -173,7 +175,9 @@ class Root:
         self._anchors = anchors
         self._lock = threading.Lock()
         self._closed = False
-        self._users = 0  # operations in flight; the fd is closed only when none is left
+        # One entry per operation in flight (see _operation); the fd is closed only when none is
+        # left.
+        self._users: list[None] = []
 
     # -- lifecycle -------------------------------------------------------------------------------
 
@@ -211,15 +215,16 @@ class Root:
             if self._closed:
                 return
             self._closed = True
-            fd = self._take_fd_if_idle()
-        if fd >= 0:
-            os.close(fd)
+        self._close_if_idle()
 
-    def _take_fd_if_idle(self) -> int:
-        if self._users or self._fd < 0:
-            return -1
-        fd, self._fd = self._fd, -1
-        return fd
+    def _close_if_idle(self) -> None:
+        """Close the fd once closed and no operation is left in flight (exactly once: whoever
+        takes it under the lock)."""
+        with self._lock:
+            if self._users or self._fd < 0:
+                return
+            fd, self._fd = self._fd, -1
+        os.close(fd)
 
     def __enter__(self) -> Root:
         return self
@@ -378,26 +383,10 @@ class Root:
     def read_bytes(self, path: PathArg) -> bytes:
         """The whole content of a regular file (``pathlib.Path.read_bytes``)."""
         rel = self._rel(path)
-        try:
-            fd = self._resolver.open_read(self._fd, rel)
+        try:  # not ``with reporting(...)``: this is the hottest path
+            return self._resolver.read_bytes(self._fd, rel)
         except OSError as exc:
             raise with_filename(exc, path) from None
-        try:
-            st = os.fstat(fd)
-            if not stat_mod.S_ISREG(st.st_mode):
-                raise with_filename(
-                    error(errno.EISDIR) if stat_mod.S_ISDIR(st.st_mode) else NotRegularFileError(), path
-                )
-            size = st.st_size
-            data = os.read(fd, size + 1)  # one byte more notices a file that grew meanwhile
-            if len(data) == size:
-                return data  # exactly the size fstat saw: end of file
-            chunks = [data]
-            while chunks[-1]:
-                chunks.append(os.read(fd, max(size, 65536)))
-            return b"".join(chunks)
-        finally:
-            os.close(fd)
 
     def read_text(self, path: PathArg, encoding: str = "utf-8", errors: str = "strict") -> str:
         """The content of a regular file, decoded (``pathlib.Path.read_text``)."""

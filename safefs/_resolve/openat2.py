@@ -13,10 +13,11 @@ import errno
 import os
 import stat
 
-from safefs import _sys
+from safefs import _fastpath, _sys
 from safefs._paths import SPECIAL_NAMES, split_parent
 from safefs._resolve import metadata
 from safefs._resolve.base import MODES, BackendName, SymlinkMode
+from safefs._resolve.reading import read_opened
 from safefs._resolve.resolved import Resolved
 from safefs._resolve.walk import WalkResolver
 from safefs.errors import PathEscapeError, error
@@ -49,6 +50,8 @@ class Openat2Resolver:
         self._read_how = _sys.open_how(READ_FLAGS, follow=True)
         self._dir_how = _sys.open_how(self.dir_flags, follow=True)
         self._walk = WalkResolver(mode, use_o_path=True)
+        # The C side of read_bytes: the same openat2 call, then fstat, read and close.
+        self._native = _fastpath.openat2_params(self.resolve) if _fastpath.AVAILABLE else None
 
     def _openat2(self, root_fd: int, rel: bytes, how: tuple[int, int]) -> int:
         """The one openat2 call: ``how`` as ``_sys.open_how`` made it. EAGAIN (a rename raced
@@ -77,6 +80,12 @@ class Openat2Resolver:
     def open_read(self, root_fd: int, rel: bytes) -> int:
         """See :meth:`Resolver.open_read`: one system call, its flags worked out once."""
         return self._openat2(root_fd, rel, self._read_how)
+
+    def read_bytes(self, root_fd: int, rel: bytes) -> bytes:
+        """See :meth:`Resolver.read_bytes`: openat2, fstat, read and close in one C call."""
+        if self._native is not None:
+            return _fastpath.read_file(self._native, root_fd, rel, self._read_how[0])
+        return read_opened(self._openat2(root_fd, rel, self._read_how))
 
     def canonical(self, root_fd: int, rel: bytes, *, strict: bool) -> bytes:
         """See :meth:`Resolver.canonical`: the kernel hands back no path, so the walk works it

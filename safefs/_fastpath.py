@@ -1,0 +1,161 @@
+"""The core's native fast paths (safefs/fastpath.c, built as ``safefs._native``): one C call per
+resolution, per whole-file read and per small atomic write, each releasing the GIL.
+
+Threat model: docs/threat-model.md.
+
+The flag policy stays in :func:`safefs._sys.open_flags`: the C code adds no open flag, it opens only
+with flags worked out there and handed in (a resolver's parameters, the read flags, the temp
+file's flags), and refuses flags without ``O_CLOEXEC`` (or ``O_NOFOLLOW`` where nothing may be
+followed) with EINVAL. Without the extension (no compiler, Windows) ``AVAILABLE`` is False and
+every caller takes the Python code it always had.
+"""
+
+from __future__ import annotations
+
+import errno
+import importlib
+import os
+import threading
+from typing import Any, Final
+
+from safefs import _sys
+from safefs.errors import NotRegularFileError, PathEscapeError, error
+
+_native: Any
+try:
+    _native = importlib.import_module("safefs._native")
+except ImportError:
+    _native = None
+
+AVAILABLE: Final[bool] = _native is not None and hasattr(_native.lib, "safefs_read_file")
+ffi: Any = _native.ffi if AVAILABLE else None
+lib: Any = _native.lib if AVAILABLE else None
+
+# A file smaller than this is read into a per-thread buffer and copied out once; a larger one
+# into a bytes object of its size, allocated once.
+SCRATCH_SIZE: Final = 64 * 1024
+# The kernel's MAX_EAGAIN retries are done in C; reported with the same words as in Python.
+_EAGAIN_MESSAGE = "path resolution raced with concurrent renames 128 times"
+_SYMLINK_CODES: Final = {"beneath": 0, "none": 1, "in_root": 2}
+_local = threading.local()
+# Not zeroed: the buffer is written before it is read.
+_new_raw: Any = ffi.new_allocator(should_clear_after_alloc=False) if AVAILABLE else None
+
+
+def openat2_params(resolve: int) -> Any:
+    """The C resolver for openat2 with these RESOLVE_* flags (kept alive by its resolver)."""
+    return ffi.new("struct safefs_resolver *", {"kind": lib.SAFEFS_KIND_OPENAT2, "resolve": resolve})
+
+
+def walk_params(symlinks: str, component_flags: int) -> Any:
+    """The C walk: ``symlinks=`` mode, and how a directory on the way is opened (open_flags())."""
+    return ffi.new(
+        "struct safefs_resolver *",
+        {
+            "kind": lib.SAFEFS_KIND_WALK,
+            "symlinks": _SYMLINK_CODES[symlinks],
+            "component_flags": component_flags,
+        },
+    )
+
+
+def failure(code: int) -> OSError:
+    """The exception for a negative return of the C code."""
+    if code == lib.SAFEFS_EESCAPE:
+        return PathEscapeError()
+    if code == lib.SAFEFS_ENOTREGULAR:
+        return NotRegularFileError()
+    if code == lib.SAFEFS_EPOLICY:
+        return error(errno.EINVAL, "open flags that did not come from the flag policy")
+    if code == -errno.EAGAIN:
+        return error(errno.EAGAIN, _EAGAIN_MESSAGE)
+    return error(-code)
+
+
+def open_path(params: Any, root_fd: int, rel: bytes, flags: int, mode: int, follow: bool) -> int:
+    """One resolution of ``rel`` beneath ``root_fd``, opened with ``flags`` from open_flags()."""
+    fd: int = lib.safefs_open(params, root_fd, rel, flags, mode, follow)
+    if fd < 0:
+        raise failure(fd)
+    return fd
+
+
+def _scratch() -> tuple[Any, Any]:
+    try:
+        return _local.scratch  # type: ignore[no-any-return]
+    except AttributeError:
+        _local.scratch = (_new_raw("char[]", SCRATCH_SIZE), ffi.new("struct safefs_read_out *"))
+        return _local.scratch  # type: ignore[no-any-return]
+
+
+def read_file(params: Any, root_fd: int, rel: bytes, flags: int) -> bytes:
+    """The whole content of the regular file ``rel``: one C call for a file that fits the
+    scratch buffer; for a larger one, that call opens and measures it and a second reads it."""
+    try:
+        buf, out = _local.scratch
+    except AttributeError:
+        buf, out = _scratch()
+    n: int = lib.safefs_read_file(params, root_fd, rel, flags, buf, SCRATCH_SIZE, out)
+    if n >= 0:
+        return ffi.unpack(buf, n)  # type: ignore[no-any-return]
+    if n != lib.SAFEFS_EMORE:
+        raise failure(n)
+    fd = int(out.fd)  # from here this fd is ours to close, exactly once
+    try:
+        if out.got:  # it grew past the buffer while being read
+            return _read_rest(fd, [ffi.unpack(buf, out.got)], SCRATCH_SIZE)
+        return _read_large(fd, int(out.size), buf)
+    finally:
+        os.close(fd)
+
+
+def _read_large(fd: int, size: int, buf: Any) -> bytes:
+    # A fresh bytes object of the size fstat saw, filled in place before anyone else can see it
+    # (what CPython's own FileIO.readall does in C): the content is allocated and copied once.
+    data = bytes(size)
+    n: int = lib.safefs_read_fd(fd, ffi.from_buffer(data), size)
+    if n < 0:
+        raise error(-n)
+    if n < size:
+        return data[:n]  # it shrank meanwhile
+    more: int = lib.safefs_read_fd(fd, buf, SCRATCH_SIZE)  # the end, or a file that grew
+    if more < 0:
+        raise error(-more)
+    if more == 0:
+        return data
+    return _read_rest(fd, [data, ffi.unpack(buf, more)], size)
+
+
+def _read_rest(fd: int, chunks: list[bytes], size: int) -> bytes:
+    while chunks[-1]:
+        chunks.append(os.read(fd, max(size, 65536)))
+    return b"".join(chunks)
+
+
+# The temp file of a small atomic write, and the directory opened to fsync it: both by the policy.
+_CREATE_FLAGS: Final = _sys.open_flags(os.O_WRONLY | os.O_CREAT | os.O_EXCL)
+_DIR_SYNC_FLAGS: Final = _sys.open_flags(os.O_RDONLY | _sys.O_DIRECTORY)
+
+
+def write_named(
+    dirfd: int, name: bytes, tmp: bytes, data: Any, perm: int | None, mode: int, durable: bool
+) -> bool:
+    """One whole atomic write of ``data`` (a contiguous buffer) through the temp name ``tmp``:
+    False if ``tmp`` exists already (pick another), True once ``name`` holds ``data``."""
+    r: int = lib.safefs_write_named(
+        dirfd,
+        name,
+        tmp,
+        ffi.from_buffer(data),
+        len(data),
+        -1 if perm is None else perm,
+        mode,
+        durable,
+        _CREATE_FLAGS,
+        _DIR_SYNC_FLAGS,
+    )
+    if r == 0:
+        return True
+    if r == lib.SAFEFS_ETEMPEXISTS:
+        return False
+    raise failure(r)
