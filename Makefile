@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed-stamp
 $(STAMP): pyproject.toml setup.py build_ext.py agent/pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[tools,sandbox,mcp,dev]' -e ./agent
+	$(PY) -m pip install --quiet -e '.[tools,sandbox,mcp,plot,dev]' -e ./agent
 	touch $(STAMP)
 
 demo: $(STAMP)
@@ -23,9 +23,11 @@ lint: $(STAMP)
 test: lint
 	$(PY) -m pytest --benchmark-disable
 
+# Fails when a criterion of benchmarks/criteria.py is missed (the ratios of the run just saved).
 bench: $(STAMP)
 	$(PY) -m pytest benchmarks --benchmark-only --benchmark-storage=bench-results \
 		--benchmark-autosave --benchmark-columns=median,iqr,ops --benchmark-sort=name
+	$(PY) -m benchmarks.criteria
 
 clean:
 	rm -rf $(VENV) build *.egg-info agent/*.egg-info safefs/_native*.so safefs/sandbox/_native*.so

@@ -223,3 +223,43 @@ def test_c_code_refuses_flags_that_skipped_the_policy(tmp_path: Path) -> None:
         assert not (tmp_path / ".g.tmp").exists() and not (tmp_path / "g").exists()
     finally:
         os.close(fd)
+
+
+@pytest.mark.parametrize("backend", ["openat2", "walk"])
+def test_every_read_path_closes_its_fd_once(tmp_path: Path, backend: safefs.ResolverName) -> None:
+    """Each way out of the native read (a file in the scratch buffer, one that exactly fills it,
+    a larger one, an empty one, a directory, a FIFO, a missing name, an escape, a loop) leaves
+    no fd open and closes none it does not own (the root's fd still works afterwards)."""
+    if backend == "openat2" and not _sys.HAVE_NATIVE:
+        pytest.skip("openat2 needs Linux")
+    sizes = {"empty": 0, "small": 4096, "exact": _fastpath.SCRATCH_SIZE, "large": 3 * _fastpath.SCRATCH_SIZE + 5}
+    for name, size in sizes.items():
+        (tmp_path / name).write_bytes(b"z" * size)
+    (tmp_path / "dir").mkdir()
+    os.mkfifo(tmp_path / "fifo")
+    os.symlink("loop", tmp_path / "loop")
+    bad = ["dir", "fifo", "missing", "../x", "loop", "small/x"]
+    with safefs.Root(tmp_path, resolver=backend) as root:
+        before = open_fds()
+        outcomes: dict[str, int] = {}
+        for _ in range(50):
+            for name, size in sizes.items():
+                assert root.read_bytes(name) == b"z" * size
+                outcomes["ok"] = outcomes.get("ok", 0) + 1
+            for name in bad:
+                with pytest.raises(OSError) as info:
+                    root.read_bytes(name)
+                kind = type(info.value).__name__
+                outcomes[kind] = outcomes.get(kind, 0) + 1
+        assert open_fds() == before, "a read left an fd open"
+        assert root.read_bytes("small") == b"z" * 4096  # the root's own fd was never closed
+    print(f"[native-read] {backend}: {outcomes}")
+    assert set(outcomes) == {
+        "ok",
+        "IsADirectoryError",
+        "NotRegularFileError",
+        "FileNotFoundError",
+        "PathEscapeError",
+        "OSError",
+        "NotADirectoryError",
+    }
