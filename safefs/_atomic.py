@@ -34,6 +34,7 @@ from safefs.errors import error
 
 TEMP_SUFFIX = b".safefs-tmp"
 _token = os.urandom(6).hex().encode()
+_native_token = _token  # the C side numbers its own names: ".NAME.TOKENnN.safefs-tmp"
 _counter = itertools.count()
 _tmpfile_works = bool(_sys.O_TMPFILE)  # Linux, with /proc to name the inode (see _linux)
 # Up to this size the named temp file exists only for the one native call that writes it; past
@@ -53,14 +54,12 @@ def write_atomic(
     """Replace ``name`` in ``dirfd`` with ``data``. ``perm`` keeps an existing file's mode bits."""
     global _tmpfile_works
     mode = 0o666 if perm is None else perm
-    view = memoryview(data)
-    if _native_writes and view.nbytes <= NATIVE_WRITE_MAX and view.c_contiguous:
-        flat = view.cast("B") if view.format != "B" or view.ndim != 1 else view
-        for _ in range(100):
-            if _fastpath.write_named(dirfd, name, temp_name(name), flat, perm, mode, durable):
-                return
-            # the name was planted, or is a leftover: never reused, never followed
-        raise error(errno.EEXIST, "could not create a unique temporary file")
+    flat = native_buffer(data)
+    if flat is not None:
+        _fastpath.write_named(
+            dirfd, name, _native_token, TEMP_SUFFIX, flat, -1 if perm is None else perm, mode, durable
+        )
+        return
     if _tmpfile_works:
         try:
             fd = _sys.openat(dirfd, b".", os.O_WRONLY | _sys.O_TMPFILE, mode)
@@ -87,6 +86,32 @@ def write_atomic(
         _unlink_quietly(dirfd, tmp)
         raise
     _rename_into_place(dirfd, tmp, name, durable)
+
+
+def native_buffer(data: bytes | bytearray | memoryview) -> bytes | memoryview | None:
+    """``data`` as the flat byte buffer a native write takes, or None when it takes the Python
+    path (no extension, too large, or not contiguous)."""
+    if not _native_writes:
+        return None
+    if type(data) is bytes:  # the common case, without a memoryview
+        return data if len(data) <= NATIVE_WRITE_MAX else None
+    view = memoryview(data)
+    if view.nbytes > NATIVE_WRITE_MAX or not view.c_contiguous:
+        return None
+    return view if view.ndim == 1 and view.format == "B" else view.cast("B")
+
+
+def write_keeping_mode(dirfd: int, name: bytes, flat: bytes | memoryview, durable: bool) -> bool:
+    """write_atomic of a native_buffer() to ``name``, whose mode (if it exists) is kept, without
+    resolving it: False, having written nothing, if ``name`` is a symlink (the caller resolves
+    it and calls write_atomic with what it leads to)."""
+    try:
+        _fastpath.write_named(
+            dirfd, name, _native_token, TEMP_SUFFIX, flat, _fastpath.KEEP_MODE, 0o666, durable
+        )
+    except _fastpath.IsLink:
+        return False
+    return True
 
 
 def _with_unique_name(name: bytes, create: Callable[[bytes], object]) -> bytes:

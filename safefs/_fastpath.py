@@ -90,7 +90,8 @@ def _scratch() -> tuple[Any, Any]:
 
 def read_file(params: Any, root_fd: int, rel: bytes, flags: int) -> bytes:
     """The whole content of the regular file ``rel``: one C call for a file that fits the
-    scratch buffer; for a larger one, that call opens and measures it and a second reads it."""
+    scratch buffer; for a larger one, that call opens and measures it, and one read(2) of the
+    size it saw fills a bytes object allocated once."""
     try:
         buf, out = _local.scratch
     except AttributeError:
@@ -104,26 +105,20 @@ def read_file(params: Any, root_fd: int, rel: bytes, flags: int) -> bytes:
     try:
         if out.got:  # it grew past the buffer while being read
             return _read_rest(fd, [ffi.unpack(buf, out.got)], SCRATCH_SIZE)
-        return _read_large(fd, int(out.size), buf)
+        return _read_large(fd, int(out.size))
     finally:
         os.close(fd)
 
 
-def _read_large(fd: int, size: int, buf: Any) -> bytes:
-    # A fresh bytes object of the size fstat saw, filled in place before anyone else can see it
-    # (what CPython's own FileIO.readall does in C): the content is allocated and copied once.
-    data = bytes(size)
-    n: int = lib.safefs_read_fd(fd, ffi.from_buffer(data), size)
-    if n < 0:
-        raise error(-n)
-    if n < size:
-        return data[:n]  # it shrank meanwhile
-    more: int = lib.safefs_read_fd(fd, buf, SCRATCH_SIZE)  # the end, or a file that grew
-    if more < 0:
-        raise error(-more)
-    if more == 0:
+def _read_large(fd: int, size: int) -> bytes:
+    # os.read allocates the bytes uninitialised and shrinks them in place to what was read, as
+    # open().read() does: the content is allocated and copied once, and never zeroed first (a
+    # bytes(size) to read into would be memset by calloc once glibc serves it from the heap).
+    # One byte more than fstat saw notices a file that grew meanwhile.
+    data = os.read(fd, size + 1)
+    if len(data) == size:
         return data
-    return _read_rest(fd, [data, ffi.unpack(buf, more)], size)
+    return _read_rest(fd, [data], size)
 
 
 def _read_rest(fd: int, chunks: list[bytes], size: int) -> bytes:
@@ -137,25 +132,37 @@ _CREATE_FLAGS: Final = _sys.open_flags(os.O_WRONLY | os.O_CREAT | os.O_EXCL)
 _DIR_SYNC_FLAGS: Final = _sys.open_flags(os.O_RDONLY | _sys.O_DIRECTORY)
 
 
+KEEP_MODE: Final = lib.SAFEFS_KEEP_MODE if AVAILABLE else -2
+"""``perm`` for write_named: keep the replaced file's mode bits (see safefs/fastpath.c)."""
+
+
+class IsLink(Exception):
+    """write_named with KEEP_MODE met a symlink: nothing was written; resolve it and retry."""
+
+
 def write_named(
-    dirfd: int, name: bytes, tmp: bytes, data: Any, perm: int | None, mode: int, durable: bool
-) -> bool:
-    """One whole atomic write of ``data`` (a contiguous buffer) through the temp name ``tmp``:
-    False if ``tmp`` exists already (pick another), True once ``name`` holds ``data``."""
+    dirfd: int, name: bytes, token: bytes, suffix: bytes, data: Any, perm: int, mode: int, durable: bool
+) -> None:
+    """One whole atomic write of ``data`` (bytes, or a flat byte memoryview) to ``name``, through
+    a temp name made of ``token`` and ``suffix`` (see safefs/fastpath.c). ``perm``: -1 (none),
+    mode bits, or KEEP_MODE (then IsLink if ``name`` is a symlink: nothing is written)."""
     r: int = lib.safefs_write_named(
         dirfd,
         name,
-        tmp,
-        ffi.from_buffer(data),
+        token,
+        suffix,
+        data if type(data) is bytes else ffi.from_buffer(data),
         len(data),
-        -1 if perm is None else perm,
+        perm,
         mode,
         durable,
         _CREATE_FLAGS,
         _DIR_SYNC_FLAGS,
     )
     if r == 0:
-        return True
+        return
+    if r == lib.SAFEFS_ELINK:
+        raise IsLink()
     if r == lib.SAFEFS_ETEMPEXISTS:
-        return False
+        raise error(errno.EEXIST, "could not create a unique temporary file")
     raise failure(r)

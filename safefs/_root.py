@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterator
 from typing import IO, Any, Concatenate, ParamSpec, TypeVar
 
 from safefs import _entries, _sys
-from safefs._atomic import write_atomic
+from safefs._atomic import native_buffer, write_atomic, write_keeping_mode
 from safefs._entries import open_mode_flags
 from safefs._paths import (
     SPECIAL_NAMES,
@@ -412,6 +412,9 @@ class Root:
         size = memoryview(data).nbytes  # a TypeError before any directory is made
         rel = self._rel(path)
         try:  # not ``with reporting(...)``: this is a hot path
+            flat = None if parents else native_buffer(data)
+            if flat is not None and self._write_small(rel, flat, durable):
+                return size
             found = self._lookup_file(rel, parents=parents)
             try:
                 write_atomic(found.fd, found.name, data, _kept_mode(found.st), durable)
@@ -420,6 +423,18 @@ class Root:
         except OSError as exc:
             raise with_filename(exc, path) from None
         return size
+
+    def _write_small(self, rel: bytes, flat: bytes | memoryview, durable: bool) -> bool:
+        """write_bytes in one native call that looks at the name and writes (see
+        _atomic.write_keeping_mode). False, having written nothing, when the full lookup must
+        handle it: the name is a symlink (to follow), or ``name/``, ``.`` or ``..`` (to refuse)."""
+        if b"/" not in rel and rel not in SPECIAL_NAMES:
+            # A name in the root itself: every resolver would hand back the root's own fd.
+            return write_keeping_mode(self._fd, rel, flat, durable)
+        with self._lookup(rel, follow=False) as found:
+            if found.trailing or found.name in SPECIAL_NAMES:
+                return False
+            return write_keeping_mode(found.fd, found.name, flat, durable)
 
     def write_text(
         self,

@@ -36,6 +36,8 @@
 #define SAFEFS_EMORE (-10003)       /* read: the content does not fit; out->fd is open, yours */
 #define SAFEFS_EPOLICY (-10004)     /* flags that did not come from the flag policy */
 #define SAFEFS_ETEMPEXISTS (-10005) /* write: the temp name exists already; try another one */
+#define SAFEFS_ELINK (-10006)       /* write: the name is a symlink; the caller resolves it */
+#define SAFEFS_KEEP_MODE (-2)       /* write's perm: that of the file replaced (none: `mode`) */
 
 #define SAFEFS_MAX_SYMLINKS 40
 #define SAFEFS_PATH_MAX 4096
@@ -517,19 +519,23 @@ static long safefs_read_file(const struct safefs_resolver *r, int root_fd, const
     return (long)got;
 }
 
-/* A whole atomic write of `data` to `name` in `dirfd`: create the temp name `tmp` (flags from
- * open_flags(O_WRONLY|O_CREAT|O_EXCL)), chmod it to `perm` (if >= 0: the umask must not narrow
+/* A whole atomic write of `data` to `name` in `dirfd`: create the temp name (flags from
+ * open_flags(O_WRONLY|O_CREAT|O_EXCL); see safefs_write_named), chmod it to `perm` (if >= 0:
+ * the umask must not narrow
  * a replaced file's mode), write, fsync if `durable`, close, renameat over `name`, then fsync the
- * directory (opened with `dir_flags`) if `durable`. On any failure the temp name is removed. */
-static long safefs_write_named(int dirfd, const char *name, const char *tmp, const char *data,
-                               size_t len, int64_t perm, uint64_t mode, int durable,
-                               uint64_t create_flags, uint64_t dir_flags)
+ * directory (opened with `dir_flags`) if `durable`. On any failure the temp name is removed.
+ *
+ * perm SAFEFS_KEEP_MODE: lstat `name` first (never following it) and keep its mode bits but
+ * setuid and setgid; a missing name gets `mode`. A directory is EISDIR, anything else that is
+ * not a regular file SAFEFS_ENOTREGULAR, and a symlink SAFEFS_ELINK: nothing is created, and the
+ * caller follows the link and comes back with the name it leads to. */
+static long write_named_as(int dirfd, const char *name, const char *tmp, const char *data,
+                           size_t len, int64_t perm, uint64_t mode, int durable,
+                           uint64_t create_flags, uint64_t dir_flags)
 {
     size_t done = 0;
     long err = 0;
     int fd;
-    if (!policy_ok(create_flags, 0) || !(create_flags & O_EXCL) || !policy_ok(dir_flags, 0))
-        return SAFEFS_EPOLICY;
     fd = openat(dirfd, tmp, (int)create_flags, (mode_t)mode);
     if (fd < 0)
         return errno == EEXIST ? SAFEFS_ETEMPEXISTS : -errno;
@@ -563,4 +569,47 @@ static long safefs_write_named(int dirfd, const char *name, const char *tmp, con
         close(dfd);
     }
     return err;
+}
+
+/* The temp names: ".NAME.TOKENn.SUFFIX" (NAME cut to 120 bytes, so NAME_MAX holds whatever the
+ * target's length), n from a process-wide counter. A name that exists already (planted, or a
+ * leftover) is never reused and never followed: the next number is tried, up to 100 times. */
+static unsigned long safefs_temp_counter;
+
+static long safefs_write_named(int dirfd, const char *name, const char *token, const char *suffix,
+                               const char *data, size_t len, int64_t perm, uint64_t mode,
+                               int durable, uint64_t create_flags, uint64_t dir_flags)
+{
+    char tmp[256];
+    int attempt;
+    if (!policy_ok(create_flags, 0) || !(create_flags & O_EXCL) || !policy_ok(dir_flags, 0))
+        return SAFEFS_EPOLICY;
+    if (strlen(token) + strlen(suffix) > 80)
+        return -EINVAL;
+    if (perm == SAFEFS_KEEP_MODE) {
+        struct stat st;
+        perm = -1;
+        if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+            if (S_ISLNK(st.st_mode))
+                return SAFEFS_ELINK;
+            if (S_ISDIR(st.st_mode))
+                return -EISDIR;
+            if (!S_ISREG(st.st_mode))
+                return SAFEFS_ENOTREGULAR;
+            perm = st.st_mode & 07777 & ~(S_ISUID | S_ISGID);
+            mode = (uint64_t)perm;
+        } else if (errno != ENOENT) {
+            return -errno;
+        }
+    }
+    for (attempt = 0; attempt < 100; attempt++) {
+        unsigned long n = __atomic_fetch_add(&safefs_temp_counter, 1, __ATOMIC_RELAXED);
+        long r;
+        snprintf(tmp, sizeof tmp, ".%.120s.%sn%lu%s", name, token, n, suffix);
+        r = write_named_as(dirfd, name, tmp, data, len, perm, mode, durable, create_flags,
+                           dir_flags);
+        if (r != SAFEFS_ETEMPEXISTS)
+            return r;
+    }
+    return SAFEFS_ETEMPEXISTS;
 }

@@ -217,10 +217,13 @@ def test_c_code_refuses_flags_that_skipped_the_policy(tmp_path: Path) -> None:
             _fastpath.open_path(walk, fd, b"f", os.O_RDONLY, 0, True)
         assert info.value.errno == errno.EINVAL
         bad_create = os.O_WRONLY | os.O_CREAT | os.O_EXCL
-        assert lib.safefs_write_named(fd, b"g", b".g.tmp", b"x", 1, -1, 0o600, 0, bad_create, 0) == (
-            lib.SAFEFS_EPOLICY
-        )
-        assert not (tmp_path / ".g.tmp").exists() and not (tmp_path / "g").exists()
+        good_dir = _sys.open_flags(os.O_RDONLY | _sys.O_DIRECTORY)
+        args = (fd, b"g", b"tok", b".safefs-tmp", b"x", 1, -1, 0o600, 0)
+        assert lib.safefs_write_named(*args, bad_create, good_dir) == lib.SAFEFS_EPOLICY
+        assert lib.safefs_write_named(*args, _sys.open_flags(bad_create), 0) == lib.SAFEFS_EPOLICY
+        assert sorted(os.listdir(tmp_path)) == ["f"]  # nothing was created
+        assert lib.safefs_write_named(*args, _sys.open_flags(bad_create), good_dir) == 0
+        assert sorted(os.listdir(tmp_path)) == ["f", "g"]
     finally:
         os.close(fd)
 
