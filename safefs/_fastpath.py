@@ -16,6 +16,7 @@ import errno
 import importlib
 import os
 import threading
+from collections.abc import Callable
 from typing import Any, Final
 
 from safefs import _sys
@@ -88,17 +89,31 @@ def _scratch() -> tuple[Any, Any]:
         return _local.scratch  # type: ignore[no-any-return]
 
 
-def read_file(params: Any, root_fd: int, rel: bytes, flags: int) -> bytes:
-    """The whole content of the regular file ``rel``: one C call for a file that fits the
+def reader(params: Any, flags: int) -> Callable[[int, bytes], bytes]:
+    """``read(root_fd, rel)``: the whole content of the regular file ``rel``, resolved by
+    ``params`` and opened with ``flags`` (from open_flags()). One C call for a file that fits the
     scratch buffer; for a larger one, that call opens and measures it, and one read(2) of the
-    size it saw fills a bytes object allocated once."""
-    try:
-        buf, out = _local.scratch
-    except AttributeError:
-        buf, out = _scratch()
-    n: int = lib.safefs_read_file(params, root_fd, rel, flags, buf, SCRATCH_SIZE, out)
-    if n >= 0:
-        return ffi.unpack(buf, n)  # type: ignore[no-any-return]
+    size it saw fills a bytes object allocated once. A closure: every name it needs is bound
+    once, since this is the hottest path."""
+    read_file = lib.safefs_read_file
+    unpack = ffi.unpack
+    local = _local
+
+    def read(root_fd: int, rel: bytes) -> bytes:
+        try:
+            buf, out = local.scratch
+        except AttributeError:
+            buf, out = _scratch()
+        n: int = read_file(params, root_fd, rel, flags, buf, SCRATCH_SIZE, out)
+        if n >= 0:
+            return unpack(buf, n)  # type: ignore[no-any-return]
+        return _read_on(n, buf, out)
+
+    return read
+
+
+def _read_on(n: int, buf: Any, out: Any) -> bytes:
+    """The C read did not finish: an error, or a file larger than the scratch buffer."""
     if n != lib.SAFEFS_EMORE:
         raise failure(n)
     fd = int(out.fd)  # from here this fd is ours to close, exactly once

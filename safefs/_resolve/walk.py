@@ -256,6 +256,12 @@ class WalkResolver:
         self._native = (
             _fastpath.walk_params(mode, self._component_flags) if native and _fastpath.AVAILABLE else None
         )
+        # read_bytes: walk, open, fstat, read and close in one C call where the extension is built.
+        self.read_bytes: Callable[[int, bytes], bytes] = (
+            _fastpath.reader(self._native, self._read_flags)
+            if self._native is not None
+            else self._read_python
+        )
 
     @property
     def native(self) -> bool:
@@ -309,10 +315,8 @@ class WalkResolver:
         """See :meth:`Resolver.open_read`."""
         return self.open(root_fd, rel, _READ_FLAGS, follow=True)
 
-    def read_bytes(self, root_fd: int, rel: bytes) -> bytes:
-        """See :meth:`Resolver.read_bytes`: walk, open, fstat, read and close in one C call."""
-        if self._native is not None:
-            return _fastpath.read_file(self._native, root_fd, rel, self._read_flags)
+    def _read_python(self, root_fd: int, rel: bytes) -> bytes:
+        """read_bytes without the extension (see :meth:`Resolver.read_bytes`)."""
         return read_opened(self.open_read(root_fd, rel))
 
     def open(self, root_fd: int, rel: bytes, flags: int, mode: int = 0o666, *, follow: bool) -> int:

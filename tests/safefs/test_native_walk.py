@@ -235,7 +235,12 @@ def test_every_read_path_closes_its_fd_once(tmp_path: Path, backend: safefs.Reso
     no fd open and closes none it does not own (the root's fd still works afterwards)."""
     if backend == "openat2" and not _sys.HAVE_NATIVE:
         pytest.skip("openat2 needs Linux")
-    sizes = {"empty": 0, "small": 4096, "exact": _fastpath.SCRATCH_SIZE, "large": 3 * _fastpath.SCRATCH_SIZE + 5}
+    sizes = {
+        "empty": 0,
+        "small": 4096,
+        "exact": _fastpath.SCRATCH_SIZE,
+        "large": 3 * _fastpath.SCRATCH_SIZE + 5,
+    }
     for name, size in sizes.items():
         (tmp_path / name).write_bytes(b"z" * size)
     (tmp_path / "dir").mkdir()
