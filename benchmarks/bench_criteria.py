@@ -24,6 +24,7 @@ import safefs
 from benchmarks.criteria import BY_KEY
 from safefs import capabilities
 from safefs.contest.machine import filesystem_of
+from safefs.contest.report import size_label
 from safefs.contest.scaling import DEPTHS, SIZES, SMALL, build_scaling_tree, depth_file, size_file
 from safefs.testing import RealpathGuard
 
@@ -213,7 +214,7 @@ def test_scaling_size(
 ) -> None:
     if size > 16 * MIB and reader == "walk":
         pytest.skip("one reading of a 64 MiB file per resolution kind is enough")
-    reading(benchmark, f"scaling size {size // 1024} KiB", reader=reader, depth=1, size=size)
+    reading(benchmark, f"scaling size {size_label(size)}", reader=reader, depth=1, size=size)
     rel = size_file(size)
     fn: Callable[[], bytes]
     if reader == "open":
