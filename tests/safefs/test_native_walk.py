@@ -271,3 +271,20 @@ def test_every_read_path_closes_its_fd_once(tmp_path: Path, backend: safefs.Reso
         "OSError",
         "NotADirectoryError",
     }
+
+
+def test_the_comparison_notices_a_difference(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """compare() is not vacuous: a C walk that resolves differently (here: one that refuses
+    every link, while the Python walk follows it) fails it."""
+    (tmp_path / "d").mkdir()
+    (tmp_path / "d" / "f").write_bytes(b"f")
+    os.symlink("d", tmp_path / "l")
+    fd = os.open(tmp_path, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        assert compare(fd, "beneath", True, b"l/f", "l -> d", str(tmp_path)) > 0
+        real = _fastpath.walk_params
+        monkeypatch.setattr(_fastpath, "walk_params", lambda mode, flags: real("none", flags))
+        with pytest.raises(AssertionError, match="C walk"):
+            compare(fd, "beneath", True, b"l/f", "l -> d", str(tmp_path))
+    finally:
+        os.close(fd)
