@@ -4,9 +4,9 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: demo test bench lint clean
+.PHONY: demo test bench lint clean official-mcp
 
-$(STAMP): pyproject.toml setup.py build_ext.py agent/pyproject.toml
+$(STAMP): pyproject.toml setup.py build_ext.py safefs/fastpath.c safefs/sandbox/launcher.c agent/pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[tools,sandbox,mcp,plot,dev]' -e ./agent
@@ -20,7 +20,12 @@ lint: $(STAMP)
 	$(PY) -m ruff format --check .
 	$(PY) -m mypy
 
-test: lint
+# The official MCP filesystem server from npm, into the git-ignored .bench-node/, for the
+# differential test and the benchmark; without npm this says so and the tests skip.
+official-mcp: $(STAMP)
+	$(PY) -c "from safefs.contest.mcp_client import official_server; print(official_server()[1])"
+
+test: lint official-mcp
 	$(PY) -m pytest --benchmark-disable
 
 # Fails when a criterion of benchmarks/criteria.py is missed (the ratios of the run just saved).

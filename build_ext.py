@@ -81,8 +81,12 @@ sandbox_ffibuilder.cdef(
         int drop_gid;
         int idmap_userns_fd;
         int mount_proc;
-        int protect_git;
-        int seccomp;
+        const char *tmp_options;
+        uint64_t tmp_access;
+        char **read_only;
+        const void *seccomp_filter;
+        unsigned short seccomp_len;
+        int new_session_keyring;
         uint64_t rlim_cpu;
         uint64_t rlim_as;
         uint64_t rlim_fsize;
@@ -99,6 +103,7 @@ sandbox_ffibuilder.cdef(
     long sbx_landlock_add_path(int ruleset_fd, int parent_fd, uint64_t access);
     long sbx_landlock_restrict_self(int ruleset_fd);
     long sbx_set_dumpable(int dumpable);
+    long sbx_install_seccomp(const void *filter, unsigned short len);
     """
 )
 if _LAUNCHER.exists():  # else sandbox_ffibuilder has no source, and setup.py leaves it out

@@ -7,9 +7,15 @@ before; 64 zeros for the first) and ``hash``: the SHA-256 of the line's canonica
 and names the first line that was altered, is missing or is out of order.
 
 It records digests, sizes, names and decisions, never content: not a file's bytes, not a
-command's output, not a message, not the API key. The chain shows that the file was changed;
-it cannot stop someone able to rewrite the whole file from recomputing every hash, so keep
-the last ``hash`` (printed at the end of a run) elsewhere when that matters.
+command's output, not a message, not the API key. A tool call's decision is written before the
+call runs and its outcome after it (``agent.policy.guard.ToolCallAudit``). Lines are appended by
+path, each after checking the path still names the file the run opened, so a log replaced
+under the run stops it instead of losing its lines.
+
+The chain shows that a line inside the file was changed, removed or reordered. It cannot show
+that lines were cut off the end, nor stop someone able to rewrite the whole file from
+recomputing every hash: only a hash kept outside the file can. A run prints the last ``hash``
+at its end; ``safefs-agent audit verify FILE --expect HASH`` checks the log still ends there.
 """
 
 from __future__ import annotations
@@ -24,7 +30,7 @@ from dataclasses import dataclass
 from types import TracebackType
 from typing import Any
 
-from agent.jsonl import JsonLinesWriter
+from agent.jsonl import FileReplaced, JsonLinesWriter
 
 GENESIS = "0" * 64
 
@@ -117,7 +123,10 @@ class AuditLog:
                 "prev": self.head,
             }
             entry["hash"] = entry_hash(entry)
-            self._writer.append(canonical_json(entry))
+            try:
+                self._writer.append(canonical_json(entry))
+            except FileReplaced as exc:
+                raise AuditError(f"audit log {exc}") from None
             self.seq += 1
             self.head = entry["hash"]
             return entry

@@ -24,14 +24,15 @@ from typing import NoReturn, TypeVar
 import safefs
 from agent.audit import AuditLog
 from agent.console import Progress, one_line, write_safely
+from agent.display import visible
 from agent.loop import DEFAULT_MAX_TURNS, Cancelled, run_agent
-from agent.messages import AssistantMessage, printable
+from agent.messages import AssistantMessage
 from agent.policy import options as policy_options
 from agent.redact import Redactor
 from agent.session import Session
 from agent.tools import default_tools
+from safefs.sandbox import DEFAULT_TMP_SIZE, SandboxOptions, harden_agent_process
 from safefs.sandbox import MODES as SANDBOX_MODES
-from safefs.sandbox import harden_agent_process
 
 PROG = "safefs-agent"
 KEY_VARIABLE = "ANTHROPIC_API_KEY"
@@ -105,6 +106,19 @@ def add_run_options(run: argparse.ArgumentParser) -> None:
     )
     run.add_argument(
         "--allow-network", action="store_true", help="let sandboxed bash commands use the network"
+    )
+    run.add_argument(
+        "--allow-old-landlock",
+        action="store_true",
+        help="run sandboxed bash on a kernel whose Landlock is older than ABI 3 (Linux 6.2), which "
+        "does not stop a command from truncating files outside the workspace that its uid may write",
+    )
+    run.add_argument(
+        "--sandbox-tmp-size",
+        type=int,
+        default=DEFAULT_TMP_SIZE >> 20,
+        metavar="MIB",
+        help="the size of each sandboxed command's private /tmp, in MiB (default: %(default)s)",
     )
     policy_options.add_run_options(run)
     run.add_argument(
@@ -232,7 +246,7 @@ def _prompt(args: argparse.Namespace) -> str | None:
 def _print_answer(text: str) -> None:
     """The final answer on stdout. A reader that went away (``| head -1``) is not a failure:
     the run completed, so stdout is pointed at /dev/null to keep the exit flush quiet."""
-    text = printable(text)
+    text = visible(text)
     try:
         sys.stdout.write(text if text.endswith("\n") else text + "\n")
         sys.stdout.flush()
@@ -249,6 +263,12 @@ def command_run(args: argparse.Namespace, redact_holder: list[Redactor]) -> int:
     if args.max_turns < 1:
         raise UsageError("--max-turns must be at least 1")
     prompt = _prompt(args)
+    refused = [name for name in args.env_allow if name.upper() == KEY_VARIABLE]
+    if refused:
+        raise UsageError(
+            f"--env-allow {refused[0]}: the API key is never passed to bash (the model could "
+            "read it back from any command's environment)"
+        )
     # Imported here: the SDK takes a second or two to import, which the demo does not need.
     from agent.models.anthropic_client import (
         DEFAULT_MAX_TOKENS,
@@ -278,6 +298,11 @@ def command_run(args: argparse.Namespace, redact_holder: list[Redactor]) -> int:
             env_allow=args.env_allow,
             sandbox=args.sandbox,
             allow_network=args.allow_network,
+            sandbox_options=SandboxOptions(
+                allow_network=args.allow_network,
+                allow_old_landlock=args.allow_old_landlock,
+                tmp_size=args.sandbox_tmp_size << 20,
+            ),
         )
         permissions = policy_options.permissions(args, root, tools, audit)
         system = DEFAULT_SYSTEM if permissions.notice is None else f"{DEFAULT_SYSTEM}\n\n{permissions.notice}"
@@ -312,12 +337,16 @@ def command_run(args: argparse.Namespace, redact_holder: list[Redactor]) -> int:
                         cancel=cancel,
                         observer=progress,
                         max_tokens_total=args.max_tokens_total,
+                        on_refused=permissions.on_refused,
                     )
                 except Cancelled:
                     raise _CancelledBy(signals) from None
         finally:
             if session is not None:
                 session.close()
+            if audit is not None:
+                progress.close()
+                write_safely(sys.stderr, policy_options.describe_head(audit) + "\n")
     final = history[-1]
     if not stdout_is_terminal and isinstance(final, AssistantMessage) and final.text:
         _print_answer(final.text)

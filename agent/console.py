@@ -1,6 +1,9 @@
 """Showing a run on a terminal as it happens: assistant text, tool calls, outcomes, turns.
 
-Nothing here raises for what it prints: a lone surrogate from the model, a character the
+Everything printed has its control characters made visible first (``agent.display.visible``):
+the model's text, a tool result's summary or a file name cannot clear the screen, move the
+cursor, set a scroll region, retitle the window or write the clipboard. Nothing here raises
+for what it prints: a lone surrogate from the model, a character the
 stream's encoding lacks, or a closed or broken stream (a hung-up terminal) is shown as well as
 possible or dropped. The API key is redacted (``agent.redact.Redactor``) before any shortening,
 so a cut never shows part of it.
@@ -11,8 +14,9 @@ from __future__ import annotations
 import json
 from typing import TextIO
 
+from agent.display import visible
 from agent.loop import RunObserver
-from agent.messages import AssistantMessage, Message, ToolCall, ToolResult, Usage, printable
+from agent.messages import AssistantMessage, Message, ToolCall, ToolResult, Usage
 from agent.redact import Redactor
 
 
@@ -26,8 +30,10 @@ def shorten(text: str, limit: int = 200) -> str:
 
 
 def write_safely(stream: TextIO, text: str) -> bool:
-    """Write and flush ``text``; False (never an exception) when the stream cannot take it."""
-    text = printable(text)
+    """Write and flush ``text`` with its control characters made visible (``agent.display``),
+    so nothing printed can drive the terminal; False (never an exception) when the stream
+    cannot take it."""
+    text = visible(text)
     try:
         try:
             stream.write(text)

@@ -92,6 +92,10 @@ class NothingToContinue(AgentError):
     pass
 
 
+class EmptyReply(AgentError):
+    pass
+
+
 class RunObserver:
     """Progress hooks for a display; each does nothing unless overridden."""
 
@@ -118,11 +122,13 @@ class _Recorder:
         session: Session | None,
         on_message: Callable[[Message], None] | None,
         observer: RunObserver,
+        on_refused: Callable[[ToolCall, str], None] | None = None,
     ) -> None:
         self.history = history
         self.session = session
         self.on_message = on_message
         self.observer = observer
+        self.on_refused = on_refused
 
     def __call__(self, message: Message) -> None:
         self.history.append(message)
@@ -136,9 +142,16 @@ class _Recorder:
         self(result)
         self.observer.result(call, result)
 
+    def refused(self, call: ToolCall, text: str) -> None:
+        """A call answered without the hook being asked: told to ``on_refused`` (the audit
+        log) before its result is recorded."""
+        if self.on_refused is not None:
+            self.on_refused(call, text)
+        self.result(call, text)
+
     def fill(self, calls: Iterable[ToolCall], text: str) -> None:
         for call in calls:
-            self.result(call, text)
+            self.refused(call, text)
 
 
 def can_continue(history: Sequence[Message]) -> bool:
@@ -165,6 +178,7 @@ def run_agent(
     on_message: Callable[[Message], None] | None = None,
     observer: RunObserver | None = None,
     max_tokens_total: int | None = None,
+    on_refused: Callable[[ToolCall, str], None] | None = None,
 ) -> list[Message]:
     """Run until a reply has no tool calls; returns the whole conversation.
 
@@ -176,7 +190,9 @@ def run_agent(
     calls of this run (:class:`TurnLimitExceeded`); ``max_tokens_total`` bounds the tokens this
     run's replies report (:class:`BudgetExceeded`, checked after each reply). Setting ``cancel``
     abandons a model request at once and stops before the next tool call (:class:`Cancelled`);
-    a running ``bash`` command is killed by the tool itself.
+    a running ``bash`` command is killed by the tool itself. ``on_refused`` is told of every
+    call answered without ``before_tool_call`` being asked (an invalid input, a cut-off reply,
+    a cancelled run), before its result is recorded, so an audit log has a line for each.
     """
     if max_turns < 1:
         raise ValueError("max_turns must be at least 1")
@@ -186,7 +202,7 @@ def run_agent(
     specs = [tool.spec() for tool in tools]
     observer = observer or RunObserver()
     history: list[Message] = list(messages)
-    record = _Recorder(history, session, on_message, observer)
+    record = _Recorder(history, session, on_message, observer, on_refused)
 
     if prompt is None and not can_continue(history):
         raise NothingToContinue(
@@ -206,6 +222,10 @@ def run_agent(
             reply = client.complete(history, specs, cancel=cancel, on_text=observer.text)
         except RequestCancelled:
             raise Cancelled("the run was cancelled") from None
+        if not reply.text and not reply.tool_calls and reply.stop_reason is None:
+            # Not an answer: a 200 whose message is empty. Stored, it would end the session as
+            # if the model had replied.
+            raise EmptyReply("the model's reply had no content and no stop reason; nothing was answered")
         record(reply)
         used += reply.usage or Usage()
         observer.reply(reply, used)
@@ -266,14 +286,14 @@ def _run_calls(
         if lone_surrogate(call.input) is not None:
             # Valid JSON, but no path or command can hold it; checked before any hook sees it.
             observer.decision(call, False, "invalid input")
-            record.result(call, LONE_SURROGATE)
+            record.refused(call, LONE_SURROGATE)
             continue
         try:
             decision = ALLOW if hook is None else hook(call)
             # Read inside the try: a hook returning something else is a hook failure too.
             approved, reason = bool(decision.approved), decision.reason
         except BaseException:
-            record.result(call, APPROVAL_FAILED)
+            record.result(call, APPROVAL_FAILED)  # the audit wrapper has written its line
             record.fill(calls[index + 1 :], NOT_EXECUTED)
             raise
         if not approved:

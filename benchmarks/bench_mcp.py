@@ -8,6 +8,11 @@
    writes ``d/wN`` for ``RACE_SECONDS``; escapes / attempts are printed and kept in the saved
    benchmark JSON (``extra_info``).
 
+3. Start-up: time from spawning each server to its answer to the first ``tools/list``
+   (after ``initialize``), what a client such as Claude Code waits for before it lists the
+   tools; the servers are started in turn, round by round, and the medians and their ratio
+   are kept in ``extra_info``.
+
 The official server comes from the npm registry, installed on first use into ``.bench-node/``;
 without node/npm its rows are skipped with a note. With ``--benchmark-disable`` (``make test``)
 only safefs-mcp's round trips run, once each, as a smoke test.
@@ -15,7 +20,9 @@ only safefs-mcp's round trips run, once each, as a smoke test.
 
 from __future__ import annotations
 
+import json
 import statistics
+import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -35,6 +42,24 @@ WRITE_TEXT = "w" * 4095 + "\n"
 RACE_SECONDS = 5.0
 ROUNDS = 400  # each round is one call to every server
 WARMUP = 40  # first rounds left out of the medians
+START_ROUNDS = 30  # each round starts every server once
+HANDSHAKE = "".join(
+    json.dumps(m) + "\n"
+    for m in (
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "bench", "version": "0"},
+            },
+        },
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+    )
+).encode()
 
 by_shape = pytest.mark.parametrize("shape", (DEPTH_1, DEPTH_4), ids=lambda s: s.name)
 by_server = pytest.mark.parametrize("server", SERVERS)
@@ -166,3 +191,62 @@ def test_swap_attack(
         )
     if server == "safefs-mcp":
         assert counts.escapes == 0
+
+
+def _time_to_tools(command: list[str], directory: str) -> float:
+    """Seconds from spawning the server to reading its ``tools/list`` answer."""
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(
+        [*command, directory], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+    try:
+        proc.stdin.write(HANDSHAKE)
+        proc.stdin.flush()
+        while True:
+            line = proc.stdout.readline()
+            assert line, "the server exited before listing its tools"
+            if json.loads(line).get("id") == 2:
+                elapsed = time.perf_counter() - t0
+                assert json.loads(line)["result"]["tools"]
+                return elapsed
+    finally:
+        proc.stdin.close()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def test_start_up_side_by_side(
+    benchmark: BenchmarkFixture, capsys: pytest.CaptureFixture[str], mcp_tree: Path
+) -> None:
+    commands = {"safefs-mcp": _command("safefs-mcp", True)}
+    official, note = _official_or_note(benchmark)
+    if official is not None:
+        commands["official"] = official
+    samples: dict[str, list[float]] = {name: [] for name in commands}
+
+    def one_round() -> None:
+        for name, command in commands.items():
+            samples[name].append(_time_to_tools(command, str(mcp_tree)))
+
+    benchmark.group = "mcp start-up to first tools/list"
+    benchmark.pedantic(  # type: ignore[no-untyped-call]
+        one_round,
+        rounds=1 if benchmark.disabled else START_ROUNDS,
+        warmup_rounds=0 if benchmark.disabled else 2,
+    )
+    kept = {name: s[2:] or s for name, s in samples.items()}  # the warm-up rounds left out
+    medians = {name: statistics.median(s) * 1e3 for name, s in kept.items()}
+    benchmark.extra_info.update({f"{name} median ms": round(m, 1) for name, m in medians.items()})
+    line = ", ".join(f"{name} {m:.0f} ms" for name, m in medians.items())
+    if "official" in medians:
+        ratio = medians["safefs-mcp"] / medians["official"]
+        benchmark.extra_info["safefs-mcp / official"] = round(ratio, 2)
+        line += f" (safefs-mcp / official: {ratio:.2f})"
+    else:
+        line += f"; official skipped: {note}"
+    with capsys.disabled():
+        print(f"\nstart-up to the first tools/list answer, median of {len(kept['safefs-mcp'])}: {line}")

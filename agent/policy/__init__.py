@@ -3,7 +3,10 @@
 - ``approval``: the seam itself: ``Decision``, ``Policy``, ``compose``, ``deny_bash_by_default``;
 - ``targets``: which paths a call names (as its tool declares them) and where they lead (as
   safefs resolves them), relative to the workspace root;
-- ``sensitive``: the built-in sensitive-path lists and ``--allow-path``/``--deny-path`` rules;
+- ``sensitive``: the built-in sensitive, protected-config and git path lists, and
+  ``--allow-path``/``--deny-path`` rules, all compared case-folded;
+- ``gitdirs``: the git directory a ``.git`` pointer file names, and ``core.hooksPath``;
+- ``run_record``: the run's session and audit log, kept out of the tools' reach;
 - ``rules``: those rules, a library user's ``deny_paths``, and the redaction-placeholder refusal,
   as approval hooks;
 - ``modes``: ``read-only``, ``edit``, ``ask``, ``full`` as approval hooks;

@@ -15,38 +15,31 @@ from __future__ import annotations
 import contextlib
 import difflib
 import os
-import re
+import select
 import threading
+import time
 from collections.abc import Callable, Iterable, Iterator
 from typing import Protocol
 
 import safefs
+from agent.display import visible
 from agent.messages import ToolCall
 from agent.policy.approval import Decision, deny
-from agent.policy.targets import PathsOf, canonical_path, paths_of
+from agent.policy.sensitive import PathRule, PathRules
+from agent.policy.targets import WRITING_TOOLS, PathsOf, canonical_path, paths_of, target
 from agent.tools.base import Tool
+from safefs.workspace.edits import Edit, apply_edits
+from safefs.workspace.errors import WorkspaceError
 
 NO_TERMINAL = "approval needs a terminal"
+NO_ANSWER = "nobody answered at the terminal within {seconds:g} s (--ask-timeout): declined"
+DEFAULT_ASK_TIMEOUT = 300.0
 DENIED_BY_PERSON = "the person at the terminal declined this call"
 MAX_DIFF_LINES = 400
 MAX_DIFF_BYTES = 1 << 20  # no diff is computed for larger content (difflib is superlinear)
 UNCONFINED_BASH = "none: the command runs with your rights (its environment is scrubbed)"
 
-# C0 and C1 controls (terminal escapes), and the invisible and bidirectional-override
-# characters that can make a command read differently from what runs.
-_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]")
 _RED, _GREEN, _CYAN, _BOLD, _RESET = "\x1b[31m", "\x1b[32m", "\x1b[36m", "\x1b[1m", "\x1b[0m"
-
-
-def visible(text: str) -> str:
-    """``text`` with every control character but tab and newline, and every invisible or
-    direction-changing character, shown as an escape."""
-
-    def escape(match: re.Match[str]) -> str:
-        code = ord(match.group(0))
-        return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
-
-    return _CONTROL.sub(escape, text)
 
 
 def _current_text(root: safefs.Root, path: str) -> str | None:
@@ -67,22 +60,26 @@ def _current_text(root: safefs.Root, path: str) -> str | None:
         raise ValueError("the current file is not UTF-8 text") from None
 
 
-def _new_text(call: ToolCall, current: str | None) -> str:
-    """What the file will hold if the call succeeds; ValueError when the call will fail."""
+def _new_text(call: ToolCall, current: str | None, path: str) -> str:
+    """What the file will hold if the call succeeds; ValueError when the call will fail. An
+    edit is worked out by the edit tool's own function (``safefs.workspace.edits``), CRLF
+    retry and all, so the preview and the edit cannot disagree."""
     if call.name == "write":
         content = str(call.input.get("content", ""))
         if len(content) > MAX_DIFF_BYTES:
             raise ValueError(f"the new content is too large to show a diff ({len(content)} characters)")
         return content
-    old, new = str(call.input.get("old_string", "")), str(call.input.get("new_string", ""))
     if current is None:
         raise ValueError("the file does not exist: the edit will fail")
-    count = current.count(old) if old else 0
-    if count == 0:
-        raise ValueError("old_string is not in the file: the edit will fail")
-    if count > 1 and not call.input.get("replace_all"):
-        raise ValueError(f"old_string occurs {count} times: the edit will fail")
-    return current.replace(old, new)
+    edit = Edit(
+        str(call.input.get("old_string", "")),
+        str(call.input.get("new_string", "")),
+        bool(call.input.get("replace_all", False)),
+    )
+    try:
+        return apply_edits(current, [edit], path)[0]
+    except WorkspaceError as exc:
+        raise ValueError(f"the edit will fail: {exc}") from None
 
 
 def coloured_diff(before: str | None, after: str, name: str, *, colour: bool = True) -> list[str]:
@@ -157,20 +154,22 @@ def describe_call(
         return lines
     try:
         current = _current_text(root, canonical)
-        after = _new_text(call, current)
+        after = _new_text(call, current, canonical)
     except ValueError as exc:
         return [*lines, f"  note: {exc}"]
     return [*lines, *("  " + line for line in coloured_diff(current, after, canonical, colour=colour))]
 
 
-Answer = str  # "yes", "no" or "always"
+Answer = str  # "yes", "no", "always", or "timeout"
 _ANSWERS = {"y": "yes", "yes": "yes", "n": "no", "no": "no", "a": "always", "always": "always"}
 
 
 class Terminal(Protocol):
     def write(self, text: str, /) -> object: ...
     def flush(self) -> None: ...
-    def readline(self) -> str: ...
+    def readline(self, timeout: float | None = None, /) -> str | None:
+        """A line ("" at end of input); None when ``timeout`` seconds passed first."""
+
     def close(self) -> None: ...
 
 
@@ -190,9 +189,15 @@ class FdTerminal:
     def flush(self) -> None:
         pass
 
-    def readline(self) -> str:
+    def readline(self, timeout: float | None = None) -> str | None:
         line = bytearray()
+        deadline = None if timeout is None else time.monotonic() + timeout
         while not line.endswith(b"\n"):
+            if deadline is not None:
+                remaining = deadline - time.monotonic()
+                ready = remaining > 0 and select.select([self._fd], [], [], remaining)[0]
+                if not ready:
+                    return None
             try:
                 byte = os.read(self._fd, 1)
             except OSError:  # EIO: the terminal went away; as good as end of input
@@ -223,7 +228,9 @@ class TerminalApprover:
 
     ``terminal`` is a factory for the terminal stream (``/dev/tty`` by default); it returning
     None means there is no terminal, and every call is denied with :data:`NO_TERMINAL`.
-    ``tools`` declare each call's paths (by default the built-in file tools)."""
+    ``tools`` declare each call's paths (by default the built-in file tools). A write to a path
+    ``rules`` protect (``PathRules.protected``) is asked about every time, and "always" is not
+    offered for it. A question unanswered for ``timeout`` seconds is answered no."""
 
     def __init__(
         self,
@@ -233,8 +240,12 @@ class TerminalApprover:
         terminal: Callable[[], Terminal | None] = open_terminal,
         colour: bool | None = None,
         tools: Iterable[Tool] | None = None,
+        rules: PathRules | None = None,
+        timeout: float | None = DEFAULT_ASK_TIMEOUT,
     ) -> None:
         self.root = root
+        self.rules = rules  # protected paths are asked about every time, "always" or not
+        self.timeout = timeout
         self.sandbox = sandbox
         self.paths = paths_of(tools)  # each call's paths, as its tool declares them
         self._terminal = terminal
@@ -243,20 +254,23 @@ class TerminalApprover:
         self._lock = threading.Lock()  # one question on the terminal at a time
 
     def __call__(self, call: ToolCall) -> Decision:
+        protected = self._protected(call)
         with self._lock:
-            if call.name in self._always:
+            if call.name in self._always and protected is None:
                 return Decision(True, decided_by="person:always")
             with self._session() as tty:
                 if tty is None:
                     return deny(NO_TERMINAL, decided_by="mode:ask")
                 try:
-                    answer = self._ask(tty, call)
+                    answer = self._ask(tty, call, protected)
                 except OSError:  # the terminal went away while asking
                     return deny(NO_TERMINAL, decided_by="mode:ask")
         if answer == "always":
             self._always.add(call.name)
         if answer == "no":
             return deny(DENIED_BY_PERSON, decided_by="person")
+        if answer == "timeout":
+            return deny(NO_ANSWER.format(seconds=self.timeout), decided_by="mode:ask")
         return Decision(True, decided_by="person")
 
     @contextlib.contextmanager
@@ -268,23 +282,47 @@ class TerminalApprover:
             if tty is not None:
                 tty.close()
 
-    def _ask(self, tty: Terminal, call: ToolCall) -> Answer:
+    def _protected(self, call: ToolCall) -> PathRule | None:
+        """The protected-config or git rule one of a writing call's paths falls under."""
+        if self.rules is None or call.name not in WRITING_TOOLS:
+            return None
+        for path in self.paths(call):
+            found = target(self.root, path)
+            for candidate in found.candidates() if found is not None else ():
+                rule = self.rules.protected(candidate)
+                if rule is not None:
+                    return rule
+        return None
+
+    def _ask(self, tty: Terminal, call: ToolCall, protected: PathRule | None) -> Answer:
         colour = self._colour if self._colour is not None else os.environ.get("NO_COLOR") is None
-        tty.write(
-            "\n"
-            + "\n".join(describe_call(call, self.root, sandbox=self.sandbox, colour=colour, paths=self.paths))
-            + "\n"
+        lines = describe_call(call, self.root, sandbox=self.sandbox, colour=colour, paths=self.paths)
+        if protected is not None:
+            lines.append(
+                f"  protected: {protected.kind} {visible(protected.pattern)!r}: something else "
+                "(git, an editor, a shell) acts on this file later; asked every time"
+            )
+        tty.write("\n" + "\n".join(lines) + "\n")
+        name = visible(call.name)
+        question = (
+            "Allow? [y]es / [n]o (asked every time for this path): "
+            if protected is not None
+            else f"Allow? [y]es / [n]o / [a]lways allow {name} for this run: "
         )
-        question = f"Allow? [y]es / [n]o / [a]lways allow {call.name} for this run: "
         for _ in range(3):
             tty.write(question)
             tty.flush()
-            line = tty.readline()
+            line = tty.readline(self.timeout)
+            if line is None:  # nobody answered in time: as good as no
+                tty.write(f"\n(no answer in {self.timeout:g} s: no)\n")
+                return "timeout"
             if not line:  # end of input: nobody is there to say yes
                 tty.write("\n")
                 return "no"
             answer = _ANSWERS.get(line.strip().lower())
+            if answer == "always" and protected is not None:
+                answer = None
             if answer is not None:
                 return answer
-            tty.write("Please answer y, n or a.\n")
+            tty.write("Please answer y or n.\n" if protected is not None else "Please answer y, n or a.\n")
         return "no"

@@ -2,9 +2,9 @@
 out of listings and searches, and every call is audited.
 
 :func:`guard_tools` wraps each tool's ``execute``; :class:`ToolCallAudit` wraps the approval
-hook. Together they see each call twice, at its decision and at its outcome, and write one
-audit line for it. The loop runs calls one at a time, hook then tool, so the pending call is
-matched by identity of its input.
+hook. Together they see each call twice, at its decision and at its outcome, and write an
+audit line at each: the decision before the call runs, the outcome after. The loop runs calls
+one at a time, hook then tool, so the pending call is matched by identity of its input.
 
 ``list`` and ``glob`` results name one path per line (``path``, ``path/``, ``path (N bytes)``,
 ``path -> target [symlink]``...): a line whose path a read rule denies is marked
@@ -39,8 +39,12 @@ class _Pending:
 
 
 class ToolCallAudit:
-    """Writes one ``tool_call`` line per call: its canonical target, a digest of its input,
-    the decision and who made it, and the outcome (with a digest and size of the result)."""
+    """Writes each call's audit lines ahead of what they record: a ``tool_call`` line with its
+    canonical target, a digest of its input, the decision and who made it, written *before* the
+    call runs; then, once it has, a ``tool_result`` line with its outcome (and a digest and size
+    of the result). A run killed mid-call leaves the ``tool_call`` line without its result,
+    which ``audit verify`` reports as intact but a reader sees as a call that never finished. A
+    refused call has one ``tool_call`` line with its outcome."""
 
     def __init__(
         self,
@@ -62,25 +66,32 @@ class ToolCallAudit:
         self._lock = threading.Lock()
 
     def policy(self, inner: Policy) -> Policy:
-        """``inner``, with each decision remembered for the audit line."""
+        """``inner``, with each decision written to the log before the call can run."""
 
         def audited(call: ToolCall) -> Decision:
             self.flush()
             try:
                 decision = inner(call)
             except BaseException:
-                self._write(call, None, "approval failed")
+                self._decided(call, None, outcome="approval failed")
                 raise
             if not decision.approved:
-                self._write(call, decision, "denied")
+                self._decided(call, decision, outcome="denied")
             elif self.offered is not None and call.name not in self.offered:
-                self._write(call, decision, "unknown tool")  # the loop will not run it
+                self._decided(call, decision, outcome="unknown tool")  # the loop will not run it
             else:
+                self._decided(call, decision)  # the write-ahead line: the call may run now
                 with self._lock:
                     self._pending = _Pending(call, decision)
             return decision
 
         return audited
+
+    def refused(self, call: ToolCall, reason: str) -> None:
+        """A call the loop answered without asking the hook (a lone-surrogate input, a call in a
+        reply cut off by ``max_tokens``, a cancelled run): one line, outcome ``not run``."""
+        self.flush()
+        self._decided(call, Decision(False, reason, "loop"), outcome="not run")
 
     def finished(self, args: Any, output: ToolOutput | None, redacted: int) -> None:
         with self._lock:
@@ -91,11 +102,10 @@ class ToolCallAudit:
                     self._pending = pending
             return  # a tool run outside the audited loop
         if output is None:
-            self._write(pending.call, pending.decision, "raised")
+            self._result(pending.call, "raised")
             return
-        self._write(
+        self._result(
             pending.call,
-            pending.decision,
             "error" if output.is_error else "ok",
             result_sha256=digest(output.content),
             result_bytes=len(output.content.encode("utf-8", "surrogatepass")),
@@ -107,7 +117,7 @@ class ToolCallAudit:
         with self._lock:
             pending, self._pending = self._pending, None
         if pending is not None:
-            self._write(pending.call, pending.decision, "not run")
+            self._result(pending.call, "not run")
 
     def _target(self, call: ToolCall) -> str | None:
         if call.name == "bash":
@@ -115,7 +125,7 @@ class ToolCallAudit:
         paths = self.paths(call)
         return canonical_path(self.root, paths[0]) if paths else None
 
-    def _write(self, call: ToolCall, decision: Decision | None, outcome: str, **extra: Any) -> None:
+    def _decided(self, call: ToolCall, decision: Decision | None, outcome: str | None = None) -> None:
         text = json.dumps(call.input, sort_keys=True, ensure_ascii=False)
         fields: dict[str, Any] = {
             "tool": call.name,
@@ -125,13 +135,17 @@ class ToolCallAudit:
             "input_bytes": len(text.encode("utf-8", "surrogatepass")),
             "decision": None if decision is None else ("allowed" if decision.approved else "denied"),
             "decided_by": None if decision is None else decision.decided_by or "hook",
-            "outcome": outcome,
         }
+        if outcome is not None:
+            fields["outcome"] = outcome
         if decision is not None and not decision.approved:
             fields["reason"] = decision.reason
         if call.name == "bash" and self.sandbox is not None:
             fields["sandbox"] = self.sandbox
-        self.audit.record("tool_call", **fields, **extra)
+        self.audit.record("tool_call", **fields)
+
+    def _result(self, call: ToolCall, outcome: str, **extra: Any) -> None:
+        self.audit.record("tool_result", tool=call.name, call_id=call.id, outcome=outcome, **extra)
 
 
 _LISTED = re.compile(

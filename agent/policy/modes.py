@@ -5,7 +5,8 @@ mode        what the agent may do
 ==========  ===============================================================================
 read-only   ``read``, ``list``, ``glob``, ``grep``; nothing else is offered to the model, and
             it is told so at the start
-edit        the read tools plus ``write`` and ``edit`` (the default); ``bash`` is denied
+edit        the read tools plus ``write`` and ``edit`` (the default); ``bash`` is not offered,
+            and a call to it is refused with a reason naming ``--mode full``
 ask         the read tools freely; every ``write``, ``edit`` and ``bash`` call is shown to the
             person at the terminal, who answers yes, no, or yes for the rest of the run
 full        every tool, ``bash`` included (it runs in the sandbox the bash tool provides)
@@ -35,13 +36,15 @@ def _allowed_outright(mode: str) -> frozenset[str] | None:
 
 
 def unavailable_tools(mode: str, names: Iterable[str]) -> list[str]:
-    """Of the tool ``names``, those ``read-only`` mode takes away (in the given order): they
-    are not offered to the model at all. The other modes offer every tool; ``edit`` denies
-    ``bash`` when it is called, with a reason that says how to allow it."""
+    """Of the tool ``names``, those ``mode`` takes away (in the given order): they are not
+    offered to the model at all. ``read-only`` keeps only the read tools, ``edit`` the read
+    tools with ``write`` and ``edit`` (so no ``bash``); a call to one anyway is refused with a
+    reason that says how to allow it."""
     check_mode(mode)
-    if mode != "read-only":
+    allowed = {"read-only": READ_TOOLS, "edit": READ_TOOLS | EDIT_TOOLS}.get(mode)
+    if allowed is None:
         return []
-    return [name for name in names if name not in READ_TOOLS]
+    return [name for name in names if name not in allowed]
 
 
 def mode_notice(mode: str, names: Iterable[str]) -> str | None:

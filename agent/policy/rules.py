@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable
 import safefs
 from agent.messages import ToolCall
 from agent.policy.approval import ALLOW, Decision, Policy, deny
-from agent.policy.sensitive import PathRule, PathRules
+from agent.policy.sensitive import ASKED_EVERY_TIME, PathRule, PathRules
 from agent.policy.targets import DIRECTORY_TOOLS, WRITING_TOOLS, Target, paths_of, target
 from agent.secret_scanner import PLACEHOLDER_PATTERN
 from agent.tools.base import Tool
@@ -24,10 +24,15 @@ Explain = Callable[[ToolCall, str, Target, PathRule], str]
 
 
 def _rule_policy(
-    rules: PathRules, root: safefs.Root | None, tools: Iterable[Tool] | None, explain: Explain
+    rules: PathRules,
+    root: safefs.Root | None,
+    tools: Iterable[Tool] | None,
+    explain: Explain,
+    skip: frozenset[str] = frozenset(),
 ) -> Policy:
     """Deny a call when a rule denies one of its paths, as given or canonically. A path the
-    operation refuses anyway (one escaping the workspace) is left to safefs."""
+    operation refuses anyway (one escaping the workspace) is left to safefs; rules of the kinds
+    in ``skip`` are left to whoever decides next."""
     paths = paths_of(tools)
 
     def policy(call: ToolCall) -> Decision:
@@ -38,7 +43,7 @@ def _rule_policy(
             if found is None:
                 continue  # the operation refuses this path itself (an escape, say)
             for candidate in found.candidates():
-                rule = rules.denial(candidate, writing=writing, directory=directory)
+                rule = rules.denial(candidate, writing=writing, directory=directory, skip=skip)
                 if rule is not None:
                     return deny(explain(call, path, found, rule), decided_by=f"rule:{rule.pattern}")
         return ALLOW
@@ -55,12 +60,19 @@ def _denied_message(call: ToolCall, path: str, found: Target, rule: PathRule) ->
 
 
 def path_rules(
-    rules: PathRules, root: safefs.Root | None = None, *, tools: Iterable[Tool] | None = None
+    rules: PathRules,
+    root: safefs.Root | None = None,
+    *,
+    tools: Iterable[Tool] | None = None,
+    person_decides_protected: bool = False,
 ) -> Policy:
     """Deny a call whose path, as given or canonicalised through ``root``, a rule denies, with a
     reason naming the rule. Each call's paths are the ones its tool declares among ``tools``
-    (by default the built-in file tools)."""
-    return _rule_policy(rules, root, tools, _denied_message)
+    (by default the built-in file tools). With ``person_decides_protected`` (``ask`` mode),
+    protected-config and git paths are not denied here: the person is asked about each such
+    write (:class:`agent.policy.ask.TerminalApprover`)."""
+    skip = ASKED_EVERY_TIME if person_decides_protected else frozenset()
+    return _rule_policy(rules, root, tools, _denied_message, skip)
 
 
 def deny_paths(

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import safefs
 from agent.audit import AuditLog
+from agent.messages import ToolCall
 from agent.policy.approval import Policy, compose
 from agent.policy.guard import DeniedFiles, ToolCallAudit, guard_tools
 from agent.policy.modes import mode_notice, mode_policy, unavailable_tools
@@ -26,9 +27,15 @@ def permission_policy(
 ) -> Policy:
     """Path rules, then the placeholder refusal, then ``mode``: the first denial wins. Each
     call's paths are the ones its tool declares among ``tools`` (``Tool.target_paths``; without
-    tools, the built-in file tools')."""
+    tools, the built-in file tools'). In ``ask`` mode a write to a protected-config or git path
+    is not refused by the rules but asked about, every time, by ``approver``."""
     return compose(
-        path_rules(rules if rules is not None else PathRules(), root, tools=tools or None),
+        path_rules(
+            rules if rules is not None else PathRules(),
+            root,
+            tools=tools or None,
+            person_decides_protected=mode == "ask",
+        ),
         refuse_placeholder_writes,
         mode_policy(mode, approver=approver),
     )
@@ -36,11 +43,13 @@ def permission_policy(
 
 @dataclass(frozen=True)
 class Permissions:
-    """What a run needs: the hook, the tools to offer the model, and what to tell it."""
+    """What a run needs: the hook, the tools to offer the model, what to tell it, and where to
+    report a call the loop refuses without asking the hook (``run_agent(on_refused=...)``)."""
 
     policy: Policy
     tools: list[Tool]
     notice: str | None
+    on_refused: Callable[[ToolCall, str], None] | None = None
 
 
 def prepare(
@@ -72,4 +81,5 @@ def prepare(
         policy,
         guard_tools(offered, scanner=scanner, audit=call_audit, denied=DeniedFiles(rules, root)),
         mode_notice(mode, names),
+        None if call_audit is None else call_audit.refused,
     )

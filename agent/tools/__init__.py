@@ -14,6 +14,7 @@ from agent.tools.grep import GrepTool
 from agent.tools.list import ListTool
 from agent.tools.read import ReadTool
 from agent.tools.write import WriteTool
+from safefs.sandbox import SandboxOptions
 
 
 def file_tools(root: safefs.Root) -> list[Tool]:
@@ -28,6 +29,7 @@ def default_tools(
     env_allow: Iterable[str] = (),
     sandbox: str = "auto",
     allow_network: bool = False,
+    sandbox_options: SandboxOptions | None = None,
 ) -> list[Tool]:
     return [
         *file_tools(root),
@@ -37,6 +39,7 @@ def default_tools(
             env_allow=env_allow,
             sandbox=sandbox,
             allow_network=allow_network,
+            sandbox_options=sandbox_options,
         ),
     ]
 

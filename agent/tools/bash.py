@@ -24,7 +24,7 @@ from typing import Any
 import safefs
 from agent.tools.base import Tool, ToolOutput, string_schema
 from agent.tools.environment import scrub_environment
-from safefs.sandbox import AUTO, Refused, Sandbox, make_sandbox
+from safefs.sandbox import AUTO, Refused, Sandbox, SandboxOptions, make_sandbox
 from safefs.sandbox.process import CommandOutcome
 from safefs.workspace.limits import truncate_middle
 
@@ -88,6 +88,7 @@ class BashTool(Tool):
         base_env: Mapping[str, str] | None = None,
         sandbox: str | Sandbox = AUTO,
         allow_network: bool = False,
+        sandbox_options: SandboxOptions | None = None,
     ) -> None:
         if timeout <= 0:
             raise ValueError("timeout must be positive")
@@ -101,9 +102,11 @@ class BashTool(Tool):
         self.secret_values = tuple(secret_values)
         self.base_env = base_env
         self.sandbox: Sandbox = (
-            make_sandbox(root, sandbox, allow_network=allow_network) if isinstance(sandbox, str) else sandbox
+            make_sandbox(root, sandbox, allow_network=allow_network, options=sandbox_options)
+            if isinstance(sandbox, str)
+            else sandbox
         )
-        #: The layers every command gets, as each result states them (for the audit log).
+        #: The layers the commands get, as the last result stated them (for the audit log).
         self.sandbox_layers = self.sandbox.describe()
 
     def close(self) -> None:
@@ -146,6 +149,10 @@ class BashTool(Tool):
             status = _status_line(outcome.returncode)
         failed = outcome.returncode != 0
         text = truncate_middle(outcome.output.decode("utf-8", "replace"))
+        if outcome.layers is not None:  # the precise list of what was read-only for it
+            self.sandbox_layers = outcome.layers
+        layers = self.sandbox_layers
+        notes = "".join(f"\n{note}" for note in outcome.notes)
         return ToolOutput(
-            f"{status}\n{self.sandbox_layers}\n{_killed_line(outcome.killed)}\n{text}", is_error=failed
+            f"{status}\n{layers}\n{_killed_line(outcome.killed)}\n{text}{notes}", is_error=failed
         )

@@ -2,7 +2,11 @@
 for the official MCP filesystem server (same tool names, parameters and result shapes), with
 every path resolved beneath a directory fd by safefs.
 
-Modules: ``cli`` (command line, no SDK import), ``directories`` (which paths a call may name),
-``tools`` (the tool table, an adapter over :mod:`safefs.workspace`), ``server`` (the SDK wiring
-and stdio), ``http_transport`` (streamable HTTP behind a bearer token and an Origin check).
+Modules: ``cli`` (command line; imports what the chosen transport needs, nothing more),
+``directories`` (which paths a call may name), ``roots`` (what a session serves, given the DIRs
+and the client's roots), ``tools`` (the tool table, an adapter over :mod:`safefs.workspace`),
+``calls`` (definitions, results and the run of one call, as plain JSON), ``cancelling`` (a
+call's cancel event), ``stdio_server`` (JSON-RPC over stdio in the standard library alone),
+``server`` (the MCP SDK wiring for HTTP), ``http_transport`` (streamable HTTP behind a bearer
+token and an Origin check) and ``http_connections`` (its connection cap and deadlines).
 """

@@ -1,16 +1,50 @@
-"""``safefs-mcp``: command line of the MCP server. Imports the SDK only once arguments are parsed,
-so a missing ``mcp`` extra is one line naming the install command, never a traceback."""
+"""``safefs-mcp``: command line of the MCP server.
+
+Start-up time is what a client waits for before it sees the tools, so nothing is imported
+before it is needed: stdio mode imports no MCP SDK and no HTTP stack (see
+:mod:`safefs.mcp.stdio_server`); ``--http`` imports the SDK. A missing ``mcp`` extra is one line
+naming the install command, never a traceback.
+"""
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from safefs.mcp.roots import RootsPolicy
+    from safefs.mcp.tools import McpTool
 
 PROG = "safefs-mcp"
 EXTRA_MODULES = {"mcp", "mcp_types", "pathspec", "anyio", "jsonschema", "uvicorn", "starlette"}
+NEEDED_MODULES = ("mcp", "pathspec", "jsonschema")  # what the extra installs, checked unimported
 MISSING_EXTRA = f"{PROG}: the MCP server needs its extra: pip install 'safefs[mcp]'"
+ROOTS_HELP = (
+    "what the client's roots do: 'narrow' (default) serves the part of the DIRs inside them "
+    "and ignores a root outside every DIR; 'replace' serves the roots instead of the DIRs, as "
+    "the official server does, so a client can widen what is served. Without a DIR the "
+    "client's roots are served."
+)
+
+
+def _version() -> str:
+    from safefs import __version__
+
+    return f"{PROG} {__version__}"
+
+
+def _extra_missing() -> bool:
+    for name in NEEDED_MODULES:
+        try:
+            if importlib.util.find_spec(name) is None:
+                return True
+        except (ImportError, ValueError):  # ValueError: a module set to None in sys.modules
+            return True
+    return False
 
 
 def _directory(text: str) -> str:
@@ -26,7 +60,15 @@ def parser() -> argparse.ArgumentParser:
         "@modelcontextprotocol/server-filesystem), every path resolved beneath the "
         "directory by safefs. Speaks stdio unless --http is given.",
     )
-    p.add_argument("dirs", nargs="+", metavar="DIR", type=_directory, help="directory to serve")
+    p.add_argument(
+        "dirs",
+        nargs="*",
+        metavar="DIR",
+        type=_directory,
+        help="directory to serve; with none, the client's roots are served",
+    )
+    p.add_argument("--version", action="version", version=_version())
+    p.add_argument("--roots", choices=("narrow", "replace"), default="narrow", help=ROOTS_HELP)
     p.add_argument("--read-only", action="store_true", help="list no tool that writes")
     p.add_argument("--allow-delete", action="store_true", help="add the delete_file tool")
     p.add_argument(
@@ -45,32 +87,96 @@ def parser() -> argparse.ArgumentParser:
         metavar="ORIGIN",
         help="with --http, also accept requests carrying this Origin header",
     )
+    p.add_argument(
+        "--max-connections",
+        type=_positive_int,
+        default=256,
+        metavar="N",
+        help="with --http, close connections past N open at once (default 256)",
+    )
+    p.add_argument(
+        "--header-timeout",
+        type=_positive_float,
+        default=10.0,
+        metavar="SECONDS",
+        help="with --http, close a connection whose request head takes longer (default 10)",
+    )
     return p
+
+
+def _positive_int(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"a whole number of at least 1, not {text!r}")
+    return int(text)
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = 0.0
+    if not 0 < value < 86400:
+        raise argparse.ArgumentTypeError(f"a number of seconds above 0, not {text!r}")
+    return value
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parser().parse_args(argv)
+    if _extra_missing():
+        print(MISSING_EXTRA, file=sys.stderr)
+        return 2
     try:
-        from safefs.mcp import http_transport as http
-        from safefs.mcp import server, tools
-        from safefs.mcp.directories import Directories
+        if args.http is None:
+            return _serve_stdio(args)
+        return _serve_http(args)
     except ModuleNotFoundError as exc:
         if (exc.name or "").split(".")[0] in EXTRA_MODULES:
             print(MISSING_EXTRA, file=sys.stderr)
             return 2
         raise
+    except KeyboardInterrupt:
+        return 130
+
+
+def _policy(args: argparse.Namespace) -> RootsPolicy | None:
+    from safefs.mcp.directories import Directories
+    from safefs.mcp.roots import RootsPolicy
+
     try:
-        directories = Directories.open(args.dirs)
+        return RootsPolicy(Directories.open(args.dirs), args.roots)
     except OSError as exc:
         print(f"{PROG}: cannot serve {exc.filename!s}: {exc.strerror}", file=sys.stderr)
+        return None
+
+
+def _tools(args: argparse.Namespace) -> list[McpTool]:
+    from safefs.mcp.tools import tools_for
+
+    return tools_for(read_only=args.read_only, allow_delete=args.allow_delete)
+
+
+def _serve_stdio(args: argparse.Namespace) -> int:
+    from safefs.mcp import stdio_server
+
+    policy = _policy(args)
+    if policy is None:
         return 2
     try:
-        app = server.SafefsServer(
-            directories, tools.tools_for(read_only=args.read_only, allow_delete=args.allow_delete)
-        ).build()
-        if args.http is None:
-            server.run_stdio(app)
-            return 0
+        stdio_server.run(policy, _tools(args))
+    finally:
+        policy.given.close()
+    return 0
+
+
+def _serve_http(args: argparse.Namespace) -> int:
+    from safefs.mcp import http_transport as http
+    from safefs.mcp import server
+
+    policy = _policy(args)
+    if policy is None:
+        return 2
+    try:
+        app = server.SafefsServer(policy, _tools(args)).build()
         host, port = http.parse_address(args.http)
         http.check_address(host, args.allow_remote)
         token, generated = http.token_from(dict(os.environ))
@@ -81,16 +187,21 @@ def main(argv: Sequence[str] | None = None) -> int:
                 flush=True,
             )
         http.serve_http(
-            app, host, port, token=token, extra_origins=args.allow_origin, allow_remote=args.allow_remote
+            app,
+            host,
+            port,
+            token=token,
+            extra_origins=args.allow_origin,
+            allow_remote=args.allow_remote,
+            max_connections=args.max_connections,
+            header_timeout=args.header_timeout,
         )
         return 0
     except http.UsageError as exc:
         print(f"{PROG}: {exc}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        return 130
     finally:
-        directories.close()
+        policy.given.close()
 
 
 def entry_point() -> None:

@@ -9,19 +9,30 @@ held), compared by ``Root.relative`` by whole components (so ``/work_evil`` is n
 ``/work``). The rest is resolved by safefs beneath the directory's fd: ``..`` or a symlink that
 leads out is refused there, whatever the string looked like. ``~`` is a name, never expanded.
 
-A client's roots may narrow the set (each root inside a DIR becomes a sub-root opened through
-safefs), never widen it: a root outside every DIR is ignored.
+A client path is first taken back from the spelling results show it in
+(:func:`safefs.workspace.names.from_shown`: ``caf\\xe9.txt`` names the byte 0xE9).
+
+What a client's roots do is :mod:`safefs.mcp.roots`' business; here are the two ways of
+building directories from them: :meth:`Directories.narrowed` (each root inside a DIR becomes a
+sub-root opened through safefs, a root outside every DIR is ignored) and
+:meth:`Directories.open_roots` (the roots themselves, as the official server serves them).
 """
 
 from __future__ import annotations
 
+import re
 import sys
+import unicodedata
 import urllib.parse
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import safefs
 from safefs.workspace.errors import WorkspaceError, os_failure, require_path
+from safefs.workspace.names import from_shown
+
+NO_DIRECTORIES = "no allowed directories"
+WINDOWS_PATH = re.compile(r"^(?:[A-Za-z]:[\\/]|\\\\)")  # C:\x, C:/x, \\server\share
 
 
 @dataclass(frozen=True)
@@ -40,8 +51,9 @@ def escape(path: str) -> WorkspaceError:
 
 
 class Directories:
-    def __init__(self, directories: Sequence[Directory]) -> None:
+    def __init__(self, directories: Sequence[Directory], note: str = "") -> None:
         self.directories = list(directories)
+        self.note = note  # why these are served, when the client's roots were not used
 
     @classmethod
     def open(cls, paths: Sequence[str]) -> Directories:
@@ -66,14 +78,15 @@ class Directories:
         the deepest directory holding it (the one it is least far below), for a relative one the
         first (every directory takes it as it is)."""
         require_path(path)
+        if WINDOWS_PATH.match(path):  # as the official server: never a literal name "C:\x"
+            raise WorkspaceError(f"Access denied - Windows-style path received on a POSIX host: {path}")
         if not self.directories:
-            raise WorkspaceError(
-                "no allowed directories: the client's roots lie outside the server's directories"
-            )
+            raise WorkspaceError(f"{NO_DIRECTORIES}: {self.note}" if self.note else NO_DIRECTORIES)
+        on_disk = from_shown(path)
         best: tuple[Directory, str] | None = None
         for d in self.directories:
             try:
-                rel: str = d.root.relative(path)
+                rel: str = d.root.relative(on_disk)
             except safefs.PathEscapeError:
                 continue
             except OSError as exc:  # a path too long for any directory
@@ -82,7 +95,7 @@ class Directories:
                 best = (d, rel)
         if best is None:
             raise escape(path)
-        return best
+        return best[0], unicode_equivalent(best[0].root, best[1])
 
     def displays(self) -> list[str]:
         return [d.display for d in self.directories]
@@ -116,6 +129,58 @@ class Directories:
             else:
                 kept.setdefault(d.display, d)
         return Directories(list(kept.values()))
+
+    @classmethod
+    def open_roots(cls, uris: Iterable[str]) -> Directories:
+        """The client's roots themselves, each opened as a Root (a root that is not a directory
+        is ignored, said on stderr): what the official server serves."""
+        opened: dict[str, Directory] = {}
+        for uri in uris:
+            path = root_path(uri)
+            if path is None:
+                continue
+            try:
+                d = Directory(safefs.Root(path))
+            except OSError as exc:
+                print(f"safefs-mcp: client root ignored ({exc.strerror}): {path}", file=sys.stderr)
+                continue
+            if d.display in opened:
+                d.root.close()
+            else:
+                opened[d.display] = d
+        return cls(list(opened.values()))
+
+
+def unicode_equivalent(root: safefs.Root, rel: str) -> str:
+    """``rel`` with each missing non-ASCII component replaced by the one entry of its directory
+    that is the same text in another Unicode normalisation (``é`` as one code point or as ``e``
+    and an accent: macOS stores the second). Left as given when none or several match, so
+    nothing is guessed; an ASCII path costs nothing."""
+    if rel.isascii():
+        return rel
+    done: list[str] = []
+    for part in rel.split("/"):
+        if part.isascii():
+            done.append(part)
+            continue
+        try:
+            root.lstat("/".join([*done, part]))
+            done.append(part)
+            continue
+        except FileNotFoundError:
+            pass
+        except OSError:  # an escape or a loop: the operation itself reports it
+            return rel
+        try:
+            names = root.listdir("/".join(done) or ".")
+        except OSError:
+            return rel
+        wanted = unicodedata.normalize("NFC", part)
+        same = [n for n in names if unicodedata.normalize("NFC", n) == wanted]
+        if len(same) != 1:
+            return rel
+        done.append(same[0])
+    return "/".join(done)
 
 
 def _depth_below(rel: str) -> int:

@@ -4,7 +4,10 @@ Origin check.
 Every request is checked before the MCP app sees it: an ``Origin`` header that is not allowed
 gets 403 (the DNS-rebinding protection the MCP spec asks for: a web page cannot drive the
 server from a browser), and a request without the right ``Authorization: Bearer`` token gets
-401. Neither touches a file. The token is compared in constant time.
+401, with a text that says whether the token was missing or wrong. Neither touches a file. The
+token is compared in constant time. OAuth discovery paths (``/.well-known/oauth-*``) get 404:
+there is no OAuth here, and a 401 there sends some clients into an OAuth flow. Connections are
+capped and timed out (:mod:`safefs.mcp.http_connections`).
 """
 
 from __future__ import annotations
@@ -23,6 +26,8 @@ from mcp.server.transport_security import TransportSecuritySettings
 from starlette.datastructures import Headers
 from starlette.responses import PlainTextResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
+
+from safefs.mcp.http_connections import HEADER_TIMEOUT, MAX_CONNECTIONS, uvicorn_options
 
 TOKEN_VARIABLE = "SAFEFS_MCP_TOKEN"
 LOOPBACK_NAMES = ("localhost",)
@@ -72,6 +77,11 @@ class Guard:
         if scope["type"] != "http":
             await self.app(scope, receive, send)  # lifespan events
             return
+        if str(scope.get("path", "")).startswith("/.well-known/oauth-"):
+            await PlainTextResponse("Not Found: this server uses a bearer token, not OAuth", status_code=404)(
+                scope, receive, send
+            )
+            return
         headers = Headers(scope=scope)
         origin = headers.get("origin")
         if origin is not None and origin not in self.origins:
@@ -80,7 +90,9 @@ class Guard:
         given = headers.get("authorization", "").encode()
         if not hmac.compare_digest(given, self.expected):
             response = PlainTextResponse(
-                "Unauthorized: a bearer token is required",
+                "Unauthorized: the bearer token is wrong"
+                if given
+                else "Unauthorized: a bearer token is required",
                 status_code=401,
                 headers={"WWW-Authenticate": 'Bearer realm="safefs-mcp"'},
             )
@@ -105,6 +117,8 @@ def serve_http(
     token: str,
     extra_origins: Iterable[str] = (),
     allow_remote: bool = False,
+    max_connections: int = MAX_CONNECTIONS,
+    header_timeout: float = HEADER_TIMEOUT,
 ) -> None:
     check_address(host, allow_remote)
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
@@ -129,7 +143,12 @@ def serve_http(
     app = server.streamable_http_app(host=host, transport_security=security)
     shown = f"[{host}]" if ":" in host else host
     print(f"safefs-mcp: listening on http://{shown}:{port}/mcp", file=sys.stderr, flush=True)
-    config = uvicorn.Config(Guard(app, token, origins), log_level="warning", lifespan="on")
+    config = uvicorn.Config(
+        Guard(app, token, origins),
+        log_level="warning",
+        lifespan="on",
+        **uvicorn_options(max_connections, header_timeout),
+    )
     try:
         uvicorn.Server(config).run(sockets=[sock])
     finally:

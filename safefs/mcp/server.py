@@ -1,15 +1,22 @@
-"""The MCP SDK wiring: tool listing, calls run off the event loop, client roots, stdio.
+"""The MCP SDK wiring for ``--http``: tool listing, calls run off the event loop, client roots.
 
-Calls run in worker threads, so a slow one never stalls the connection. Every failure a client
-can cause comes back as an error result (``isError``) whose text names only the path it gave;
-an unexpected exception is reported by type, its traceback kept on the server's stderr.
+(stdio needs no SDK: :mod:`safefs.mcp.stdio_server`.) Calls run in worker threads, so a slow one
+never stalls the connection or another session (the searching tools run in a child process,
+:mod:`safefs.mcp.isolation`); a call the client cancels has its event set, so the operation
+stops at its next check (a child is killed), and its thread is abandoned at once. The
+results are the plain JSON values of :mod:`safefs.mcp.calls`, validated into SDK types.
+
+A session's directories are worked out once, from the roots its client sends, and kept until
+the client says its roots changed. The SDK makes a new ``ctx.session`` object per request, so
+they are kept under the session's ``Mcp-Session-Id``; a request without one (a stateless
+client) asks for the roots each time.
 """
 
 from __future__ import annotations
 
 import sys
-import traceback
-import weakref
+import threading
+from collections import OrderedDict
 from typing import Any
 
 import anyio
@@ -19,86 +26,33 @@ from mcp.server.lowlevel import Server
 from mcp.server.session import ServerSession
 
 import safefs
+from safefs.mcp.calls import error_result, run_guarded, tool_definition
 from safefs.mcp.directories import Directories
-from safefs.mcp.stdio_transport import pipe_stdio_server
-from safefs.mcp.tools import McpTool, Media, Reply, as_given, target_paths
-from safefs.workspace.arguments import argument_problem
-from safefs.workspace.errors import WorkspaceError
+from safefs.mcp.roots import RootsPolicy
+from safefs.mcp.tools import McpTool
 
 SERVER_NAME = "safefs-mcp"
-ROOTS_TIMEOUT = 10.0  # seconds a client gets to answer roots/list; then the DIRs are used as given
+ROOTS_TIMEOUT = 10.0  # seconds a client gets to answer roots/list; then its roots are not used
+MAX_SESSIONS_KEPT = 1024  # sessions whose directories are remembered; the oldest go first
 
 
-def error_result(message: str) -> types.CallToolResult:
-    return types.CallToolResult(content=[types.TextContent(type="text", text=message)], is_error=True)
-
-
-def reply_result(reply: Reply) -> types.CallToolResult:
-    if isinstance(reply, str):
-        return types.CallToolResult(
-            content=[types.TextContent(type="text", text=reply)], structured_content={"content": reply}
-        )
-    block = _media_block(reply)
-    dumped = block.model_dump(by_alias=True, mode="json", exclude_none=True)
-    return types.CallToolResult(content=[block], structured_content={"content": [dumped]})
-
-
-def _media_block(media: Media) -> types.ImageContent | types.AudioContent | types.EmbeddedResource:
-    if media.kind == "image":
-        return types.ImageContent(type="image", data=media.data, mime_type=media.mime_type)
-    if media.kind == "audio":
-        return types.AudioContent(type="audio", data=media.data, mime_type=media.mime_type)
-    return types.EmbeddedResource(
-        type="resource",
-        resource=types.BlobResourceContents(uri=media.uri, mime_type=media.mime_type, blob=media.data),
-    )
-
-
-def _tool_definition(tool: McpTool) -> types.Tool:
-    return types.Tool(
-        name=tool.name,
-        title=tool.title,
-        description=tool.description,
-        input_schema=tool.input_schema(),
-        output_schema=tool.output_schema,
-        annotations=types.ToolAnnotations(**_snake(tool.annotations)),
-    )
-
-
-def _snake(hints: dict[str, bool]) -> dict[str, Any]:
-    names = {
-        "readOnlyHint": "read_only_hint",
-        "destructiveHint": "destructive_hint",
-        "idempotentHint": "idempotent_hint",
-        "openWorldHint": "open_world_hint",
-    }
-    return {names[k]: v for k, v in hints.items()}
-
-
-def run_tool(tool: McpTool, directories: Directories, args: dict[str, Any]) -> types.CallToolResult:
-    """Validate and run one call (blocking; called in a worker thread)."""
-    problem = argument_problem(tool.input_schema(), args)
-    if problem is not None:  # in the words of the MCP SDKs: jsonschema's sentence, and where
-        return error_result(
-            f"Input validation error: Invalid arguments for tool {tool.name}: "
-            f"{problem.message} at {problem.where or 'arguments'}"
-        )
-    try:
-        return reply_result(tool.run(directories, args))
-    except WorkspaceError as exc:
-        return error_result(as_given(str(exc), directories, target_paths(tool, args)))
-    except Exception as exc:  # a bug: report the kind, keep the traceback for the operator
-        traceback.print_exc(file=sys.stderr)
-        return error_result(f"internal error in {tool.name}: {type(exc).__name__}")
+def _session_key(ctx: Any) -> str | None:
+    request = getattr(ctx, "request", None)
+    headers = getattr(request, "headers", None)
+    if headers is None:
+        return None
+    key = headers.get("mcp-session-id")
+    return key if isinstance(key, str) and key else None
 
 
 class SafefsServer:
     """One set of directories and tools, served to any number of client sessions."""
 
-    def __init__(self, directories: Directories, tools: list[McpTool]) -> None:
-        self.directories = directories
+    def __init__(self, policy: RootsPolicy, tools: list[McpTool]) -> None:
+        self.policy = policy
         self.tools = {t.name: t for t in tools}
-        self._per_session: weakref.WeakKeyDictionary[ServerSession, Directories] = weakref.WeakKeyDictionary()
+        self._per_session: OrderedDict[str, Directories] = OrderedDict()
+        self._retired: list[Directories] = []  # replaced while a call may still use them
 
     def build(self) -> Server[Any]:
         server: Server[Any] = Server(
@@ -113,47 +67,69 @@ class SafefsServer:
         return server
 
     async def _list_tools(self, ctx: Any, params: Any) -> types.ListToolsResult:
-        return types.ListToolsResult(tools=[_tool_definition(t) for t in self.tools.values()])
+        return types.ListToolsResult.model_validate(
+            {"tools": [tool_definition(t) for t in self.tools.values()]}
+        )
 
     async def _call_tool(self, ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
         tool = self.tools.get(params.name)
         if tool is None:
-            return error_result(f"Unknown tool: {params.name}")
-        directories = await self._directories_for(ctx.session)
-        return await anyio.to_thread.run_sync(run_tool, tool, directories, params.arguments or {})
+            return types.CallToolResult.model_validate(error_result(f"Unknown tool: {params.name}"))
+        directories = await self._directories_for(ctx)
+        cancel = threading.Event()
+        try:
+            result = await anyio.to_thread.run_sync(
+                run_guarded, tool, directories, params.arguments or {}, cancel, abandon_on_cancel=True
+            )
+        except anyio.get_cancelled_exc_class():
+            cancel.set()  # the client cancelled: the operation stops at its next check
+            raise
+        if result is None:  # cancelled between the thread's end and here: nobody waits for it
+            return types.CallToolResult.model_validate(error_result("cancelled"))
+        return types.CallToolResult.model_validate(result)
 
-    async def _directories_for(self, session: ServerSession) -> Directories:
-        """The session's directories: the server's, narrowed by the client's roots if it has any."""
-        known = self._per_session.get(session)
+    async def _directories_for(self, ctx: Any) -> Directories:
+        """The session's directories, from its client's roots the first time it calls."""
+        key = _session_key(ctx)
+        known = self._per_session.get(key) if key is not None else None
         if known is not None:
             return known
-        narrowed = self.directories
+        directories = await self._from_roots(ctx.session)
+        if key is not None:
+            self._per_session[key] = directories
+            while len(self._per_session) > MAX_SESSIONS_KEPT:
+                self._retire(self._per_session.popitem(last=False)[1])
+        else:
+            self._retired.append(directories)
+        return directories
+
+    async def _from_roots(self, session: ServerSession) -> Directories:
         capabilities = session.client_capabilities
-        if capabilities is not None and capabilities.roots is not None:
-            try:
-                with anyio.fail_after(ROOTS_TIMEOUT):
-                    result = await session.list_roots()
-            except Exception as exc:  # no back channel, no answer, or the client failed
-                print(
-                    f"{SERVER_NAME}: could not list the client's roots ({type(exc).__name__}); "
-                    "using the directories given on the command line",
-                    file=sys.stderr,
-                )
-            else:
-                narrowed = self.directories.narrowed(str(r.uri) for r in result.roots)
-        self._per_session[session] = narrowed
-        return narrowed
+        if capabilities is None or capabilities.roots is None:
+            return self.policy.without_roots()
+        try:
+            with anyio.fail_after(ROOTS_TIMEOUT):
+                # send_request, not the list_roots wrapper, which warns on stderr of a deprecation
+                result = await session.send_request(types.ListRootsRequest(), types.ListRootsResult)
+        except TimeoutError:
+            return self.policy.unavailable(f"the client did not answer roots/list within {ROOTS_TIMEOUT:g} s")
+        except Exception as exc:  # no back channel, an error answer, or one that is not roots
+            print(f"{SERVER_NAME}: could not list the client's roots ({type(exc).__name__})", file=sys.stderr)
+            return self.policy.unavailable("the client's roots could not be listed")
+        return self.policy.for_roots([str(r.uri) for r in result.roots])
+
+    def _retire(self, directories: Directories) -> None:
+        if directories is not self.policy.given:
+            self._retired.append(directories)
 
     async def _roots_changed(self, ctx: Any, params: Any) -> None:
-        old = self._per_session.pop(ctx.session, None)
-        if old is not None and old is not self.directories:
-            old.close()
+        key = _session_key(ctx)
+        if key is not None and key in self._per_session:
+            self._retire(self._per_session.pop(key))
 
-
-async def serve_stdio(server: Server[Any]) -> None:
-    async with pipe_stdio_server() as (read_stream, write_stream):
-        await server.run(read_stream, write_stream, server.create_initialization_options())
-
-
-def run_stdio(server: Server[Any]) -> None:
-    anyio.run(serve_stdio, server, backend="asyncio")
+    def close(self) -> None:
+        for d in [*self._per_session.values(), *self._retired]:
+            if d is not self.policy.given:
+                d.close()
+        self._per_session.clear()
+        self._retired.clear()

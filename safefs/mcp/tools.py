@@ -12,11 +12,16 @@ text, ``delete_file`` only with ``--allow-delete``, and no writing tool at all w
 
 from __future__ import annotations
 
+import re
 import time
+import unicodedata
+import urllib.parse
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from safefs.mcp.birth_time import birth_time
+from safefs.mcp.cancelling import cancel_event
 from safefs.mcp.directories import Directories, Directory
 from safefs.workspace import edits, files, listing, search, text
 from safefs.workspace.errors import WorkspaceError
@@ -73,7 +78,51 @@ TEXT_OUTPUT = {
     "required": ["content"],
     "additionalProperties": False,
 }
-MEDIA_OUTPUT = {"type": "object", "properties": {"content": {"type": "array"}}, "required": ["content"]}
+_MEDIA_BLOCK = {
+    "anyOf": [
+        {
+            "type": "object",
+            "properties": {
+                "type": {"type": "string", "enum": ["image", "audio"]},
+                "data": {"type": "string"},
+                "mimeType": {"type": "string"},
+            },
+            "required": ["type", "data", "mimeType"],
+            "additionalProperties": False,
+        },
+        {
+            "type": "object",
+            "properties": {
+                "type": {"type": "string", "const": "resource"},
+                "resource": {
+                    "type": "object",
+                    "properties": {
+                        "uri": {"type": "string"},
+                        "mimeType": {"type": "string"},
+                        "blob": {"type": "string"},
+                    },
+                    "required": ["uri", "blob"],
+                    "additionalProperties": False,
+                },
+            },
+            "required": ["type", "resource"],
+            "additionalProperties": False,
+        },
+    ]
+}
+MEDIA_OUTPUT = {  # the official server's: an image or audio block, or an embedded resource
+    "type": "object",
+    "properties": {"content": {"type": "array", "items": _MEDIA_BLOCK}},
+    "required": ["content"],
+    "additionalProperties": False,
+}
+
+
+def shown_path(d: Directory, rel: str) -> str:
+    """The absolute path of ``rel`` in ``d``, for showing (never for opening): ``.`` components
+    and doubled slashes that the client's spelling carried are left out."""
+    parts = [p for p in rel.split("/") if p not in ("", ".")]
+    return join(d.display, "/".join(parts)) if parts else d.display
 
 
 def target_paths(tool: McpTool, args: dict[str, Any]) -> list[str]:
@@ -97,8 +146,14 @@ def as_given(message: str, dirs: Directories, paths: list[str]) -> str:
         except WorkspaceError:
             continue
         if rel != path and rel not in paths:
-            message = message.replace(repr(rel), repr(path))
+            message = message.replace(repr(rel), _quoted(path))
     return message
+
+
+def _quoted(path: str) -> str:
+    """``path`` in quotes as the client typed it: repr would double the backslash of an
+    escaped byte (``caf\\xe9.txt``), which the client could not pass back."""
+    return f"'{path}'" if path.isprintable() and "'" not in path else repr(path)
 
 
 # -- arguments -------------------------------------------------------------------------------
@@ -198,7 +253,7 @@ def _read_media(dirs: Directories, args: dict[str, Any]) -> Reply:
     d, rel = dirs.locate(args["path"])
     media = files.read_media(d.root, rel)
     kind = media.mime_type.split("/")[0]
-    uri = "file://" + join(d.display, rel) if rel != "." else "file://" + d.display
+    uri = "file://" + urllib.parse.quote(shown_path(d, rel).encode("utf-8", "surrogateescape"), safe="/")
     return Media(kind if kind in ("image", "audio") else "resource", media.data_base64, media.mime_type, uri)
 
 
@@ -216,11 +271,30 @@ def _edit_file(dirs: Directories, args: dict[str, Any]) -> Reply:
     d, rel = dirs.locate(path)
     todo = [edits.Edit(e["oldText"], e["newText"]) for e in args["edits"]]
     result = edits.edit_file(d.root, rel, todo, dry_run=bool(args.get("dryRun", False)))
-    diff = f"Index: {path}\n{'=' * 67}\n{result.diff}"
+    diff = f"Index: {shown_path(d, rel)}\n{'=' * 67}\n{_diff_named(result.diff, rel, shown_path(d, rel))}"
     fence = "```"
     while fence in diff:
         fence += "`"
     return f"{fence}diff\n{diff}{fence}\n\n"
+
+
+_HUNK = re.compile(r"^@@ -(\d+)(,\d+)? \+(\d+)(,\d+)? @@", re.MULTILINE)
+
+
+def _hunk_counts(match: re.Match[str]) -> str:
+    """``@@ -1 +1 @@`` as ``@@ -1,1 +1,1 @@``: difflib leaves out a count of one, jsdiff does not."""
+    return f"@@ -{match[1]}{match[2] or ',1'} +{match[3]}{match[4] or ',1'} @@"
+
+
+def _diff_named(diff: str, rel: str, absolute: str) -> str:
+    """The workspace diff with its ``---``/``+++`` lines naming the absolute path, as the
+    official server's do, present even when nothing changed, and every hunk count written."""
+    diff = _HUNK.sub(_hunk_counts, diff)
+    old_header, new_header = f"--- {rel}\toriginal\n", f"+++ {rel}\tmodified\n"
+    header = f"--- {absolute}\toriginal\n+++ {absolute}\tmodified\n"
+    if diff.startswith(old_header + new_header):
+        return header + diff[len(old_header + new_header) :]
+    return diff if diff else header
 
 
 def _create_directory(dirs: Directories, args: dict[str, Any]) -> Reply:
@@ -280,11 +354,22 @@ def format_size(size: int) -> str:
     return f"{size} B" if i == 0 else f"{size / 1024**i:.2f} {units[i]}"
 
 
+def locale_order(name: str) -> tuple[str, str, str]:
+    """A sort key close to JavaScript's ``localeCompare``, which the official server sorts by:
+    letters compared without case and accents first (``a``, ``Ä``, ``B``), then the accents,
+    then lower case before upper."""
+    decomposed = unicodedata.normalize("NFD", name)
+    base = "".join(c for c in decomposed if not unicodedata.combining(c))
+    return base.casefold(), decomposed.casefold(), decomposed.swapcase()
+
+
 def _list_with_sizes(dirs: Directories, args: dict[str, Any]) -> Reply:
     d, rel = dirs.locate(args["path"])
     items = listing.list_directory(d.root, rel)
     if args.get("sortBy", "name") == "size":
         items.sort(key=lambda i: -(i.size or 0))
+    else:
+        items.sort(key=lambda i: locale_order(i.entry.name))
     lines = []
     for i in items:
         is_dir = i.entry.kind == "dir"
@@ -312,11 +397,13 @@ def _directory_tree(dirs: Directories, args: dict[str, Any]) -> Reply:
     max_depth = _count(args, "maxDepth")
     if max_depth == 0:
         raise WorkspaceError("maxDepth must be 1 or more")
-    return listing.tree_json(d.root, rel, exclude=args.get("excludePatterns", []), max_depth=max_depth)
+    return listing.tree_json(
+        d.root, rel, exclude=args.get("excludePatterns", []), max_depth=max_depth, cancel=cancel_event()
+    )
 
 
 def _absolute(d: Directory, entry: Entry) -> str:
-    return join(d.display, entry.path)
+    return shown_path(d, entry.path)
 
 
 def _search_files(dirs: Directories, args: dict[str, Any]) -> Reply:
@@ -328,6 +415,7 @@ def _search_files(dirs: Directories, args: dict[str, Any]) -> Reply:
         rel,
         skip_git=False,
         exclude=lambda e: any(glob_match(p, e.rel) for p in patterns),
+        cancel=cancel_event(),
     )
     if not result.matches:
         return "No matches found"
@@ -347,6 +435,7 @@ def _search_contents(dirs: Directories, args: dict[str, Any]) -> Reply:
         rel,
         file_glob=args.get("filePattern"),
         ignore_case=bool(args.get("ignoreCase", False)),
+        cancel=cancel_event(),
     )
     prefix = d.display.rstrip("/") + "/"
     lines = [prefix + line for line in result.lines]
@@ -381,9 +470,10 @@ def js_date(seconds: float) -> str:
 def _file_info(dirs: Directories, args: dict[str, Any]) -> Reply:
     d, rel = dirs.locate(args["path"])
     info = files.file_info(d.root, rel)
+    born = birth_time(d.root, rel)
     rows = {
         "size": info.size,
-        "created": js_date(info.created),
+        "created": "unknown" if born is None else js_date(born),
         "modified": js_date(info.modified),
         "accessed": js_date(info.accessed),
         "isDirectory": str(info.is_directory).lower(),
@@ -394,7 +484,8 @@ def _file_info(dirs: Directories, args: dict[str, Any]) -> Reply:
 
 
 def _allowed(dirs: Directories, args: dict[str, Any]) -> Reply:
-    return "Allowed directories:\n" + "\n".join(dirs.displays())
+    listed = "Allowed directories:\n" + "\n".join(dirs.displays())
+    return f"{listed}\n\nNote: {dirs.note}" if dirs.note else listed
 
 
 # -- the table -------------------------------------------------------------------------------

@@ -1,10 +1,11 @@
 """The kernel sandbox an approved ``bash`` command runs in.
 
 ``make_sandbox(root, mode)`` picks one: on Linux :class:`~safefs.sandbox.linux.LinuxSandbox`
-(Landlock, namespaces, rlimits, an unprivileged uid), on macOS ``sandbox-exec`` (untested). It
-fails closed: when a required layer is missing the result is a :class:`Refused` sandbox whose
-``run`` runs nothing and whose ``refusal`` says why; only ``mode="off"`` runs commands unconfined.
-Every sandbox ``describe()``s the layers it applies, for each result and for the audit log.
+(Landlock, namespaces, seccomp, rlimits, an unprivileged uid); on macOS none yet (its
+``sandbox-exec`` profile is written but untested, so commands are refused there). It fails
+closed: when a required layer is missing the result is a :class:`Refused` sandbox whose ``run``
+runs nothing and whose ``refusal`` says why; only ``mode="off"`` runs commands unconfined. Every
+sandbox ``describe()``s the layers it applies, for each result and for the audit log.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import os
 import sys
 import threading
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Protocol
 
 import safefs
@@ -22,6 +24,18 @@ AUTO = "auto"
 OFF = "off"
 MODES = (AUTO, OFF)
 REFUSED_HINT = "only --sandbox=off runs commands unconfined"
+DEFAULT_TMP_SIZE = 512 << 20
+
+
+@dataclass(frozen=True)
+class SandboxOptions:
+    """What the operator chose: ``allow_network``; ``allow_old_landlock`` runs commands on a
+    kernel whose Landlock (ABI < 3) does not mediate truncate(2); ``tmp_size``, in bytes, of each
+    command's private ``/tmp``."""
+
+    allow_network: bool = False
+    allow_old_landlock: bool = False
+    tmp_size: int = DEFAULT_TMP_SIZE
 
 
 class Sandbox(Protocol):
@@ -108,21 +122,34 @@ class Unconfined:
         pass
 
 
-def make_sandbox(root: safefs.Root, mode: str = AUTO, *, allow_network: bool = False) -> Sandbox:
-    """The sandbox for ``mode`` on this platform; a :class:`Refused` one if it cannot be had."""
+def make_sandbox(
+    root: safefs.Root,
+    mode: str = AUTO,
+    *,
+    allow_network: bool = False,
+    options: SandboxOptions | None = None,
+) -> Sandbox:
+    """The sandbox for ``mode`` on this platform; a :class:`Refused` one if it cannot be had.
+    ``options`` (when given) supersedes ``allow_network``."""
     if mode == OFF:
         return Unconfined(root)
     if mode != AUTO:
         raise ValueError(f"unknown sandbox mode {mode!r}; choose from {', '.join(MODES)}")
+    chosen = options or SandboxOptions(allow_network=allow_network)
     try:
         if sys.platform.startswith("linux"):
-            from safefs.sandbox.linux import LinuxSandbox
+            from safefs.sandbox.linux import Limits, LinuxSandbox
 
-            return LinuxSandbox(root, allow_network=allow_network)
+            return LinuxSandbox(
+                root,
+                allow_network=chosen.allow_network,
+                limits=Limits(tmp_size=chosen.tmp_size),
+                allow_old_landlock=chosen.allow_old_landlock,
+            )
         if sys.platform == "darwin":
-            from safefs.sandbox.macos import MacSandbox
+            from safefs.sandbox.macos import UNTESTED
 
-            return MacSandbox(root, allow_network=allow_network)
+            return Refused(UNTESTED)
     except OSError as exc:
         return Refused(str(exc))
     return Refused(f"no kernel sandbox is implemented for {sys.platform}")
@@ -137,4 +164,15 @@ def harden_agent_process() -> None:
         landlock.native.lib.sbx_set_dumpable(0)
 
 
-__all__ = ["AUTO", "MODES", "OFF", "Refused", "Sandbox", "Unconfined", "harden_agent_process", "make_sandbox"]
+__all__ = [
+    "AUTO",
+    "DEFAULT_TMP_SIZE",
+    "MODES",
+    "OFF",
+    "Refused",
+    "Sandbox",
+    "SandboxOptions",
+    "Unconfined",
+    "harden_agent_process",
+    "make_sandbox",
+]

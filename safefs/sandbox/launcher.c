@@ -10,10 +10,11 @@
  * with every signal blocked (no handler of the caller's may run in it), makes credential changes
  * with raw system calls (the C library's would signal the caller's threads) and, once set up,
  * makes no call that can fail. init
- * writes the user namespace maps, makes its mounts (a fresh /proc, the workspace idmapped for a
- * dropped uid, .git/hooks and .git/config read-only), then starts the command (vfork-style, on a
- * stack of its own) which sets rlimits, drops to the unprivileged uid, sets no-new-privs, enters
- * the Landlock domain and execs. init reports the command's wait status on the status pipe and
+ * writes the user namespace maps, makes its mounts (a fresh /proc, a size-limited tmpfs on /tmp,
+ * the workspace nosuid and, for a dropped uid, idmapped, .git and what it names read-only), then
+ * starts the command (vfork-style, on a stack of its own) which sets rlimits, drops to the
+ * unprivileged uid, joins a fresh session keyring, sets no-new-privs, enters the Landlock domain,
+ * installs the seccomp filter and execs. init reports the command's wait status on the status pipe and
  * waits to be killed: killing pid 1 of a PID namespace kills every process in it, so nothing the
  * command started (setsid, set -m, double forks) survives.
  *
@@ -61,6 +62,13 @@
 #ifndef SYS_close_range
 #define SYS_close_range 436
 #endif
+#ifndef SYS_openat2
+#define SYS_openat2 437
+#endif
+#define SBX_RESOLVE_NO_MAGICLINKS 0x02
+#define SBX_RESOLVE_NO_SYMLINKS 0x04
+#define SBX_RESOLVE_BENEATH 0x08
+#define SBX_KEYCTL_JOIN_SESSION_KEYRING 1
 
 #define SBX_LANDLOCK_CREATE_RULESET_VERSION (1U << 0)
 #define SBX_LANDLOCK_RULE_PATH_BENEATH 1
@@ -69,6 +77,8 @@
 #define SBX_MOVE_MOUNT_F_EMPTY_PATH 0x00000004
 #define SBX_MOVE_MOUNT_T_EMPTY_PATH 0x00000040
 #define SBX_MOUNT_ATTR_RDONLY 0x00000001
+#define SBX_MOUNT_ATTR_NOSUID 0x00000002
+#define SBX_MOUNT_ATTR_NODEV 0x00000004
 #define SBX_MOUNT_ATTR_IDMAP 0x00100000
 #define SBX_CLOSE_RANGE_CLOEXEC (1U << 2)
 
@@ -87,8 +97,12 @@ struct sbx_spec {
     int drop_uid, drop_gid;  /* -1: keep */
     int idmap_userns_fd;     /* -1: the workspace is not idmapped */
     int mount_proc;
-    int protect_git;
-    int seccomp;             /* no unix or vsock sockets, no io_uring (see install_seccomp) */
+    const char *tmp_options; /* a fresh tmpfs on /tmp with these mount options (NULL: none) */
+    uint64_t tmp_access;     /* Landlock rights on that tmpfs */
+    char **read_only;        /* workspace-relative paths bound read-only (NULL-terminated) */
+    const void *seccomp_filter; /* struct sock_filter[], assembled by safefs.sandbox.seccomp */
+    unsigned short seccomp_len; /* its instructions (0: no filter) */
+    int new_session_keyring; /* join a fresh, empty session keyring before exec */
     uint64_t rlim_cpu, rlim_as, rlim_fsize, rlim_nofile, rlim_nproc; /* 0: leave as is */
     char *init_stack;        /* owned by the caller, valid until init is reaped */
     size_t init_stack_size;
@@ -117,7 +131,7 @@ enum {
     ST_USERNS_MAP = 1, ST_MOUNT_PRIVATE, ST_MOUNT_PROC, ST_OPEN_WORKSPACE, ST_WORKSPACE_MOVED,
     ST_IDMAP_WORKSPACE, ST_PROTECT_GIT, ST_LANDLOCK_PROC, ST_START_COMMAND, ST_RLIMIT,
     ST_DROP_GROUPS, ST_DROP_GID, ST_DROP_UID, ST_NO_NEW_PRIVS, ST_LANDLOCK, ST_STDIO, ST_CHDIR,
-    ST_EXEC, ST_PDEATHSIG, ST_SECCOMP,
+    ST_EXEC, ST_PDEATHSIG, ST_SECCOMP, ST_MOUNT_TMP, ST_LANDLOCK_TMP, ST_KEYRING,
 };
 
 #define COMMAND_STACK_SIZE (256 * 1024)
@@ -256,50 +270,67 @@ fail: {
     }
 }
 
-static int open_beneath(int dirfd, const char *name, int flags)
+struct sbx_open_how {
+    uint64_t flags;
+    uint64_t mode;
+    uint64_t resolve;
+};
+
+/* Each path (relative to the workspace, canonical: the caller resolved it) is bound onto itself
+ * read-only, which also pins it: a mount point can be neither renamed nor replaced. No symlink
+ * is followed on the way, so what is bound is what the caller named, or setup fails. */
+static int bind_read_only(int ws, char *const *paths)
 {
-    return openat(dirfd, name, flags | O_PATH | O_NOFOLLOW | O_CLOEXEC);
+    for (; paths && *paths; paths++) {
+        struct sbx_open_how how = { O_PATH | O_NOFOLLOW | O_CLOEXEC, 0,
+                                    SBX_RESOLVE_BENEATH | SBX_RESOLVE_NO_SYMLINKS |
+                                        SBX_RESOLVE_NO_MAGICLINKS };
+        int fd = (int)syscall(SYS_openat2, ws, *paths, &how, sizeof how);
+        if (fd < 0)
+            return -1;
+        int r = bind_onto_itself(fd, SBX_MOUNT_ATTR_RDONLY | SBX_MOUNT_ATTR_NOSUID |
+                                         SBX_MOUNT_ATTR_NODEV);
+        int saved = errno;
+        close(fd);
+        errno = saved;
+        if (r < 0)
+            return -1;
+    }
+    return 0;
 }
 
-/* .git stays where it is (a mount point cannot be renamed); hooks/ and config are read-only. A
- * missing .git, or one that is a symlink or a file (a worktree's pointer), is left alone. */
-static int protect_git(int ws)
+/* mkdir -p of ``path`` (absolute), in whatever is mounted there now. */
+static int make_dirs(const char *path)
 {
-    int git = open_beneath(ws, ".git", O_DIRECTORY);
-    if (git < 0)
-        return (errno == ENOENT || errno == ENOTDIR || errno == ELOOP) ? 0 : -1;
-    int r = bind_onto_itself(git, 0);
-    close(git);
-    if (r < 0)
+    char buf[4096];
+    size_t n = strlen(path);
+    if (n >= sizeof buf) {
+        errno = ENAMETOOLONG;
         return -1;
-    git = open_beneath(ws, ".git", O_DIRECTORY); /* now the root of the new mount */
-    if (git < 0)
-        return -1;
-    static const char *const read_only[] = { "hooks", "config" };
-    for (size_t i = 0; i < sizeof read_only / sizeof *read_only; i++) {
-        struct stat st;
-        int fd = open_beneath(git, read_only[i], 0);
-        if (fd < 0) {
-            if (errno == ENOENT)
-                continue;
-            r = -1;
-            break;
-        }
-        if (fstat(fd, &st) == 0 && (S_ISDIR(st.st_mode) || S_ISREG(st.st_mode)))
-            r = bind_onto_itself(fd, SBX_MOUNT_ATTR_RDONLY);
-        close(fd);
-        if (r < 0)
-            break;
     }
-    int saved = errno;
-    close(git);
-    errno = saved;
-    return r;
+    memcpy(buf, path, n + 1);
+    for (size_t i = 1; i <= n; i++) {
+        if (buf[i] != '/' && buf[i] != 0)
+            continue;
+        char saved = buf[i];
+        buf[i] = 0;
+        if (mkdir(buf, 0755) < 0 && errno != EEXIST)
+            return -1;
+        buf[i] = saved;
+    }
+    return 0;
+}
+
+static int same_inode(const struct stat *a, const struct stat *b)
+{
+    return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
 }
 
 /* The workspace as this mount namespace sees it: its path must still name the directory the
- * caller holds. With an idmap, a clone of it is mounted over it, mapping the owner's ids to the
- * dropped ones, and the returned fd is the root of that mount. */
+ * caller holds. A clone of it is mounted at that path: nosuid and nodev always, idmapped (the
+ * owner's ids shown as the dropped ones) for a dropped uid. The fresh tmpfs on /tmp is mounted
+ * between the clone and its attachment: when the workspace lies under /tmp, its path is then
+ * made inside the tmpfs, so it keeps its name. Returns the root of the clone. */
 static int open_workspace(const struct sbx_spec *s)
 {
     struct stat want, got;
@@ -308,75 +339,54 @@ static int open_workspace(const struct sbx_spec *s)
         fail(s->status_fd, ST_OPEN_WORKSPACE);
     if (fstat(s->workspace_fd, &want) < 0 || fstat(fd, &got) < 0)
         fail(s->status_fd, ST_OPEN_WORKSPACE);
-    if (want.st_dev != got.st_dev || want.st_ino != got.st_ino) {
+    if (!same_inode(&want, &got)) {
         errno = ESTALE;
         fail(s->status_fd, ST_WORKSPACE_MOVED);
     }
-    if (s->idmap_userns_fd < 0)
-        return fd;
     int tree = (int)syscall(SYS_open_tree, fd, "",
                             SBX_OPEN_TREE_CLONE | AT_EMPTY_PATH | O_CLOEXEC);
     if (tree < 0)
         fail(s->status_fd, ST_IDMAP_WORKSPACE);
-    struct sbx_mount_attr ma = { SBX_MOUNT_ATTR_IDMAP, 0, 0, (uint64_t)s->idmap_userns_fd };
+    struct sbx_mount_attr ma = { SBX_MOUNT_ATTR_NOSUID | SBX_MOUNT_ATTR_NODEV, 0, 0, 0 };
+    if (s->idmap_userns_fd >= 0) {
+        ma.attr_set |= SBX_MOUNT_ATTR_IDMAP;
+        ma.userns_fd = (uint64_t)s->idmap_userns_fd;
+    }
     if (syscall(SYS_mount_setattr, tree, "", AT_EMPTY_PATH, &ma, sizeof ma) < 0)
         fail(s->status_fd, ST_IDMAP_WORKSPACE);
-    if (syscall(SYS_move_mount, tree, "", fd, "",
+    if (s->tmp_options &&
+        mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, s->tmp_options) < 0)
+        fail(s->status_fd, ST_MOUNT_TMP);
+    int where = fd;
+    if (stat(s->workspace, &got) < 0 || !same_inode(&want, &got)) {
+        /* Hidden by the tmpfs: the same path, made in it. Anywhere else the workspace was moved
+         * since it was checked, and nothing may be made on the host's filesystem. */
+        if (!s->tmp_options || strncmp(s->workspace, "/tmp/", 5) != 0) {
+            errno = ESTALE;
+            fail(s->status_fd, ST_WORKSPACE_MOVED);
+        }
+        if (make_dirs(s->workspace) < 0)
+            fail(s->status_fd, ST_MOUNT_TMP);
+        close(fd);
+        fd = open(s->workspace, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (fd < 0)
+            fail(s->status_fd, ST_MOUNT_TMP);
+        where = fd;
+    }
+    if (syscall(SYS_move_mount, tree, "", where, "",
                 SBX_MOVE_MOUNT_F_EMPTY_PATH | SBX_MOVE_MOUNT_T_EMPTY_PATH) < 0)
         fail(s->status_fd, ST_IDMAP_WORKSPACE);
     close(fd);
     return tree;
 }
 
-#ifndef AF_VSOCK
-#define AF_VSOCK 40
-#endif
-#if defined(__x86_64__)
-#define SBX_AUDIT_ARCH AUDIT_ARCH_X86_64
-#elif defined(__aarch64__)
-#define SBX_AUDIT_ARCH AUDIT_ARCH_AARCH64
-#endif
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-#define SBX_ARG0_LOW offsetof(struct seccomp_data, args[0])
-#else
-#define SBX_ARG0_LOW (offsetof(struct seccomp_data, args[0]) + 4)
-#endif
-#define SBX_ERRNO(e) (SECCOMP_RET_ERRNO | (e))
-
-/* Landlock (up to ABI 7) does not mediate connect() to a Unix socket by its path, and a network
- * namespace does not isolate those either: a world-writable socket anywhere (the D-Bus system
- * bus, X11, a user's systemd or ssh-agent socket) would be a way out. So no AF_UNIX socket may be
- * created (socketpair, which connects only to itself, still works), nor AF_VSOCK (the hypervisor),
- * nor an io_uring (which could create sockets without socket(2)). Other ABIs are refused whole:
- * i386's socketcall multiplexes socket(2) behind a pointer no filter can read. */
-static int install_seccomp(void)
+/* The filter is data (safefs/sandbox/seccomp.py assembles it); installing it is one call. */
+long sbx_install_seccomp(const void *filter, unsigned short len)
 {
-#ifdef SBX_AUDIT_ARCH
-    struct sock_filter filter[] = {
-        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SBX_AUDIT_ARCH, 1, 0),
-        BPF_STMT(BPF_RET | BPF_K, SBX_ERRNO(ENOSYS)),
-        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-#ifdef __x86_64__
-        BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000, 0, 1), /* x32 */
-        BPF_STMT(BPF_RET | BPF_K, SBX_ERRNO(ENOSYS)),
-#endif
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_io_uring_setup, 0, 1),
-        BPF_STMT(BPF_RET | BPF_K, SBX_ERRNO(EPERM)),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_socket, 1, 0),
-        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, SBX_ARG0_LOW),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_UNIX, 2, 0),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_VSOCK, 1, 0),
-        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-        BPF_STMT(BPF_RET | BPF_K, SBX_ERRNO(EACCES)),
-    };
-    struct sock_fprog prog = { sizeof filter / sizeof *filter, filter };
-    return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0);
-#else
-    errno = ENOSYS;
-    return -1;
-#endif
+    struct sock_fprog prog = { len, (struct sock_filter *)filter };
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+        return -errno;
+    return neg_errno(prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0));
 }
 
 struct command_args {
@@ -423,7 +433,12 @@ static int command_main(void *arg)
         fail(st, ST_NO_NEW_PRIVS);
     if (s->ruleset_fd >= 0 && syscall(SYS_landlock_restrict_self, s->ruleset_fd, 0) < 0)
         fail(st, ST_LANDLOCK);
-    if (s->seccomp && install_seccomp() < 0)
+    /* The session keyring is inherited, and keys are not namespaced: a fresh, empty one (a
+     * kernel without keys has nothing to share). The filter then refuses the key calls. */
+    if (s->new_session_keyring &&
+        syscall(SYS_keyctl, SBX_KEYCTL_JOIN_SESSION_KEYRING, NULL) < 0 && errno != ENOSYS)
+        fail(st, ST_KEYRING);
+    if (s->seccomp_len && sbx_install_seccomp(s->seccomp_filter, s->seccomp_len) < 0)
         fail(st, ST_SECCOMP);
     if (fchdir(a->ws_fd) < 0)
         fail(st, ST_CHDIR);
@@ -467,11 +482,19 @@ static int init_main(void *arg)
         if (s->mount_proc &&
             mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
             fail(st, ST_MOUNT_PROC);
+        /* $TMPDIR, a tmpfs on /tmp (mounted by open_workspace), lives and dies with this mount
+         * namespace: nothing is left on the host, even when the agent is killed. */
         if (s->workspace) {
             ws = open_workspace(s);
-            if (s->protect_git && protect_git(ws) < 0)
+            if (bind_read_only(ws, s->read_only) < 0)
                 fail(st, ST_PROTECT_GIT);
         }
+    }
+    if (s->ruleset_fd >= 0 && s->tmp_access && s->tmp_options) {
+        int tmp = open("/tmp", O_PATH | O_DIRECTORY | O_CLOEXEC);
+        if (tmp < 0 || sbx_landlock_add_path(s->ruleset_fd, tmp, s->tmp_access) < 0)
+            fail(st, ST_LANDLOCK_TMP);
+        close(tmp);
     }
     if (s->ruleset_fd >= 0 && s->proc_access && s->mount_proc) {
         /* The fresh /proc is a new inode: only now can a rule name it. */

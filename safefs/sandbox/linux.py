@@ -1,33 +1,40 @@
-"""The Linux sandbox: Landlock, namespaces, rlimits, no-new-privs and an unprivileged uid.
+"""The Linux sandbox: Landlock, namespaces, seccomp, rlimits, no-new-privs and an unprivileged uid.
 
 Each command runs as the child of an init process, pid 1 of a new PID namespace, in a new mount
 namespace and (unless the network is allowed) a new network namespace, which has only a
 loopback device that is down. The command:
 
-- reaches, through Landlock, the workspace and a private temporary directory read-write, the
-  system directories read-only, a few devices, and its own /proc (a fresh one, showing only the
+- reaches, through Landlock, the workspace and its own ``/tmp`` read-write, the system
+  directories read-only, a few devices, and its own /proc (a fresh one, showing only the
   namespace's processes); TCP bind and connect are denied, and signals and abstract unix
-  sockets cannot leave the domain;
-- finds ``.git/hooks`` and ``.git/config`` read-only and ``.git`` pinned in place (bind mounts:
-  Landlock can only add rights beneath a directory, never take them away);
-- runs with rlimits on CPU time, address space, file size, open files and processes, and a
-  seccomp filter refusing AF_UNIX and AF_VSOCK sockets and io_uring: Landlock does not mediate
-  connecting to a Unix socket by path, and a world-writable one (D-Bus, X11, a user's systemd)
-  would lead out;
+  sockets cannot leave the domain. Below Landlock ABI 3 (Linux 6.2) ``truncate(2)`` is not
+  mediated, so such a kernel is refused unless the operator accepts that loss;
+- gets ``/tmp`` (its ``$TMPDIR`` and ``$HOME``) as a fresh tmpfs of a bounded size, which exists
+  only in its mount namespace: it is gone when the command is, even if the agent is killed;
+- sees the workspace mounted nosuid and nodev, and finds ``.git`` and what it names read-only
+  (:mod:`safefs.sandbox.git`; bind mounts: Landlock can only add rights beneath a directory,
+  never take them away);
+- runs with rlimits on CPU time, address space, file size, open files and processes, in a fresh
+  empty session keyring, under the seccomp filter of :mod:`safefs.sandbox.seccomp` (no Unix
+  sockets but stream pairs, no setuid or setgid mode bits, no key calls, no io_uring);
 - when the agent is root, runs as uid/gid 65534, which keeps no capability anywhere. The
   workspace is then seen through an idmapped mount that shows its owner's files as 65534's, so
   the command can write them and what it creates is owned, on disk, by the workspace's owner.
   Files of other owners in the workspace are not writable to it.
 - when the agent is an ordinary user, runs as that user inside a user namespace (which is what
   lets it make the other namespaces), with every capability dropped at exec.
+
+The free space of the workspace's filesystem is checked before and after each command, and a
+note says when it is low or the command used much of it (only one file's size is bounded, by
+``RLIMIT_FSIZE``). Memory is bounded by the address-space rlimit per process; no cgroup is used,
+and the result says why (:mod:`safefs.sandbox.cgroup`).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import os
-import shutil
 import stat
-import tempfile
 import threading
 import weakref
 from collections.abc import Mapping, Sequence
@@ -35,7 +42,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import safefs
-from safefs.sandbox import landlock
+from safefs.sandbox import DEFAULT_TMP_SIZE, cgroup, git, landlock, seccomp
 from safefs.sandbox.process import CommandOutcome, run_in_process_group, spawn_and_supervise
 
 CLONE_NEWNS = 0x00020000
@@ -48,57 +55,132 @@ CLONE_NEWNET = 0x40000000
 DROPPED_UID = DROPPED_GID = 65534
 SYSTEM_READ_ONLY = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc")
 DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom")
+COMMAND_TMP = "/tmp"
+MIB = 1 << 20
+
+LOW_SPACE = 256 * MIB  # below this much free space before a command, the result says so
+LARGE_GROWTH = 256 * MIB  # a command that used this much of the workspace's filesystem is named
+TRUNCATE_ABI = 3
+TRUNCATE_KERNEL = "6.2"
 
 
 @dataclass(frozen=True)
 class Limits:
-    """Per-command rlimits (``processes`` counts the sandbox uid's processes)."""
+    """Per-command rlimits (``processes`` counts the sandbox uid's processes; ``file_size`` is
+    the largest file a command may write, ``tmp_size`` the size of its ``/tmp``)."""
 
     cpu_seconds: int = 600
     address_space: int = 16 << 30
-    file_size: int = 4 << 30
+    file_size: int = 1 << 30
     open_files: int = 1024
     processes: int = 512
+    tmp_size: int = DEFAULT_TMP_SIZE
+
+
+class LandlockTooOld(OSError):
+    """The kernel's Landlock ABI leaves a right unmediated that the sandbox relies on."""
+
+
+def check_landlock_abi(abi: int, *, allow_old: bool) -> None:
+    """:class:`LandlockTooOld` below ABI 3 unless ``allow_old`` accepts what is lost."""
+    if abi >= TRUNCATE_ABI or allow_old:
+        return
+    raise LandlockTooOld(
+        f"Landlock ABI {abi} of this kernel (Linux {os.uname().release}) does not mediate "
+        f"truncate(2) (the TRUNCATE right, ABI {TRUNCATE_ABI}, Linux {TRUNCATE_KERNEL}): a command "
+        "could empty any file outside the workspace that its uid may write; "
+        "--allow-old-landlock runs commands anyway, without that protection"
+    )
+
+
+def free_bytes(fd: int) -> int:
+    st = os.fstatvfs(fd)
+    return st.f_bavail * st.f_frsize
+
+
+def space_notes(before: int, after: int) -> tuple[str, ...]:
+    """Notes for a result on the workspace's free space before and after the command."""
+    notes = []
+    if before < LOW_SPACE:
+        notes.append(f"note: the workspace's filesystem had only {before // MIB} MiB free before the command")
+    if before - after >= LARGE_GROWTH:
+        notes.append(
+            f"note: the command used {(before - after) // MIB} MiB of the workspace's filesystem "
+            f"({after // MIB} MiB free now)"
+        )
+    return tuple(notes)
 
 
 class LinuxSandbox:
-    """Runs commands confined as the module docstring says; :meth:`run` never leaves a process."""
+    """Runs commands confined as the module docstring says; :meth:`run` never leaves a process.
 
-    def __init__(self, root: safefs.Root, *, allow_network: bool = False, limits: Limits = Limits()) -> None:
+    ``landlock_abi`` is the ABI the rulesets are made for (default: the kernel's): an older one
+    gives exactly the rights that ABI knows, as an older kernel would. ``allow_old_landlock``
+    accepts an ABI below 3 (see :func:`check_landlock_abi`). ``seccomp_rules``: what the filter
+    refuses (:data:`safefs.sandbox.seccomp.RULES`)."""
+
+    def __init__(
+        self,
+        root: safefs.Root,
+        *,
+        allow_network: bool = False,
+        limits: Limits = Limits(),
+        landlock_abi: int | None = None,
+        allow_old_landlock: bool = False,
+        seccomp_rules: Sequence[seccomp.Rule] = seccomp.RULES,
+    ) -> None:
         self.root = root
         self.allow_network = allow_network
         self.limits = limits
-        self.abi = landlock.abi_version()  # LandlockUnavailable: the caller fails closed
+        kernel_abi = landlock.abi_version()  # LandlockUnavailable: the caller fails closed
+        self.abi = kernel_abi if landlock_abi is None else min(landlock_abi, kernel_abi)
+        check_landlock_abi(self.abi, allow_old=allow_old_landlock)
+        self.seccomp_program = seccomp.program_for_this_machine(tuple(seccomp_rules))
         self.as_root = os.geteuid() == 0
+        self.no_cgroup = cgroup.unavailable_reason()
         self._lock = threading.Lock()
         self._idmap_fd: int | None = None
-        self._tmp: str | None = None
+        # Placeholders stay until close() (or the agent's exit): removing a directory that was a
+        # mount point in a namespace just torn down costs milliseconds, and commands run at once
+        # share them. One left by a killed agent is an empty directory, which git passes over.
+        self._git_lock = threading.Lock()
+        self._placeholders = git.GitPlan()
+        weakref.finalize(self, git.remove_placeholders, root, self._placeholders)
 
     @property
     def uid(self) -> int:
         return DROPPED_UID if self.as_root else os.getuid()
 
     def describe(self) -> str:
+        return self._layers("read-only: .git and what it names")
+
+    def _layers(self, read_only: str) -> str:
+        landlock_part = f"landlock abi {self.abi}"
+        if self.abi < TRUNCATE_ABI:
+            landlock_part += " (truncate not mediated)"
         parts = [
-            f"landlock abi {self.abi}",
+            landlock_part,
             "network allowed" if self.allow_network else "no network",
-            "no unix sockets",
+            "no unix sockets or datagram pairs",
+            "no setuid/setgid bits, workspace nosuid",
+            "fresh keyring",
             f"uid {self.uid}",
             "pid ns",
-            "rlimits",
-            ".git/hooks read-only",
+            f"rlimits (file size {self.limits.file_size // MIB} MiB)",
+            f"/tmp a private {self.limits.tmp_size // MIB} MiB tmpfs",
+            f"no cgroup ({self.no_cgroup}; memory bounded per process only)",
+            read_only,
         ]
         return "sandbox: " + ", ".join(parts)
 
     def close(self) -> None:
-        """Remove the private temporary directory and release the idmap namespace."""
+        """Remove the placeholders and release the idmap namespace."""
+        with self._git_lock:
+            git.remove_placeholders(self.root, self._placeholders)
         with self._lock:
             if self._idmap_fd is not None:
                 os.close(self._idmap_fd)
                 self._idmap_fd = None
-            if self._tmp is not None:
-                shutil.rmtree(self._tmp, ignore_errors=True)
-                self._tmp = None
 
     def _idmap_userns(self) -> int:
         """The user namespace mapping the workspace owner's ids to the dropped ones (made once)."""
@@ -113,9 +195,9 @@ class LinuxSandbox:
                 self._idmap_fd = fd
             return self._idmap_fd
 
-    def _ruleset(self, tmp: str) -> int:
-        grants = [landlock.Grant(tmp, landlock.READ_WRITE)]
-        grants += [landlock.Grant(p, landlock.READ_ONLY) for p in SYSTEM_READ_ONLY]
+    def _ruleset(self) -> int:
+        # /tmp is granted by the launcher, once its tmpfs is mounted (a new inode, like /proc).
+        grants = [landlock.Grant(p, landlock.READ_ONLY) for p in SYSTEM_READ_ONLY]
         grants += [landlock.Grant(p, landlock.DEVICE_READ_WRITE) for p in DEVICES]
         return landlock.create_ruleset(
             grants,
@@ -123,18 +205,6 @@ class LinuxSandbox:
             restrict_network=not self.allow_network,
             extra_fds=[(self.root.fileno(), landlock.READ_WRITE)],
         )
-
-    def private_tmp(self) -> str:
-        """$TMPDIR (and $HOME) of every command: made on first use, removed by :meth:`close`."""
-        with self._lock:
-            if self._tmp is None or not os.path.isdir(self._tmp):
-                tmp = tempfile.mkdtemp(prefix="safefs-sandbox-tmp-")
-                if self.as_root:
-                    os.chown(tmp, DROPPED_UID, DROPPED_GID)
-                self._tmp = tmp
-                # Removed at close(), or at the latest when the agent exits.
-                weakref.finalize(self, shutil.rmtree, tmp, True)
-            return self._tmp
 
     def run(
         self,
@@ -145,20 +215,21 @@ class LinuxSandbox:
         output_cap: int,
         cancel: threading.Event | None,
     ) -> CommandOutcome:
-        tmp = self.private_tmp()
         ruleset = -1
         try:
-            ruleset = self._ruleset(tmp)
+            with self._git_lock:
+                plan = git.plan_protection(self.root)
+                self._placeholders.placeholders += plan.placeholders
+            ruleset = self._ruleset()
             idmap = self._idmap_userns() if self.as_root else -1
-            env = {**env, "TMPDIR": tmp, "HOME": tmp}
+            env = {**env, "TMPDIR": COMMAND_TMP, "HOME": COMMAND_TMP}
             keep: list[Any] = []
-            spec = self._spec(argv, env, ruleset, idmap, keep)
-            return spawn_and_supervise(
-                lambda out_w, st_w: _spawn(spec, keep, out_w, st_w),
-                timeout=timeout,
-                output_cap=output_cap,
-                cancel=cancel,
-            )
+            spec = self._spec(argv, env, ruleset, idmap, plan, keep)
+            before = free_bytes(self.root.fileno())
+            outcome = supervised(spec, keep, timeout=timeout, output_cap=output_cap, cancel=cancel)
+            notes = space_notes(before, free_bytes(self.root.fileno()))
+            read_only = f"read-only: {', '.join(plan.read_only)}" if plan.read_only else "nothing read-only"
+            return dataclasses.replace(outcome, notes=outcome.notes + notes, layers=self._layers(read_only))
         except OSError as exc:
             return CommandOutcome(b"", None, setup_error=str(exc))
         finally:
@@ -166,13 +237,21 @@ class LinuxSandbox:
                 os.close(ruleset)
 
     def _spec(
-        self, argv: Sequence[str], env: Mapping[str, str], ruleset: int, idmap: int, keep: list[Any]
+        self,
+        argv: Sequence[str],
+        env: Mapping[str, str],
+        ruleset: int,
+        idmap: int,
+        plan: git.GitPlan,
+        keep: list[Any],
     ) -> Any:
         ffi = landlock.native.ffi
         fd = self.root.fileno()
         workspace = os.readlink(f"/proc/self/fd/{fd}")
         if not workspace.startswith("/") or not stat.S_ISDIR(os.fstat(fd).st_mode):
             raise OSError(f"the workspace has no path any more ({workspace!r})")
+        if workspace == COMMAND_TMP:
+            raise OSError(f"the workspace cannot be {COMMAND_TMP}, the command's private tmpfs")
         flags = CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS
         if not self.allow_network:
             flags |= CLONE_NEWNET
@@ -187,8 +266,17 @@ class LinuxSandbox:
         spec.drop_gid = DROPPED_GID if self.as_root else -1
         spec.idmap_userns_fd = idmap
         spec.mount_proc = 1
-        spec.protect_git = 1
-        spec.seccomp = 1
+        owner = (DROPPED_UID, DROPPED_GID) if self.as_root else (os.getuid(), os.getgid())
+        spec.tmp_options = _cstr(
+            ffi, keep, f"size={self.limits.tmp_size},mode=0700,uid={owner[0]},gid={owner[1]}"
+        )
+        spec.tmp_access = landlock.READ_WRITE & landlock.handled_fs(self.abi)
+        spec.read_only = _cstrs(ffi, keep, plan.read_only)
+        program = ffi.new("char[]", self.seccomp_program)
+        keep.append(program)
+        spec.seccomp_filter = program
+        spec.seccomp_len = seccomp.instruction_count(self.seccomp_program)
+        spec.new_session_keyring = 1
         spec.rlim_cpu = self.limits.cpu_seconds
         spec.rlim_as = self.limits.address_space
         spec.rlim_fsize = self.limits.file_size
@@ -209,6 +297,7 @@ def _command_spec(keep: list[Any], argv: Sequence[str], env: Mapping[str, str], 
     spec.workspace_fd = fd
     spec.ruleset_fd = spec.drop_uid = spec.drop_gid = spec.idmap_userns_fd = -1
     spec.map_uid, spec.map_gid = os.getuid(), os.getgid()
+    spec.tmp_options = spec.read_only = spec.seccomp_filter = ffi.NULL
     return spec
 
 
@@ -242,6 +331,18 @@ def _spawn(spec: Any, keep: list[Any], out_w: int, st_w: int) -> int:
     return pid
 
 
+def supervised(
+    spec: Any, keep: list[Any], *, timeout: float, output_cap: int, cancel: threading.Event | None
+) -> CommandOutcome:
+    """Start ``spec``'s init and watch it until its command ends (``OSError``: nothing started)."""
+    return spawn_and_supervise(
+        lambda out_w, st_w: _spawn(spec, keep, out_w, st_w),
+        timeout=timeout,
+        output_cap=output_cap,
+        cancel=cancel,
+    )
+
+
 def spawn_pid_namespace_only(
     argv: Sequence[str],
     env: Mapping[str, str],
@@ -258,11 +359,8 @@ def spawn_pid_namespace_only(
     spec = _command_spec(keep, argv, env, root.fileno())
     spec.clone_flags = CLONE_NEWPID | (0 if os.geteuid() == 0 else CLONE_NEWUSER)
     try:
-        outcome = spawn_and_supervise(
-            lambda out_w, st_w: _spawn(spec, keep, out_w, st_w),
-            timeout=timeout,
-            output_cap=output_cap,
-            cancel=cancel,
+        outcome: CommandOutcome | None = supervised(
+            spec, keep, timeout=timeout, output_cap=output_cap, cancel=cancel
         )
     except OSError:
         outcome = None  # nothing started

@@ -1,13 +1,20 @@
-"""macOS: ``sandbox-exec`` with a generated deny-by-default profile. UNTESTED: written against
-Apple's documented SBPL profile language, never run by this project's test suite.
+"""macOS: ``sandbox-exec`` with the static deny-by-default profile ``macos.sbpl`` (package data).
 
-The workspace and a private temporary directory are read-write, the system read-only, and the
-network denied. Processes are tracked by process group only (no PID namespace on macOS), so a
-job that starts its own session is not killed at the end.
+UNTESTED: the profile is written against Apple's SBPL and modelled on Codex's and Chrome's, but
+this project has never run it, so :func:`safefs.sandbox.make_sandbox` refuses bash on macOS with
+:data:`UNTESTED` instead of running commands under it. :class:`MacSandbox` is what it would use.
+
+The profile takes the workspace and temporary directory as parameters. sandbox-exec matches the
+paths the kernel reports, which are canonical (``/private/var/...``, not ``/var/...``), so both
+are asked of the kernel with ``F_GETPATH`` on the descriptors held, never rebuilt from strings.
+Processes are tracked by process group only (no PID namespace on macOS): a job that starts its
+own session is not killed at the end.
 """
 
 from __future__ import annotations
 
+import fcntl
+import importlib.resources
 import os
 import shutil
 import tempfile
@@ -18,44 +25,28 @@ import safefs
 from safefs.sandbox.process import CommandOutcome, run_in_process_group
 
 SANDBOX_EXEC = "/usr/bin/sandbox-exec"
-SYSTEM_READ_ONLY = (
-    "/usr",
-    "/bin",
-    "/sbin",
-    "/System",
-    "/Library",
-    "/private/etc",
-    "/dev/null",
-    "/dev/urandom",
-    "/dev/random",
-    "/dev/zero",
+PROFILE = "macos.sbpl"
+F_GETPATH = 50  # <sys/fcntl.h>
+MAXPATHLEN = 1024
+UNTESTED = (
+    "the macOS sandbox profile (safefs/sandbox/macos.sbpl) has not been tested on macOS yet, so "
+    "commands are not run under it"
 )
 
 
-def _quote(path: str) -> str:
-    return '"' + path.replace("\\", "\\\\").replace('"', '\\"') + '"'
+def profile() -> str:
+    """The SBPL profile, as shipped."""
+    return importlib.resources.files("safefs.sandbox").joinpath(PROFILE).read_text(encoding="utf-8")
 
 
-def profile(workspace: str, tmp: str, *, allow_network: bool) -> str:
-    """The SBPL profile for one command."""
-    read_only = " ".join(f"(subpath {_quote(p)})" for p in SYSTEM_READ_ONLY)
-    writable = f"(subpath {_quote(workspace)}) (subpath {_quote(tmp)})"
-    lines = [
-        "(version 1)",
-        "(deny default)",
-        "(allow process-fork)",
-        "(allow process-exec)",
-        "(allow signal (target same-sandbox))",
-        "(allow sysctl-read)",
-        "(allow mach-lookup)",
-        f'(allow file-read* {read_only} {writable} (literal "/"))',
-        f'(allow file-write* {writable} (literal "/dev/null"))',
-        f"(deny file-write* (subpath {_quote(os.path.join(workspace, '.git', 'hooks'))}) "
-        f"(literal {_quote(os.path.join(workspace, '.git', 'config'))}))",
-    ]
-    if allow_network:
-        lines.append("(allow network*)")
-    return "\n".join(lines) + "\n"
+def kernel_path(fd: int) -> str:
+    """The canonical path the kernel holds for ``fd`` (macOS ``F_GETPATH``)."""
+    raw = fcntl.fcntl(fd, F_GETPATH, bytes(MAXPATHLEN))
+    return os.fsdecode(raw.split(b"\0", 1)[0])
+
+
+def profile_arguments(workspace: str, tmp: str, *, allow_network: bool) -> list[str]:
+    return ["-D", f"WORKSPACE={workspace}", "-D", f"TMP={tmp}", "-D", f"NETWORK={int(allow_network)}"]
 
 
 class MacSandbox:
@@ -64,6 +55,7 @@ class MacSandbox:
             raise OSError(f"{SANDBOX_EXEC} is missing")
         self.root = root
         self.allow_network = allow_network
+        self.rules = profile()
 
     def describe(self) -> str:
         network = "network allowed" if self.allow_network else "no network"
@@ -81,12 +73,17 @@ class MacSandbox:
         output_cap: int,
         cancel: threading.Event | None,
     ) -> CommandOutcome:
-        workspace = os.path.realpath(self.root.path)
-        tmp = os.path.realpath(tempfile.mkdtemp(prefix="safefs-sandbox-tmp-"))
+        workspace = kernel_path(self.root.fileno())
+        made = tempfile.mkdtemp(prefix="safefs-sandbox-tmp-")
         try:
-            rules = profile(workspace, tmp, allow_network=self.allow_network)
+            fd = os.open(made, os.O_RDONLY | os.O_DIRECTORY)
+            try:
+                tmp = kernel_path(fd)
+            finally:
+                os.close(fd)
+            arguments = profile_arguments(workspace, tmp, allow_network=self.allow_network)
             return run_in_process_group(
-                [SANDBOX_EXEC, "-p", rules, *argv],
+                [SANDBOX_EXEC, "-p", self.rules, *arguments, *argv],
                 cwd=workspace,
                 env={**env, "TMPDIR": tmp, "HOME": tmp},
                 timeout=timeout,
@@ -94,4 +91,4 @@ class MacSandbox:
                 cancel=cancel,
             )
         finally:
-            shutil.rmtree(tmp, ignore_errors=True)
+            shutil.rmtree(made, ignore_errors=True)

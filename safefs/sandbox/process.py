@@ -39,6 +39,8 @@ class CommandOutcome:
     # "pid command" of each process killed at the end; None: unknown (a process group kill)
     killed: tuple[str, ...] | None = None
     setup_error: str | None = None  # the sandbox could not be set up; nothing ran
+    notes: tuple[str, ...] = ()  # lines for the end of the result (low disk space)
+    layers: str | None = None  # the layers this command got, when more precise than describe()
 
 
 # -- processes of a PID namespace ------------------------------------------------------------------
@@ -99,7 +101,7 @@ SETUP_STAGES = {
     4: "opening the workspace",
     5: "finding the workspace (it was moved or replaced)",
     6: "mounting the workspace for the unprivileged uid (idmapped mount)",
-    7: "making .git/hooks and .git/config read-only",
+    7: "making .git (and what it names) read-only",
     8: "adding the /proc rule to Landlock",
     9: "starting the command",
     10: "setting resource limits",
@@ -112,7 +114,10 @@ SETUP_STAGES = {
     17: "changing to the workspace",
     18: "executing the shell",
     19: "setting the parent-death signal",
-    20: "installing the seccomp filter (no unix sockets)",
+    20: "installing the seccomp filter",
+    21: "mounting the private tmpfs on /tmp",
+    22: "adding the /tmp rule to Landlock",
+    23: "joining a fresh session keyring",
 }
 
 

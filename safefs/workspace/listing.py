@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import errno
-import json
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -11,6 +10,7 @@ from typing import Any
 
 import safefs
 from safefs.workspace.errors import require_path
+from safefs.workspace.json_text import dumps_indented
 from safefs.workspace.limits import MAX_ENTRIES, MAX_RESULT_CHARS
 from safefs.workspace.patterns import glob_match
 from safefs.workspace.walk import Entry, Walk
@@ -163,7 +163,7 @@ def _tree_once(
             node["truncated"] = True
     if cut_at_top:
         top.append({"name": f"[{cut_at_top} more entries not shown]", "type": "truncated"})
-    return json.dumps(top, indent=2, ensure_ascii=False)
+    return dumps_indented(top)  # iterative: a deep tree must not exhaust the stack
 
 
 def _has_entries(root: safefs.Root, path: str) -> bool:

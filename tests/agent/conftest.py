@@ -6,15 +6,16 @@ import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import pytest
 
 import safefs
 from safefs import capabilities
+from tests.agent.cli_runs import API_KEY, inline_runner
 from tests.agent.messages_api_server import LoopbackMessagesAPI, serve
 
-API_KEY = "sk-ant-test-9f8e7d6c5b4a-loopback"
+__all__ = ["API_KEY"]
 
 
 @dataclass
@@ -69,3 +70,9 @@ def each_backend(request: pytest.FixtureRequest, ws: AgentWorkspace) -> Iterator
         root = safefs.Root(ws.path, resolver=backend)
     with root:
         yield AgentWorkspace(ws.base, ws.path, ws.sibling, ws.outside, root)
+
+
+@pytest.fixture
+def inline(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> Any:
+    """``safefs-agent run`` as ``main()`` in this process (see ``tests.agent.cli_runs``)."""
+    return inline_runner(monkeypatch, capsys)

@@ -45,7 +45,14 @@ def test_bash_denied_by_default_in_the_loop_never_runs(ws: AgentWorkspace) -> No
         prompt="go",
         before_tool_call=deny_bash_by_default,
     )
-    assert ToolResult("b1", "bash requires an explicit approval policy", True) in history
+    assert (
+        ToolResult(
+            "b1",
+            "bash is not allowed in this run; --mode full allows it",
+            True,
+        )
+        in history
+    )
     assert not marker.exists()
 
 

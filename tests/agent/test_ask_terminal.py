@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 import safefs
+from agent.display import visible
 from agent.messages import ToolCall, ToolResult
 from agent.policy.approval import Decision
 from agent.policy.ask import (
@@ -20,7 +21,6 @@ from agent.policy.ask import (
     FdTerminal,
     TerminalApprover,
     describe_call,
-    visible,
 )
 from agent.session import Session
 from tests.agent.conftest import API_KEY, AgentWorkspace
@@ -162,7 +162,10 @@ def test_ask_mode_through_a_pseudo_terminal(
         results = {m.tool_call_id: m for m in stored.messages if isinstance(m, ToolResult)}
     assert results["w2"].content == "the person at the terminal declined this call"
     audit = [json.loads(line) for line in (tmp_path / "run.audit.jsonl").read_text().splitlines()]
-    by_call = {e["call_id"]: e for e in audit if e["event"] == "tool_call"}
+    by_call: dict[str, dict[str, str]] = {}
+    for entry in audit:
+        if entry["event"] in ("tool_call", "tool_result"):
+            by_call.setdefault(entry["call_id"], {}).update(entry)
     assert {k: (v["decision"], v["decided_by"], v["outcome"]) for k, v in by_call.items()} == {
         "w1": ("allowed", "person", "ok"),
         "w2": ("denied", "person", "denied"),
@@ -192,11 +195,76 @@ def test_description_of_an_edit_and_of_a_failing_one(ws: AgentWorkspace) -> None
     lines = describe_call(edit, ws.root, colour=False)
     assert "  -hello from inside" in lines and "  +hello from within" in lines
     missing = ToolCall("e", "edit", {"path": "hello.txt", "old_string": "nope", "new_string": "x"})
-    assert "  note: old_string is not in the file: the edit will fail" in describe_call(
-        missing, ws.root, colour=False
-    )
+    assert (
+        "  note: the edit will fail: edit of 'hello.txt': text not found; read the file and copy "
+        "the exact text, including whitespace and line breaks"
+    ) in describe_call(missing, ws.root, colour=False)
     escape = ToolCall("e", "write", {"path": "../outside/x", "content": "x"})
     assert any("outside the workspace" in line for line in describe_call(escape, ws.root))
     assert visible("a\x1b[31mb\x07\tc\n") == "a\\x1b[31mb\\x07\tc\n"
     assert visible("rm -rf /tmp/x\u202e#\u200b") == "rm -rf /tmp/x\\u202e#\\u200b"
     assert isinstance(ws.root, safefs.Root)
+
+
+def test_protected_paths_are_asked_every_time_and_a_silent_terminal_is_no(
+    ws: AgentWorkspace, messages_api: LoopbackMessagesAPI, tmp_path: Path
+) -> None:
+    (ws.path / "crlf.txt").write_bytes(b"one\r\ntwo\r\n")
+    messages_api.queue(
+        tool_reply(
+            "Screen\x1b[2J\x1b[1;3r cleared\x1b]0;approved\x07.",
+            ("w1", "write", {"path": "a.txt", "content": "a\n"}),
+            ("w2", "write", {"path": "b.txt", "content": "b\n"}),
+            ("e1", "edit", {"path": "crlf.txt", "old_string": "one\ntwo", "new_string": "one\nTWO"}),
+            # Last, so that only this question is left to time out: the others are answered well
+            # inside the time-out even on a loaded machine.
+            ("w3", "write", {"path": ".vscode/tasks.json", "content": "{}\n"}),
+        )
+    )
+    messages_api.queue(text_reply("done"))
+    session = tmp_path / "run.jsonl"
+    env = dict(
+        os.environ,
+        ANTHROPIC_API_KEY=API_KEY,
+        ANTHROPIC_BASE_URL=messages_api.url,
+        ANTHROPIC_MODEL="loopback-model",
+        NO_COLOR="1",
+    )
+    master, slave = pty.openpty()
+    command = ["run", "--workspace", str(ws.path), "--mode", "ask", "--session", str(session)]
+    options = ["--allow-path", ".vscode/", "--ask-timeout", "5", "go"]
+    proc = subprocess.Popen(
+        [sys.executable, "-c", LAUNCH, os.ttyname(slave), sys.executable, "-m", "agent", *command, *options],
+        cwd=REPO,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        pass_fds=(slave,),
+    )
+    os.close(slave)
+    term = Terminal(master)
+    try:
+        term.answer("a")  # always, for write
+        edit = term.answer("y")
+        protected = term.read_until(b"(no answer in 5 s: no)")  # asked in spite of "always"
+        term.drain()
+        assert proc.wait(timeout=60) == 0, term.seen.decode(errors="replace")
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        os.close(master)
+    assert b"protected: protected config path '.vscode/'" in protected
+    assert b"[a]lways" not in protected.split(b"protected:")[1]
+    # The preview is the edit tool's own: the CRLF retry finds the text and shows the change.
+    assert b"+TWO" in edit and b"will fail" not in edit
+    # The model's escapes reached the terminal only as visible text.
+    assert b"\x1b[2J" not in term.seen and b"\x1b]0;" not in term.seen and b"\x1b[1;3r" not in term.seen
+    assert b"Screen\\x1b[2J\\x1b[1;3r cleared\\x1b]0;approved\\x07." in term.seen
+    assert (ws.path / "crlf.txt").read_bytes() == b"one\r\nTWO\r\n"
+    assert not (ws.path / ".vscode").exists()
+    with Session.open(session) as stored:
+        got = {m.tool_call_id: m for m in stored.messages if isinstance(m, ToolResult)}
+    assert got["w2"].content.startswith("wrote ")
+    assert got["w3"].content == "nobody answered at the terminal within 5 s (--ask-timeout): declined"

@@ -219,17 +219,20 @@ def test_a_run_logs_every_call_and_request_but_no_content_and_no_key(
     for content in ("hello from inside", "DB=1", written.strip(), "echo hi", API_KEY, "done"):
         assert content not in text, content
     entries = [json.loads(line) for line in text.splitlines()]
-    assert [e["event"] for e in entries] == [
-        "run_start",
-        "model_request",
-        "tool_call",
-        "tool_call",
-        "tool_call",
-        "tool_call",
-        "model_request",
+    # Written ahead: each allowed call's decision, then its result.
+    assert [(e["event"], e.get("call_id")) for e in entries] == [
+        ("run_start", None),
+        ("model_request", None),
+        ("tool_call", "t1"),
+        ("tool_result", "t1"),
+        ("tool_call", "t2"),
+        ("tool_call", "t3"),
+        ("tool_result", "t3"),
+        ("tool_call", "t4"),
+        ("model_request", None),
     ]
     assert entries[0]["mode"] == "edit"
-    calls = {e["call_id"]: e for e in entries if e["event"] == "tool_call"}
+    calls = merged_calls(entries)
     assert (calls["t1"]["target"], calls["t1"]["outcome"]) == ("hello.txt", "ok")
     assert calls["t1"]["result_sha256"] == hashlib.sha256(b"hello from inside\n").hexdigest()
     assert (calls["t2"]["decision"], calls["t2"]["decided_by"]) == ("denied", "rule:.env")
@@ -249,6 +252,15 @@ def test_a_run_logs_every_call_and_request_but_no_content_and_no_key(
     # The loopback server's usage, read from the reply as it streamed by.
     assert all((r["usage"]["input_tokens"], r["usage"]["output_tokens"]) == (11, 7) for r in requests)
     assert requests[0]["sha256"] != requests[1]["sha256"]
+
+
+def merged_calls(entries: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Each call's ``tool_call`` line with its ``tool_result`` line's fields added."""
+    calls: dict[str, dict[str, Any]] = {}
+    for entry in entries:
+        if entry["event"] in ("tool_call", "tool_result"):
+            calls.setdefault(entry["call_id"], {}).update(entry)
+    return calls
 
 
 class Broken(ReadTool):
@@ -279,10 +291,8 @@ def test_every_call_gets_its_outcome_even_unknown_and_raising_ones(
                 prompt="go",
                 before_tool_call=permissions.policy,
             )
-    outcomes = {
-        e["call_id"]: (e["decided_by"], e["outcome"])
-        for e in map(json.loads, log_path.read_text().splitlines())
-    }
+    calls = merged_calls(list(map(json.loads, log_path.read_text().splitlines())))
+    outcomes = {k: (e["decided_by"], e["outcome"]) for k, e in calls.items()}
     assert outcomes == {
         "u": ("mode:full", "unknown tool"),
         "e": ("mode:full", "error"),

@@ -7,7 +7,6 @@ own adds nothing (the SDK takes seconds to import).
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import pty
@@ -27,6 +26,7 @@ from agent.cli import main
 from agent.loop import BUDGET_SPENT, CANCELLED, CUT_OFF, LONE_SURROGATE
 from agent.messages import AssistantMessage, ToolResult, UserMessage
 from agent.session import read_messages
+from tests.agent.cli_runs import cli_env, one_error_line, results, run_cli
 from tests.agent.conftest import API_KEY, AgentWorkspace
 from tests.agent.messages_api_server import (
     LoopbackMessagesAPI,
@@ -41,61 +41,6 @@ from tests.agent.processes import running_with, survivors
 
 REPO = Path(__file__).resolve().parents[2]
 STREAM_MODES = pytest.mark.parametrize("mode", [[], ["--no-stream"]], ids=["streaming", "whole"])
-
-
-def cli_env(api: LoopbackMessagesAPI, key: str = API_KEY, **extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
-    env.update(ANTHROPIC_API_KEY=key, ANTHROPIC_BASE_URL=api.url, ANTHROPIC_MODEL="loopback-model")
-    env.update(extra)
-    return env
-
-
-def run_cli(
-    api: LoopbackMessagesAPI, *args: str, key: str = API_KEY, stdin: str = "", timeout: float = 60
-) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "agent", "run", *args],
-        cwd=REPO,
-        env=cli_env(api, key),
-        input=stdin,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-    )
-
-
-@pytest.fixture
-def inline(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> Any:
-    """``run_cli`` without a process of its own: ``main()`` here, with the same environment."""
-
-    def run(
-        api: LoopbackMessagesAPI, *args: str, key: str = API_KEY, stdin: str = ""
-    ) -> subprocess.CompletedProcess[str]:
-        capsys.readouterr()
-        for name in [n for n in os.environ if n.startswith("ANTHROPIC_")]:
-            monkeypatch.delenv(name)
-        for name, value in cli_env(api, key).items():
-            if name.startswith("ANTHROPIC_"):
-                monkeypatch.setenv(name, value)
-        monkeypatch.setattr(sys, "stdin", io.StringIO(stdin))
-        rc = main(["run", *args])
-        out, err = capsys.readouterr()
-        return subprocess.CompletedProcess(args, rc, out, err)
-
-    return run
-
-
-def one_error_line(err: str) -> str:
-    lines = err.splitlines()
-    assert lines, "nothing on stderr"
-    assert lines[-1].startswith("safefs-agent: error: "), err
-    assert sum(line.startswith("safefs-agent: error: ") for line in lines) == 1, err
-    assert "Traceback" not in err
-    return lines[-1]
-
-
-def results(path: Path) -> list[ToolResult]:
-    return [m for m in read_messages(path) if isinstance(m, ToolResult)]
 
 
 @pytest.fixture
@@ -121,14 +66,16 @@ def test_progress_goes_to_stderr_and_only_the_answer_to_stdout(
     )
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout) == {"greeting": "hello from inside"}  # `| jq` works
-    assert proc.stderr.splitlines() == [
+    *progress, audit_line = proc.stderr.splitlines()
+    assert audit_line.startswith(f"audit log {session.parent / 's.audit.jsonl'}: 6 events, last hash ")
+    assert progress == [
         "[turn 1/25]",
         "Let me look.",
         "  (tokens 11 in, 7 out, cache 0 read / 0 written; this run 18)",
         '  -> read {"path": "hello.txt"}  [allowed]',
         "     [ok] hello from inside",
-        '  -> bash {"command": "env"}  [refused: bash requires an explicit approval policy]',
-        "     [error] bash requires an explicit approval policy",
+        '  -> bash {"command": "env"}  [refused: bash is not allowed in this run; --mode full allows it]',
+        "     [error] bash is not allowed in this run; --mode full allows it",
         "[turn 2/25]",
         '{"greeting": "hello from inside"}',
         "  (tokens 11 in, 7 out, cache 0 read / 0 written; this run 36)",
@@ -138,7 +85,9 @@ def test_progress_goes_to_stderr_and_only_the_answer_to_stdout(
     assert first["stream"] is True
     # Prompt caching: the last tool, the system prompt and the conversation's last block.
     for request in (first, second):
-        assert [t["name"] for t in request["tools"] if "cache_control" in t] == ["bash"]
+        assert [t["name"] for t in request["tools"] if "cache_control" in t] == [
+            "grep"
+        ]  # no bash in edit mode
         assert request["system"][0]["cache_control"] == {"type": "ephemeral"}
         assert "cache_control" in request["messages"][-1]["content"][-1]
     stored = read_messages(session)
@@ -387,7 +336,7 @@ def test_a_lone_surrogate_from_the_model_is_an_error_result_not_a_crash(
         messages_api, "--workspace", str(ws.path), "--session", str(session), *mode, "save"
     )
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout == "Could not save \ufffd.\n"
+    assert proc.stdout == "Could not save \\ud83d.\n"  # shown as an escape
     assert [(r.tool_call_id, r.content) for r in results(session)] == [
         ("s1", LONE_SURROGATE),
         ("s2", "hello from inside\n"),
@@ -781,8 +730,6 @@ def test_env_allow_passes_a_named_credential_but_never_the_key(
                 "--allow-bash",
                 "--env-allow",
                 "CI_JOB_TOKEN",
-                "--env-allow",
-                "ANTHROPIC_API_KEY",
                 "env?",
             ]
         )
@@ -856,3 +803,45 @@ def test_on_a_terminal_the_answer_streams_to_stdout_once(
     assert proc.returncode == 0, err
     assert shown.decode().replace("\r\n", "\n") == "Streamed straight to the terminal.\n"
     assert "Streamed" not in err and "[turn 1/25]" in err
+
+
+# --- replies that are not answers, modes, refused options ------------------------------------
+
+
+@STREAM_MODES
+def test_an_empty_reply_without_a_stop_reason_is_an_error(
+    mode: list[str], ws: AgentWorkspace, messages_api: LoopbackMessagesAPI, tmp_path: Path, inline: Any
+) -> None:
+    messages_api.queue(message_reply([], None))
+    session = tmp_path / "s.jsonl"
+    proc = inline(messages_api, "--workspace", str(ws.path), "--session", str(session), *mode, "hi")
+    assert proc.returncode == 1
+    assert "no content and no stop reason" in one_error_line(proc.stderr)
+    assert proc.stdout == ""
+    assert [type(m).__name__ for m in read_messages(session)] == ["UserMessage"]  # not stored
+
+
+def test_edit_mode_offers_no_bash_and_its_refusal_names_mode_full(
+    ws: AgentWorkspace, messages_api: LoopbackMessagesAPI, inline: Any
+) -> None:
+    messages_api.queue(tool_reply("", ("b1", "bash", {"command": "echo hi > x"})))
+    messages_api.queue(text_reply("done"))
+    proc = inline(messages_api, "--workspace", str(ws.path), "--mode", "edit", "go")
+    assert proc.returncode == 0, proc.stderr
+    first, second = messages_api.requests
+    assert "bash" not in [tool["name"] for tool in first["tools"]]
+    assert "the bash tool is not available" in json.dumps(first["system"])
+    told = second["messages"][-1]["content"][0]
+    assert told["is_error"] and "--mode full" in told["content"]
+    assert not (ws.path / "x").exists()
+
+
+def test_env_allow_of_the_api_key_is_refused(
+    ws: AgentWorkspace, messages_api: LoopbackMessagesAPI, inline: Any
+) -> None:
+    proc = inline(
+        messages_api, "--workspace", str(ws.path), "--env-allow", "ANTHROPIC_API_KEY", "--allow-bash", "go"
+    )
+    assert proc.returncode == 1
+    assert "--env-allow ANTHROPIC_API_KEY: the API key is never passed to bash" in one_error_line(proc.stderr)
+    assert messages_api.requests == []

@@ -65,7 +65,7 @@ def test_demo_runs_offline_and_reports_each_layer(tmp_path: Path) -> None:
     assert f"Session file: {session}" in proc.stdout
     stored = [loads(line) for line in session.read_text().splitlines()[1:]]  # after the header
     errors = [m.content for m in stored if isinstance(m, ToolResult) and m.is_error]
-    assert "bash requires an explicit approval policy" in errors
+    assert "bash is not allowed in this run; --mode full allows it" in errors
     assert "path escapes workspace: 'docs/id_rsa'" in errors
     assert (
         "write to 'notes/alias' (really 'secrets/new/x') denied: path denied by --deny-path "
@@ -76,5 +76,7 @@ def test_demo_runs_offline_and_reports_each_layer(tmp_path: Path) -> None:
 
     audit = tmp_path / "demo-session.audit.jsonl"
     assert f"Audit log:    {audit}" in proc.stdout
-    assert verify(audit).ok and verify(audit).events == 10
+    assert (
+        verify(audit).ok and verify(audit).events == 16
+    )  # a decision line per call, a result line per one run
     assert FAKE_CREDENTIAL not in audit.read_text()

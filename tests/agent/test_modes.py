@@ -42,7 +42,7 @@ def test_each_mode_allows_exactly_its_tools(mode: str, allowed: set[str]) -> Non
         assert decision.approved == (name in allowed), (mode, name)
         assert decision.decided_by == f"mode:{mode}"
     offered = set(ALL_TOOLS) - set(unavailable_tools(mode, ALL_TOOLS))
-    assert offered == (allowed if mode == "read-only" else set(ALL_TOOLS))
+    assert offered == (allowed if mode in ("read-only", "edit") else set(ALL_TOOLS))
 
 
 def test_denial_texts_say_what_is_available() -> None:
@@ -79,7 +79,9 @@ def test_notice_names_the_unavailable_tools() -> None:
     assert mode_notice("read-only", ["read", "bash"]) == (
         "This run is in read-only mode: the bash tool is not available, so do not try it. Use read."
     )
-    assert mode_notice("edit", ["read", "bash"]) is None  # offered, denied when called
+    assert mode_notice("edit", ["read", "bash"]) == (
+        "This run is in edit mode: the bash tool is not available, so do not try it. Use read."
+    )
     assert mode_notice("edit", ["read", "write"]) is None
     assert mode_notice("full", ALL_TOOLS) is None
 
@@ -140,7 +142,10 @@ def test_full_mode_runs_bash_and_edit_mode_does_not(
     assert not (ws.path / "edit.txt").exists()
     assert (ws.path / "full.txt").read_text() == "full\n"
     edit_result = tool_results(messages_api.requests[1])["t1"]
-    assert edit_result == (True, "bash requires an explicit approval policy")
+    assert edit_result == (
+        True,
+        "bash is not allowed in this run; --mode full allows it",
+    )
 
 
 @pytest.mark.usefixtures("cli_env")

@@ -18,7 +18,8 @@ from agent.models.scripted import ScriptedModelClient
 from agent.policy.ask import describe_call
 from agent.policy.rules import path_rules
 from agent.policy.sensitive import (
-    DEFERRED_EXECUTION_PATHS,
+    GIT_PATHS,
+    PROTECTED_CONFIG_PATHS,
     SENSITIVE_PATHS,
     PathRules,
     PatternError,
@@ -28,9 +29,9 @@ from agent.policy.targets import canonical_path, paths_of
 from agent.session import read_messages
 from agent.tools import ReadTool, WriteTool
 from agent.tools.base import Tool, ToolOutput, string_schema
+from tests.agent.cli_runs import run_cli
 from tests.agent.conftest import AgentWorkspace
 from tests.agent.messages_api_server import LoopbackMessagesAPI, text_reply, tool_reply
-from tests.agent.test_cli import run_cli
 
 
 def example_path(pattern: str) -> str:
@@ -103,8 +104,8 @@ def test_each_sensitive_pattern_denies_reads_and_writes(pattern: str) -> None:
         assert rule is not None and rule.pattern == pattern, (path, rule)
 
 
-@pytest.mark.parametrize("pattern", DEFERRED_EXECUTION_PATHS)
-def test_each_deferred_execution_pattern_denies_writes_only(pattern: str) -> None:
+@pytest.mark.parametrize("pattern", PROTECTED_CONFIG_PATHS + GIT_PATHS)
+def test_each_protected_config_pattern_denies_writes_only(pattern: str) -> None:
     rules = PathRules()
     path = example_path(pattern)
     rule = rules.denial(path, writing=True)
@@ -121,7 +122,7 @@ def test_each_deferred_execution_pattern_denies_writes_only(pattern: str) -> Non
         "docs/env.md",
         "keys.txt",
         "public.pub.txt",
-        ".github/workflows/ci.yml",
+        ".github/ISSUE_TEMPLATE/bug.md",
         ".gitignore",
         "git/hooks/x",
         "ssh/config",
@@ -135,7 +136,8 @@ def test_a_denied_directory_is_denied_as_a_whole() -> None:
     rules = PathRules()
     assert rules.denial(".ssh", writing=False, directory=True) is not None
     assert rules.denial("home/.aws", writing=False, directory=True) is not None
-    assert rules.denial(".git", writing=True, directory=True) is None
+    assert rules.denial(".git", writing=False, directory=True) is None
+    assert rules.denial(".git", writing=True, directory=True) is not None
     assert rules.denial(".git/hooks", writing=True, directory=True) is not None
 
 
@@ -191,11 +193,11 @@ def test_denials_are_error_results_naming_the_rule(ws: AgentWorkspace) -> None:
     assert got["r2"].is_error and "(really '.env')" in got["r2"].content
     assert got["w1"] == ToolResult(
         "w1",
-        "write to 'docs/hook' (really '.git/hooks/pre-commit') denied: deferred-execution "
-        "path (built-in rule '**/.git/hooks/'; --allow-path overrides it)",
+        "write to 'docs/hook' (really '.git/hooks/pre-commit') denied: git repository "
+        "path (rule '.git'; no option lifts it)",
         True,
     )
-    assert got["w2"].is_error and "'**/.git/config'" in got["w2"].content
+    assert got["w2"].is_error and "rule '.git'" in got["w2"].content
     assert got["r3"] == ToolResult("r3", "hello from inside\n", False)
     assert not (ws.path / ".git").exists()
 
@@ -276,13 +278,14 @@ DENIED_WRITES = pytest.mark.parametrize(
     [
         (["--deny-path", "secrets/"], "secrets/new/x", "path denied by --deny-path 'secrets/'"),
         ([], ".ssh/new/authorized_keys", "sensitive path (built-in rule '.ssh/'; --allow-path overrides it)"),
+        ([], ".git/hooks/new/pre-commit", "git repository path (rule '.git'; no option lifts it)"),
         (
             [],
-            ".git/hooks/new/pre-commit",
-            "deferred-execution path (built-in rule '**/.git/hooks/'; --allow-path overrides it)",
+            ".vscode/new/tasks.json",
+            "protected config path (built-in rule '.vscode/'; --allow-path overrides it)",
         ),
     ],
-    ids=["deny-path", "sensitive", "deferred-execution"],
+    ids=["deny-path", "sensitive", "git", "protected-config"],
 )
 
 
@@ -314,5 +317,13 @@ def test_rules_hold_for_every_absolute_spelling_of_the_workspace(
 def test_the_permissions_doc_lists_every_built_in_pattern() -> None:
     doc = (Path(__file__).resolve().parents[2] / "docs" / "permissions.md").read_text()
     section = doc.split("## Sensitive paths, denied by default", 1)[1].split("\n## ", 1)[0]
-    missing = [p for p in SENSITIVE_PATHS + DEFERRED_EXECUTION_PATHS if f"`{p}`" not in section]
+    missing = [p for p in SENSITIVE_PATHS + GIT_PATHS + PROTECTED_CONFIG_PATHS if f"`{p}`" not in section]
     assert missing == []
+
+
+def test_rules_compare_nfc_and_case_folded() -> None:
+    rules = PathRules(deny=["Café/"])
+    assert rules.denial("cafe\u0301/menu.txt", writing=False) is not None  # decomposed é
+    assert rules.denial("CAFÉ/menu.txt", writing=False) is not None
+    assert PathRules().denial(".GIT/hooks/pre-commit", writing=True) is not None
+    assert PathRules().denial("Id_Rsa", writing=False) is not None

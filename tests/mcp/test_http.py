@@ -6,10 +6,12 @@ from __future__ import annotations
 import json
 import os
 import queue
+import socket
 import subprocess
 import threading
 import urllib.error
 import urllib.request
+import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,6 +19,7 @@ from typing import Any
 
 import anyio
 import httpx2
+import mcp_types as types
 import pytest
 from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
@@ -203,3 +206,130 @@ def test_a_remote_address_needs_allow_remote(tmp_path: Path) -> None:
         "safefs-mcp: refusing to listen on '0.0.0.0', which is not a loopback "
         "address; pass --allow-remote to serve other machines\n"
     )
+
+
+def test_missing_and_wrong_tokens_are_told_apart(served: Served) -> None:
+    assert _post(served.url, INITIALIZE, {}) == (401, "Unauthorized: a bearer token is required")
+    wrong = {"Authorization": "Bearer wrong-token"}
+    assert _post(served.url, INITIALIZE, wrong) == (401, "Unauthorized: the bearer token is wrong")
+
+
+@pytest.mark.parametrize(
+    "path", ["/.well-known/oauth-authorization-server", "/.well-known/oauth-protected-resource/mcp"]
+)
+def test_oauth_discovery_is_not_found(served: Served, path: str) -> None:
+    url = served.url.rsplit("/", 1)[0] + path
+    try:
+        with urllib.request.urlopen(url, timeout=30) as response:
+            status = response.status
+    except urllib.error.HTTPError as exc:
+        status = exc.code
+    assert status == 404
+
+
+@pytest.mark.parametrize(
+    "body", [b"{bad", b'{"jsonrpc": "2.0", "id": 1, "method": "ping", "params": {"x": "\\ud800"}}']
+)
+def test_malformed_json_gets_a_parse_error_over_http(served: Served, body: bytes) -> None:
+    request = urllib.request.Request(
+        served.url,
+        data=body,
+        method="POST",
+        headers={
+            "Content-Type": "application/json",
+            "Accept": "application/json, text/event-stream",
+            "Authorization": f"Bearer {TOKEN}",
+        },
+    )
+    with pytest.raises(urllib.error.HTTPError) as caught:
+        urllib.request.urlopen(request, timeout=30)
+    assert json.loads(caught.value.read())["error"]["code"] == -32700
+
+
+def test_an_undecodable_name_over_http(served: Served) -> None:
+    with open(os.path.join(os.fsencode(served.ws), b"caf\xe9.txt"), "wb") as f:
+        f.write(b"latin-1 named\n")
+
+    async def session() -> list[str]:
+        headers = {"Authorization": f"Bearer {TOKEN}"}
+        async with httpx2.AsyncClient(headers=headers, timeout=30) as http:
+            async with streamable_http_client(served.url, http_client=http) as (read, write):
+                async with ClientSession(read, write) as client:
+                    await client.initialize()
+                    texts = []
+                    for name, args in [
+                        ("list_directory", {"path": "."}),
+                        ("search_files", {"path": ".", "pattern": "*.txt"}),
+                        ("read_text_file", {"path": "caf\\xe9.txt"}),
+                    ]:
+                        result = await client.call_tool(name, args)
+                        assert not result.is_error, result
+                        texts.append(getattr(result.content[0], "text", ""))
+                    return texts
+
+    listed, found, read = anyio.run(session)
+    assert "[FILE] caf\\xe9.txt" in listed.splitlines()
+    assert f"{served.ws}/caf\\xe9.txt" in found.splitlines()
+    assert read == "latin-1 named\n"
+
+
+def test_idle_connections_are_capped_and_timed_out(tmp_path: Path) -> None:
+    env = {**os.environ, "SAFEFS_MCP_TOKEN": TOKEN}
+    args = ["--http", "127.0.0.1:0", "--max-connections", "3", "--header-timeout", "1", str(tmp_path)]
+    proc, lines = _start(args, env)
+    seen: list[str] = []
+    try:
+        url = _wait_for_url(lines, seen)
+        host, port = url.split("//", 1)[1].split("/", 1)[0].rsplit(":", 1)
+        idle = [socket.create_connection((host, int(port)), timeout=10) for _ in range(3)]
+        idle[0].sendall(b"POST /mcp HTTP/1.1\r\nHost: x\r\n")  # a head that never ends
+        extra = socket.create_connection((host, int(port)), timeout=10)
+        assert extra.recv(100) == b""  # refused: the cap is reached
+        for sock in idle:
+            assert sock.recv(100) == b""  # closed by the server after the header timeout
+            sock.close()
+        extra.close()
+        assert _post(url, INITIALIZE, {"Authorization": f"Bearer {TOKEN}"})[0] == 200
+    finally:
+        _stop(proc)
+    while (line := lines.get(timeout=10)) != "":
+        seen.append(line)
+    refused = [x for x in seen if "refused a connection" in x]
+    closed = [x for x in seen if "closed a connection" in x and "no request within 1 s" in x]
+    print(f"\nstderr lines: {len(seen)} ({len(refused)} refused, {len(closed)} timed out)")
+    assert (len(refused), len(closed)) == (1, 3)
+    assert len(seen) == 5  # the listening line, and one line per connection dropped
+
+
+def test_roots_over_http_are_asked_once_per_session(served: Served) -> None:
+    (served.ws / "sub").mkdir(exist_ok=True)
+    (served.ws / "sub" / "in.txt").write_text("in sub\n")
+    roots = [(served.ws / "sub").as_uri()]
+    asked: list[int] = []
+
+    async def answer(context: Any) -> types.ListRootsResult:
+        asked.append(1)
+        return types.ListRootsResult.model_validate({"roots": [{"uri": u} for u in roots]})
+
+    async def session() -> list[str]:
+        headers = {"Authorization": f"Bearer {TOKEN}"}
+        texts = []
+        async with httpx2.AsyncClient(headers=headers, timeout=30) as http:
+            async with streamable_http_client(served.url, http_client=http) as (read, write):
+                async with ClientSession(read, write, list_roots_callback=answer) as client:
+                    await client.initialize()
+                    for _ in range(5):
+                        result = await client.call_tool("read_text_file", {"path": "in.txt"})
+                        texts.append(getattr(result.content[0], "text", ""))
+                    roots[:] = [served.ws.as_uri()]
+                    with warnings.catch_warnings():  # the client SDK marks roots deprecated
+                        warnings.simplefilter("ignore")
+                        await client.send_roots_list_changed()
+                    result = await client.call_tool("list_allowed_directories", {})
+                    texts.append(getattr(result.content[0], "text", ""))
+        return texts
+
+    texts = anyio.run(session)
+    assert texts[:5] == ["in sub\n"] * 5
+    assert texts[5] == f"Allowed directories:\n{served.ws}"
+    assert len(asked) == 2  # once for the session, once after the change

@@ -1,15 +1,27 @@
-"""Client roots narrow the served directories and never widen them; the command line fails
-cleanly, naming the extra to install when the MCP SDK is missing."""
+"""Client roots: by default a root inside a DIR narrows to it, and when no usable root is left
+the DIRs stay and list_allowed_directories says why; ``--roots replace`` is the official
+behaviour; without a DIR the roots are served. Roots are asked once per session and again when
+the client says they changed. The command line fails cleanly, naming the extra to install when
+the MCP SDK is missing."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
 from pathlib import Path
 
-from tests.mcp.client import mcp_client
+from safefs import __version__
+from tests.mcp.client import mcp_client, roots_client, server_command
 from tests.mcp.conftest import SECRET, Arena
+
+KEPT = "the directories given on the command line are served"
+
+
+def allowed(*dirs: Path, note: str = "") -> tuple[bool, str]:
+    listed = "Allowed directories:\n" + "\n".join(str(d) for d in dirs)
+    return False, f"{listed}\n\nNote: {note}" if note else listed
 
 
 def test_a_root_inside_narrows(arena: Arena) -> None:
@@ -36,16 +48,81 @@ def test_roots_outside_never_widen(arena: Arena) -> None:
         ]:
             error, text = client.text("read_text_file", {"path": path})
             assert error and SECRET not in text
+    # A root outside every DIR is ignored: the DIR stays, and the listing says why.
     with mcp_client(str(arena.ws), roots=[arena.outside.as_uri()]) as client:
+        assert client.text("list_allowed_directories", {}) == allowed(
+            arena.ws, note=f"none of the client's roots lies inside a served directory; {KEPT}"
+        )
         error, text = client.text("read_text_file", {"path": str(arena.outside / "secret.txt")})
-        assert error and text.startswith("no allowed directories")
+        assert error and text == f"path escapes workspace: '{arena.outside / 'secret.txt'}'"
+        assert client.text("read_text_file", {"path": "hello.txt"}) == (False, "hello from inside\n")
+
+
+def test_an_empty_roots_list_keeps_the_dirs(arena: Arena) -> None:
+    with mcp_client(str(arena.ws), roots=[]) as client:
+        assert client.text("list_allowed_directories", {}) == allowed(
+            arena.ws, note=f"the client's roots list is empty; {KEPT}"
+        )
+        assert client.text("read_text_file", {"path": "hello.txt"}) == (False, "hello from inside\n")
 
 
 def test_a_symlinked_root_is_opened_through_safefs(arena: Arena) -> None:
-    # The root names a link inside the served directory that leads out: refused, not followed.
+    # The root names a link inside the served directory that leads out: refused, not followed,
+    # so no usable root is left and the DIR stays.
     with mcp_client(str(arena.ws), roots=[(arena.ws / "link_out").as_uri()]) as client:
-        assert client.text("list_allowed_directories", {}) == (False, "Allowed directories:\n")
+        assert client.text("list_allowed_directories", {})[1].startswith(
+            f"Allowed directories:\n{arena.ws}\n"
+        )
         assert client.text("read_text_file", {"path": "secret.txt"})[0]
+        assert client.text("read_text_file", {"path": "link_out/secret.txt"})[0]
+
+
+def test_without_a_dir_the_client_roots_are_served(arena: Arena, tmp_path: Path) -> None:
+    with mcp_client(roots=[arena.ws.as_uri(), (arena.base / "nowhere").as_uri()]) as client:
+        assert client.text("list_allowed_directories", {}) == allowed(arena.ws)
+        assert client.text("read_text_file", {"path": str(arena.ws / "hello.txt")}) == (
+            False,
+            "hello from inside\n",
+        )
+        assert client.text("read_text_file", {"path": "link_out/secret.txt"})[0]  # still safefs
+    with mcp_client() as client:  # no DIR, no roots: nothing served, and said so
+        note = "started without a DIR, and the client offers no roots"
+        assert client.text("list_allowed_directories", {}) == allowed(note=note)
+        assert client.text("read_text_file", {"path": "hello.txt"}) == (
+            True,
+            f"no allowed directories: {note}",
+        )
+
+
+def test_roots_replace_is_the_official_behaviour(arena: Arena) -> None:
+    # It can widen: the outside directory is served because the client named it.
+    with mcp_client("--roots", "replace", str(arena.ws), roots=[arena.outside.as_uri()]) as client:
+        assert client.text("list_allowed_directories", {}) == allowed(arena.outside)
+        assert client.text("read_text_file", {"path": str(arena.outside / "secret.txt")}) == (False, SECRET)
+        assert client.text("read_text_file", {"path": str(arena.ws / "hello.txt")})[0]
+    with mcp_client("--roots", "replace", str(arena.ws), roots=[]) as client:
+        assert client.text("list_allowed_directories", {}) == allowed(
+            arena.ws, note=f"the client's roots list is empty; {KEPT}"
+        )
+
+
+def test_roots_are_asked_once_per_session_and_again_when_changed(arena: Arena, tmp_path: Path) -> None:
+    errlog = tmp_path / "stderr.txt"
+    with roots_client(str(arena.ws), roots=[(arena.ws / "sub").as_uri()], errlog_path=errlog) as client:
+        for _ in range(10):
+            assert client.text("read_text_file", {"path": "lines.txt", "head": 1}) == (False, "line 1")
+        assert client.asked == 1
+        client.change_roots([arena.ws.as_uri()])
+        assert client.text("list_allowed_directories", {}) == allowed(arena.ws)
+        assert client.text("read_text_file", {"path": "hello.txt"}) == (False, "hello from inside\n")
+        assert client.asked == 2
+    assert errlog.read_text() == ""  # no deprecation warning, nothing at all
+
+
+def test_version() -> None:
+    script = Path(sys.executable).with_name("safefs-mcp")
+    done = subprocess.run([str(script), "--version"], capture_output=True, text=True, timeout=60)
+    assert (done.returncode, done.stdout) == (0, f"safefs-mcp {__version__}\n")
 
 
 def linked_parent(base: Path) -> tuple[str, Path, Path]:
@@ -85,9 +162,10 @@ def test_client_roots_are_judged_against_the_directory_served(tmp_path: Path) ->
     spelled, served, decoy = linked_parent(tmp_path)
     # The decoy is what the DIR argument spells lexically, not a directory that is served.
     with mcp_client(spelled, roots=[decoy.as_uri()]) as client:
-        assert client.text("list_allowed_directories", {}) == (False, "Allowed directories:\n")
-        error, text = client.text("read_text_file", {"path": "where.txt"})
-        assert error and text.startswith("no allowed directories")
+        assert client.text("list_allowed_directories", {}) == allowed(
+            served, note=f"none of the client's roots lies inside a served directory; {KEPT}"
+        )
+        assert client.text("read_text_file", {"path": "where.txt"}) == (False, "served\n")
     # A root inside the directory served narrows to it; one holding it keeps it whole.
     with mcp_client(spelled, roots=[(served / "sub").as_uri()]) as client:
         assert client.text("list_allowed_directories", {}) == (
@@ -138,3 +216,42 @@ def test_missing_mcp_extra_names_the_install_command(tmp_path: Path) -> None:
     )
     assert done.returncode == 2
     assert done.stderr == "safefs-mcp: the MCP server needs its extra: pip install 'safefs[mcp]'\n"
+
+
+def _raw_roots_session(ws: Path, answer: dict[str, object]) -> str:
+    """A client that offers roots and answers roots/list with ``answer`` (a result or an error
+    the SDK's client would never send); the text of list_allowed_directories afterwards."""
+    proc = subprocess.Popen(
+        [*server_command(), str(ws)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+
+    def send(message: dict[str, object]) -> None:
+        assert proc.stdin is not None
+        proc.stdin.write(json.dumps(message).encode() + b"\n")
+        proc.stdin.flush()
+
+    try:
+        params = {"protocolVersion": "2025-06-18", "capabilities": {"roots": {}}, "clientInfo": {"name": "t"}}
+        send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": params})
+        assert json.loads(proc.stdout.readline())["id"] == 1
+        send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        asked = json.loads(proc.stdout.readline())
+        assert asked["method"] == "roots/list"
+        send({"jsonrpc": "2.0", "id": asked["id"], **answer})
+        call = {"name": "list_allowed_directories", "arguments": {}}
+        send({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": call})
+        text: str = json.loads(proc.stdout.readline())["result"]["content"][0]["text"]
+        return text
+    finally:
+        proc.stdin.close()
+        proc.wait(30)
+
+
+def test_a_roots_answer_that_is_not_roots_keeps_the_dirs(arena: Arena) -> None:
+    cases: dict[str, dict[str, object]] = {
+        "the client's roots/list answer is not a list of roots": {"result": {"roots": "nope"}},
+        "the client answered roots/list with an error": {"error": {"code": -1, "message": "no"}},
+    }
+    for why, answer in cases.items():
+        assert _raw_roots_session(arena.ws, answer) == allowed(arena.ws, note=f"{why}; {KEPT}")[1]

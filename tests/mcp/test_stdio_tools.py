@@ -6,6 +6,9 @@ from __future__ import annotations
 import base64
 import json
 import os
+import shutil
+import subprocess
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -13,6 +16,7 @@ from typing import Any
 import mcp_types as types
 import pytest
 
+from safefs.mcp.tools import js_date
 from tests.mcp.client import Client, mcp_client
 from tests.mcp.conftest import Arena, make_arena
 
@@ -199,7 +203,11 @@ def test_write_edit_create_move(served: tuple[Arena, Client]) -> None:
     assert (arena.ws / "w" / "new.txt").read_text() == "a\nb\nb\n"
     edit = {"path": "w/new.txt", "edits": [{"oldText": "a\n", "newText": "A\n"}]}
     diff = ok(client, "edit_file", {**edit, "dryRun": True})
-    assert diff.startswith("```diff\nIndex: w/new.txt\n") and "-a\n+A\n" in diff
+    absolute = arena.ws / "w" / "new.txt"  # the official server names the absolute path, three times
+    assert diff.startswith(
+        f"```diff\nIndex: {absolute}\n{'=' * 67}\n--- {absolute}\toriginal\n+++ {absolute}\tmodified\n"
+    )
+    assert "-a\n+A\n" in diff
     assert (arena.ws / "w" / "new.txt").read_text() == "a\nb\nb\n"  # a dry run writes nothing
     ok(client, "edit_file", edit)
     assert (arena.ws / "w" / "new.txt").read_text() == "A\nb\nb\n"
@@ -341,3 +349,22 @@ def test_one_line_longer_than_the_cap_is_cut_and_says_so(served: tuple[Arena, Cl
         "is not shown; call read_text_file with offset=2 to read on]"
     )
     assert ok(client, "read_text_file", {"path": "wide.txt", "offset": 2}).endswith("\nsecond\n")
+
+
+def test_created_is_the_birth_time_not_the_change_time(tmp_path: Path) -> None:
+    if shutil.which("stat") is None:
+        pytest.skip("coreutils stat is needed to read the birth time independently")
+    (tmp_path / "born.txt").write_text("x\n")
+    time.sleep(1.1)  # so the change time below lands in another second than the birth
+    os.chmod(tmp_path / "born.txt", 0o600)
+    birth = int(
+        subprocess.run(
+            ["stat", "-c", "%W", str(tmp_path / "born.txt")], capture_output=True, text=True
+        ).stdout
+    )
+    with mcp_client(str(tmp_path)) as client:
+        error, text = client.text("get_file_info", {"path": "born.txt"})
+    assert not error
+    created = next(line for line in text.splitlines() if line.startswith("created: "))
+    assert created == ("created: unknown" if birth == 0 else f"created: {js_date(birth)}")
+    assert created != f"created: {js_date(os.stat(tmp_path / 'born.txt').st_ctime)}"

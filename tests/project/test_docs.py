@@ -143,5 +143,6 @@ def test_every_client_snippet_starts_safefs_mcp_as_it_accepts() -> None:
                 else:
                     continue
                 checked += 1
-    # Claude Code (2 and the README's), Claude Desktop, Codex (2), Gemini CLI (2), MCP Inspector.
-    assert checked == 9
+    # Claude Code (2 and the README's), Claude Desktop, Codex (2), Gemini CLI (2), MCP Inspector
+    # (this page's and the README's).
+    assert checked == 10

@@ -2,45 +2,45 @@
 changed outside, and legitimate work must still succeed.
 
 Every attempt runs twice: with the agent as root (the command then drops to uid 65534) and with
-the agent as an ordinary user (the test forks and drops the child to an unprivileged uid before
-it opens the workspace and runs the tool). The outside directory is world-writable and its
+the agent as an ordinary user (made with ``useradd``; the test forks and drops the child to it
+before it opens the workspace and runs the tool). The outside directory is world-writable and its
 secret world-readable, and the victim process has the command's own uid, so file modes and uid
 checks are not what stops an attempt: the sandbox is.
 """
 
 from __future__ import annotations
 
-import json
+import base64
+import hashlib
 import os
 import shutil
 import socket
 import subprocess
-import tempfile
+import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 import safefs
 from agent.tools import BashTool
-from safefs.sandbox import Refused, make_sandbox
 from safefs.sandbox.linux import DROPPED_UID, Limits, LinuxSandbox
 from tests.agent.processes import survivors
+from tests.sandbox.harness import (
+    PATH,
+    as_user,
+    chown_tree,
+    make_base,
+    ordinary_user,
+    ran_in_sandbox,
+    sandbox_refusal,
+)
 
-PATH = "/usr/local/bin:/usr/bin:/bin"
 SECRET = "outside-secret-7f3a"
 AGENT_MARKER = "agent-environment-marker-91c2"
-ORDINARY_UID = 54321
 FORK_LIMIT = 64
-
-
-def sandbox_refusal() -> str | None:
-    with tempfile.TemporaryDirectory() as d, safefs.Root(d) as root:
-        sandbox = make_sandbox(root)
-        sandbox.close()
-        return sandbox.refusal if isinstance(sandbox, Refused) else None
+WHEEL = "tinypkg-1.0-py3-none-any.whl"
 
 
 pytestmark = [
@@ -82,9 +82,14 @@ class World:
         return {p.name: p.read_bytes() for p in sorted(self.outside.iterdir())}
 
     def git_state(self) -> dict[str, bytes]:
+        """Every file under .git, and the .git entry itself."""
         git = self.workspace / ".git"
-        hooks = sorted(p.name for p in (git / "hooks").iterdir())
-        return {"config": (git / "config").read_bytes(), "hooks": "\n".join(hooks).encode()}
+        state = {".git": str(git.lstat().st_ino).encode()}
+        for dirpath, _dirs, files in os.walk(git):
+            for name in files:
+                path = Path(dirpath, name)
+                state[str(path.relative_to(git))] = path.read_bytes()
+        return state
 
     def connections(self, listener: socket.socket) -> int:
         n = 0
@@ -108,9 +113,28 @@ class World:
             return n
 
 
+def write_wheel(path: Path) -> None:
+    """A minimal wheel of a one-module package, so ``pip install`` needs no network."""
+    files = {
+        "tinypkg/__init__.py": b"ANSWER = 42\n",
+        "tinypkg-1.0.dist-info/METADATA": b"Metadata-Version: 2.1\nName: tinypkg\nVersion: 1.0\n",
+        "tinypkg-1.0.dist-info/WHEEL": (
+            b"Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
+        ),
+    }
+    record = ""
+    for name, data in files.items():
+        digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+        record += f"{name},sha256={digest},{len(data)}\n"
+    record += "tinypkg-1.0.dist-info/RECORD,,\n"
+    with zipfile.ZipFile(path, "w") as wheel:
+        for name, data in files.items():
+            wheel.writestr(name, data)
+        wheel.writestr("tinypkg-1.0.dist-info/RECORD", record)
+
+
 def build_world(uid: int) -> World:
-    base = Path(tempfile.mkdtemp(prefix="safefs-escape-"))
-    base.chmod(0o755)
+    base = make_base("safefs-escape-")
     workspace, outside = base / "work", base / "outside"
     workspace.mkdir()
     outside.mkdir()
@@ -118,10 +142,10 @@ def build_world(uid: int) -> World:
     (outside / "secret.txt").write_text(SECRET + "\n")
     (outside / "secret.txt").chmod(0o666)
     (workspace / "hello.txt").write_text("hello from inside\n")
+    (workspace / "Makefile").write_text("built.txt:\n\techo built > built.txt\n")
+    write_wheel(workspace / WHEEL)
     subprocess.run(["git", "init", "-q", str(workspace)], check=True)
-    for dirpath, _dirs, files in os.walk(workspace):
-        for name in [dirpath, *(os.path.join(dirpath, f) for f in files)]:
-            os.chown(name, uid, uid)
+    chown_tree(workspace, uid)
     tcp = socket.socket()
     tcp.bind(("127.0.0.1", 0))
     tcp.listen(8)
@@ -183,7 +207,9 @@ ATTEMPTS = [
         "echo 'echo owned' > .git/hooks/pre-commit; chmod +x .git/hooks/pre-commit; "
         "git config core.hooksPath /tmp; echo '[core]' >> .git/config; "
         "mv .git/hooks .git/old-hooks; rm -rf .git/hooks; mv .git .git-old; "
-        "mv .git/config .git/config.old",
+        "mv .git/config .git/config.old; echo ../cfg > .git/commondir; "
+        "printf '[core]\\n\\tfsmonitor = touch /tmp/ran\\n' > .git/config.worktree; "
+        "mkdir -p .git/modules/x .git/info; echo '*' > .git/info/exclude; rm -rf .git/objects",
     ),
     Attempt(
         "fork_bomb",
@@ -208,7 +234,12 @@ ATTEMPTS = [
         "legitimate_work",
         "ls; cat hello.txt; python3 -c 'print(6 * 7)'; git status --short; "
         "touch made && rm made && echo made-and-removed; echo kept > kept.txt; "
-        'touch "$TMPDIR/t" && ls "$TMPDIR" && rm "$TMPDIR/t" && echo tmp-ok',
+        'touch "$TMPDIR/t" && ls "$TMPDIR" && rm "$TMPDIR/t" && echo tmp-ok; '
+        "make -s && cat built.txt; "
+        f"python3 -m pip install -q --no-index --target vendor {WHEEL} && "
+        "PYTHONPATH=vendor python3 -c 'import tinypkg; print(\"pip-ok\", tinypkg.ANSWER)'; "
+        "git init -q nested && cd nested && echo n > n.txt && git add n.txt && "
+        "git -c user.name=t -c user.email=t@t commit -qm one && git log --oneline | wc -l",
     ),
 ]
 
@@ -223,38 +254,6 @@ def run_attempts(world: World) -> dict[str, tuple[str, bool]]:
             tool.close()
             results[attempt.name] = (out.content, out.is_error)
     return results
-
-
-def run_as_ordinary_user(world: World, uid: int) -> dict[str, tuple[str, bool]]:
-    """``run_attempts`` in a forked child that dropped to ``uid`` before touching anything."""
-    read_end, write_end = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # pragma: no cover - the child
-        status = 0
-        try:
-            os.close(read_end)
-            os.setgroups([])
-            os.setresgid(uid, uid, uid)
-            os.setresuid(uid, uid, uid)
-            payload: Any = run_attempts(world)
-        except BaseException as exc:
-            payload = {"error": repr(exc)}
-            status = 1
-        try:
-            data = json.dumps(payload).encode()
-            while data:
-                data = data[os.write(write_end, data) :]
-        finally:
-            os._exit(status)
-    os.close(write_end)
-    chunks = []
-    while chunk := os.read(read_end, 65536):
-        chunks.append(chunk)
-    os.close(read_end)
-    os.waitpid(pid, 0)
-    got = json.loads(b"".join(chunks))
-    assert "error" not in got, got
-    return {name: (content, is_error) for name, (content, is_error) in got.items()}
 
 
 @dataclass
@@ -272,12 +271,12 @@ class Run:
 
 @pytest.fixture(scope="module", params=["root", "ordinary-user"])
 def run(request: pytest.FixtureRequest) -> Iterator[Run]:
-    uid = 0 if request.param == "root" else ORDINARY_UID
+    uid = 0 if request.param == "root" else ordinary_user()
     world = build_world(uid)
     os.environ["SAFEFS_TEST_AGENT_MARKER"] = AGENT_MARKER
     try:
         before_outside, before_git = world.outside_state(), world.git_state()
-        results = run_attempts(world) if uid == 0 else run_as_ordinary_user(world, uid)
+        results = {name: (c, e) for name, (c, e) in as_user(uid, lambda: run_attempts(world)).items()}
         for name, (content, _) in results.items():
             print(f"--- {request.param} {name}\n{content}")
         yield Run(
@@ -298,11 +297,7 @@ def run(request: pytest.FixtureRequest) -> Iterator[Run]:
 
 def output(run: Run, name: str) -> str:
     """The result of one attempt, which must have run (not been refused) in the sandbox."""
-    content, _ = run.results[name]
-    status, layers = content.split("\n", 2)[:2]
-    assert status.startswith(("exit status ", "killed by signal ")), content
-    assert layers.startswith("sandbox: landlock abi "), content
-    return content
+    return ran_in_sandbox(run.results[name][0])
 
 
 def test_read_secret_outside(run: Run) -> None:
@@ -360,6 +355,7 @@ def test_write_git_hooks(run: Run) -> None:
     assert run.after_git == run.before_git, text
     assert not (run.world.workspace / ".git" / "hooks" / "pre-commit").exists()
     assert not (run.world.workspace / ".git-old").exists()
+    assert text.split("\n")[1].endswith(", read-only: .git"), text  # the result names it
 
 
 def test_fork_bomb_is_bounded(run: Run) -> None:
@@ -382,6 +378,9 @@ def test_legitimate_work_still_works(run: Run) -> None:
     assert status == "exit status 0", text
     for expected in ("hello.txt", "hello from inside", "42", "made-and-removed", "t\n", "tmp-ok"):
         assert expected in body
+    assert "built" in body and (run.world.workspace / "built.txt").exists()  # make
+    assert "pip-ok 42" in body and (run.world.workspace / "vendor" / "tinypkg").is_dir()
+    assert body.rstrip().endswith("1"), body  # one commit in the nested repository
     kept = run.world.workspace / "kept.txt"
     assert kept.read_text() == "kept\n"
     assert kept.stat().st_uid == (run.world.workspace.stat().st_uid)  # owned by the owner

@@ -1,0 +1,157 @@
+"""The README's client snippets: each is parsed and starts safefs-mcp with arguments it accepts.
+Then the real clients from npm: Gemini CLI reads its snippet as its configuration and connects
+(``gemini mcp list`` does the MCP handshake); MCP Inspector runs its line in CLI mode and calls a
+tool; Codex reads its snippet (it refuses an unknown approval mode, so the approval line is
+checked). Claude Code's line is run by test_claude_code.py. Claude Desktop has no Linux build,
+and Codex connects to a server only inside a model session, so for those two the parse is the
+check."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from safefs.mcp.cli import parser
+from tests.mcp.node_clients import CODEX, GEMINI_CLI, INSPECTOR, npm_binary
+
+README = Path(__file__).resolve().parents[2] / "README.md"
+PLACEHOLDER_COMMAND = "/abs/path/.venv/bin/safefs-mcp"
+PLACEHOLDER_DIR = "/abs/path/project"
+CLIENTS = ("Claude Code", "Claude Desktop", "Codex", "Gemini CLI", "MCP Inspector")
+
+
+def snippets() -> dict[str, tuple[str, str]]:
+    """The MCP section's fenced blocks by the client the paragraph before names:
+    {client: (language, body)}."""
+    section = README.read_text().split("## Use it from your agent", 1)[1].split("\n## ", 1)[0]
+    found: dict[str, tuple[str, str]] = {}
+    lead = ""
+    for part in section.split("\n\n"):
+        fenced = re.fullmatch(r"```(\w+)\n(.*?)```\n?", part, re.DOTALL)
+        if fenced is None:
+            lead = part.strip()
+            continue
+        for client in CLIENTS:
+            if lead.startswith(client):
+                found[client] = (fenced[1], fenced[2])
+    return found
+
+
+def _accepted(command: str, args: list[str]) -> None:
+    assert command == PLACEHOLDER_COMMAND, command
+    parsed = parser().parse_args(args)
+    assert parsed.dirs == [PLACEHOLDER_DIR]
+
+
+def _server(config: dict[str, Any]) -> dict[str, Any]:
+    servers = config.get("mcpServers") or config["mcp_servers"]
+    assert list(servers) == ["safefs"]
+    return dict(servers["safefs"])
+
+
+def test_every_client_has_a_snippet_that_starts_safefs_mcp() -> None:
+    found = snippets()
+    assert sorted(found) == sorted(CLIENTS)
+    claude = shlex.split(found["Claude Code"][1])
+    _accepted(claude[claude.index("--") + 1], claude[claude.index("--") + 2 :])
+    for client in ("Claude Desktop", "Gemini CLI"):
+        language, body = found[client]
+        entry = _server(json.loads(body))
+        assert language == "json"
+        _accepted(entry["command"], entry["args"])
+    codex = _server(tomllib.loads(found["Codex"][1]))
+    _accepted(codex["command"], codex["args"])
+    assert codex["default_tools_approval_mode"] == "approve"
+    inspector = shlex.split(found["MCP Inspector"][1])
+    assert inspector[:2] == ["npx", "@modelcontextprotocol/inspector"]
+    _accepted(inspector[2], inspector[3:])
+
+
+def _real(body: str, project: Path) -> str:
+    script = Path(sys.executable).with_name("safefs-mcp")
+    return body.replace(PLACEHOLDER_COMMAND, str(script)).replace(PLACEHOLDER_DIR, str(project))
+
+
+def _client_env(home: Path) -> dict[str, str]:
+    env = {
+        k: v for k, v in os.environ.items() if not k.startswith(("GEMINI_", "GOOGLE_", "OPENAI_", "CODEX_"))
+    }
+    env["HOME"] = str(home)  # the client's configuration goes there, not the user's
+    return env
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "a.txt").write_text("hello\n")
+    return project
+
+
+def test_gemini_cli_connects_with_the_readme_snippet(tmp_path: Path, project: Path) -> None:
+    gemini = npm_binary(*GEMINI_CLI)
+    home = tmp_path / "home"
+    (home / ".gemini").mkdir(parents=True)
+    (home / ".gemini" / "settings.json").write_text(_real(snippets()["Gemini CLI"][1], project))
+    # A folder must be trusted before Gemini CLI starts its servers in it.
+    (home / ".gemini" / "trustedFolders.json").write_text(json.dumps({str(project): "TRUST_FOLDER"}))
+    done = subprocess.run(
+        [str(gemini), "mcp", "list"],
+        cwd=project,
+        env=_client_env(home),
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    listed = done.stdout + done.stderr
+    line = next((x for x in listed.splitlines() if "safefs:" in x), "")
+    assert "Connected" in line, listed
+
+
+def test_codex_reads_the_readme_snippet(tmp_path: Path, project: Path) -> None:
+    codex = npm_binary(*CODEX)
+    home = tmp_path / "home"
+    (home / ".codex").mkdir(parents=True)
+    (home / ".codex" / "config.toml").write_text(_real(snippets()["Codex"][1], project))
+    done = subprocess.run(
+        [str(codex), "mcp", "get", "safefs", "--json"],
+        cwd=project,
+        env=_client_env(home),
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    # Codex refuses a configuration with an unknown approval mode, so success means it took it.
+    assert done.returncode == 0, done.stderr
+    transport = json.loads(done.stdout)["transport"]
+    assert transport["command"] == str(Path(sys.executable).with_name("safefs-mcp"))
+    assert transport["args"] == [str(project)]
+
+
+def test_mcp_inspector_runs_the_readme_line(project: Path) -> None:
+    inspector = npm_binary(*INSPECTOR)
+    words = shlex.split(_real(snippets()["MCP Inspector"][1], project))
+    assert words[:2] == ["npx", "@modelcontextprotocol/inspector"]
+    # --cli: the same server command, driven from the command line instead of a browser.
+    call = ["--method", "tools/call", "--tool-name", "read_text_file", "--tool-arg", "path=a.txt"]
+    done = subprocess.run(
+        [str(inspector), "--cli", *words[2:], *call],
+        cwd=project,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert json.loads(done.stdout)["content"] == [{"type": "text", "text": "hello\n"}]

@@ -1,0 +1,268 @@
+"""Inputs that used to crash or hang the server, each through the real client over stdio (the
+HTTP ones are in test_http.py): file names that are not UTF-8, a very deep tree, malformed JSON,
+and a long call that must neither block other calls nor outlive its cancel."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import time
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+from tests.mcp.client import mcp_client, server_command
+
+NAME = b"caf\xe9.txt"  # Latin-1 bytes: not UTF-8
+SHOWN = "caf\\xe9.txt"
+DIR_NAME = b"d\xff"
+DIR_SHOWN = "d\\xff"
+
+
+@pytest.fixture
+def undecodable(tmp_path: Path) -> Path:
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    with open(os.path.join(os.fsencode(ws), NAME), "wb") as f:
+        f.write(b"needle in a badly named file\n")
+    os.mkdir(os.path.join(os.fsencode(ws), DIR_NAME))
+    with open(os.path.join(os.fsencode(ws), DIR_NAME, b"inner.txt"), "wb") as f:
+        f.write(b"needle\n")
+    return ws
+
+
+def test_undecodable_names_in_every_listing_and_search_tool(undecodable: Path) -> None:
+    ws = undecodable
+    with mcp_client(str(ws)) as client:
+        calls: list[tuple[str, dict[str, Any], list[str]]] = [
+            ("list_directory", {"path": "."}, [f"[FILE] {SHOWN}", f"[DIR] {DIR_SHOWN}"]),
+            ("list_directory_with_sizes", {"path": "."}, [SHOWN, DIR_SHOWN]),
+            ("directory_tree", {"path": "."}, [f'"name": "{SHOWN}"', f'"name": "{DIR_SHOWN}"']),
+            (
+                "search_files",
+                {"path": ".", "pattern": "**/*"},
+                [f"{ws}/{SHOWN}", f"{ws}/{DIR_SHOWN}/inner.txt"],
+            ),
+            ("search_file_contents", {"path": ".", "pattern": "needle"}, [f"{ws}/{SHOWN}:1:", DIR_SHOWN]),
+        ]
+        for tool, args, wanted in calls:
+            error, text = client.text(tool, args)
+            assert not error, (tool, text)
+            for want in wanted:
+                assert want in text, (tool, want, text)
+        # The escaped spelling is accepted back as a path, relative or absolute.
+        assert client.text("read_text_file", {"path": SHOWN}) == (False, "needle in a badly named file\n")
+        assert client.text("read_text_file", {"path": f"{ws}/{DIR_SHOWN}/inner.txt"}) == (False, "needle\n")
+        assert client.text("write_file", {"path": f"{DIR_SHOWN}/new.txt", "content": "x"}) == (
+            False,
+            f"Successfully wrote to {DIR_SHOWN}/new.txt",
+        )
+        error, text = client.text("read_text_file", {"path": f"{DIR_SHOWN}/missing.txt"})
+        assert error and DIR_SHOWN in text
+    assert os.path.exists(os.path.join(os.fsencode(ws), DIR_NAME, b"new.txt"))
+
+
+def test_a_600_level_tree_renders(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    deep = os.fsencode(ws)
+    fd = os.open(deep, os.O_RDONLY)
+    try:  # made by fd, one level at a time, so no path grows past PATH_MAX
+        for _ in range(600):
+            os.mkdir("d", dir_fd=fd)
+            next_fd = os.open("d", os.O_RDONLY, dir_fd=fd)
+            os.close(fd)
+            fd = next_fd
+    finally:
+        os.close(fd)
+    with mcp_client(str(ws)) as client:
+        error, text = client.text("directory_tree", {"path": "."})
+        assert not error, text[:300]
+        tree = json.loads(text)
+        node = tree[0]
+        while node.get("children"):
+            node = node["children"][0]
+        assert node["name"] == "d" and node.get("truncated") is True  # cut by the size cap, not the stack
+        assert not client.text("list_directory", {"path": "d/d/d"})[0]  # and the server lives on
+
+
+def _raw_exchange(ws: Path, lines: list[bytes]) -> list[dict[str, Any]]:
+    """Send ``lines`` to a server as they are, then end the input; its answers, in order."""
+    init = {
+        "jsonrpc": "2.0",
+        "id": "init",
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "t", "version": "0"},
+        },
+    }
+    text = [
+        json.dumps(init).encode(),
+        *lines,
+        json.dumps({"jsonrpc": "2.0", "id": "last", "method": "ping"}).encode(),
+    ]
+    done = subprocess.run(
+        [*server_command(), str(ws)], input=b"\n".join(text) + b"\n", capture_output=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    return [json.loads(line) for line in done.stdout.splitlines()]
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        b'{"jsonrpc": "2.0", "id": 1, "method": ',  # cut short
+        b"\xff\xfe not utf-8",
+        b'{"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "read_text_file", '
+        b'"arguments": {"path": "\\ud800"}}}',  # a lone surrogate
+    ],
+    ids=["truncated", "not-utf8", "lone-surrogate"],
+)
+def test_malformed_json_gets_a_parse_error(tmp_path: Path, line: bytes) -> None:
+    answers = _raw_exchange(tmp_path, [line])
+    assert [a.get("id") for a in answers] == ["init", None, "last"]
+    assert answers[1]["error"]["code"] == -32700
+
+
+def test_not_a_request_gets_invalid_request(tmp_path: Path) -> None:
+    answers = _raw_exchange(tmp_path, [b"[1, 2]", b'{"jsonrpc": "1.0", "id": 7, "method": "ping"}'])
+    assert [(a.get("id"), a["error"]["code"]) for a in answers[1:3]] == [(None, -32600), (7, -32600)]
+    assert answers[3] == {"jsonrpc": "2.0", "id": "last", "result": {}}
+
+
+def _slow_tree(ws: Path, files: int = 100) -> None:
+    """``a*a*a*c`` backtracks cubically on a line of a's: about 10 ms a line, 10 lines a file,
+    so a search of the tree takes seconds, in steps the walk can stop between."""
+    for i in range(files):
+        (ws / f"f{i:03}.txt").write_text(("a" * 100 + "\n") * 10)
+
+
+def _threads_of_server(ws: Path) -> int:
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+            status = Path(f"/proc/{pid}/status").read_text()
+        except OSError:
+            continue
+        if os.fsencode(ws) in cmdline and any(b"safefs-mcp" in part for part in cmdline[:2]):
+            return int(next(line for line in status.splitlines() if line.startswith("Threads:")).split()[1])
+    raise AssertionError("the server process was not found")
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="counts threads in /proc")
+def test_a_long_call_blocks_nothing_and_stops_when_cancelled(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    _slow_tree(ws)
+    slow = {"path": ".", "pattern": "a*a*a*c"}
+    with mcp_client(str(ws)) as client:
+        idle = _threads_of_server(ws)
+
+        async def race() -> tuple[list[str], bool]:
+            order: list[str] = []
+            timed_out = False
+
+            async def long_call() -> None:
+                nonlocal timed_out
+                try:
+                    await client.session.call_tool("search_file_contents", slow, read_timeout_seconds=1.0)
+                    order.append("slow")
+                except Exception:  # the client gave up and sent notifications/cancelled
+                    timed_out = True
+
+            async def quick_calls() -> None:
+                await anyio.sleep(0.2)
+                for _ in range(5):
+                    result = await client.session.call_tool("list_directory", {"path": "."})
+                    assert not result.is_error
+                    order.append("quick")
+
+            async with anyio.create_task_group() as group:
+                group.start_soon(long_call)
+                group.start_soon(quick_calls)
+            return order, timed_out
+
+        order, timed_out = client.portal.call(race)
+        assert timed_out and order == ["quick"] * 5  # every quick call answered during the slow one
+        deadline = time.monotonic() + 5.0  # the search left alone would run for about 10 s more
+        while _threads_of_server(ws) > idle and time.monotonic() < deadline:
+            time.sleep(0.05)
+        print(f"\nthreads: idle {idle}, after the cancel {_threads_of_server(ws)}")
+        assert _threads_of_server(ws) == idle
+        assert client.text("read_text_file", {"path": "f000.txt", "head": 1}) == (False, "a" * 100)
+
+
+def _parent(pid: str) -> str:
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return ""
+    return next(line.split()[1] for line in status.splitlines() if line.startswith("PPid:"))
+
+
+def _forked_children(ws: Path) -> int:
+    """How many children the server has forked (they share its command line) and not reaped."""
+    serving = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if os.fsencode(ws) in cmdline and any(b"safefs-mcp" in part for part in cmdline[:2]):
+            serving.append(pid)
+    parents = {pid: _parent(pid) for pid in serving}
+    server = next(pid for pid in serving if parents[pid] not in serving)
+    return sum(1 for pid in serving if parents[pid] == server)
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="looks at processes in /proc")
+def test_a_catastrophic_pattern_stops_nothing_else_and_is_killed_when_cancelled(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "a.txt").write_text("a" * 40 + "\n")  # (a|aa)*c backtracks for minutes on it in Python's re
+    with mcp_client(str(ws)) as client:
+
+        async def race() -> tuple[int, bool]:
+            answered = 0
+            cancelled = False
+
+            async def long_call() -> None:
+                nonlocal cancelled
+                try:
+                    await client.session.call_tool(
+                        "search_file_contents", {"path": ".", "pattern": "(a|aa)*c"}, read_timeout_seconds=2.0
+                    )
+                except Exception:  # the client gave up and sent notifications/cancelled
+                    cancelled = True
+
+            async def quick_calls() -> None:
+                nonlocal answered
+                await anyio.sleep(0.3)
+                with anyio.fail_after(10):  # with the interpreter lock held, they would wait minutes
+                    for _ in range(5):
+                        result = await client.session.call_tool("list_directory", {"path": "."})
+                        assert not result.is_error
+                        answered += 1
+                    await client.session.send_ping()
+
+            async with anyio.create_task_group() as group:
+                group.start_soon(long_call)
+                group.start_soon(quick_calls)
+            return answered, cancelled
+
+        answered, cancelled = client.portal.call(race)
+        assert answered == 5
+        if cancelled:  # the search was still running: its process must be gone soon after
+            deadline = time.monotonic() + 5.0
+            while _forked_children(ws) and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert _forked_children(ws) == 0
+        print(f"\nquick calls answered during the search: {answered}; search cancelled: {cancelled}")
+        assert client.text("read_text_file", {"path": "a.txt"}) == (False, "a" * 40 + "\n")
