@@ -24,8 +24,10 @@ def size_file(size: int) -> str:
 
 
 def content(size: int) -> bytes:
-    """What a file of ``size`` bytes holds (a pattern, so a wrong read shows)."""
-    return (bytes(range(256)) * (size // 256 + 1))[:size]
+    """What a file of ``size`` bytes holds: a pattern, so a wrong read shows, of printable text
+    lines, so the contestants whose tools read only text read it too."""
+    line = bytes(range(32, 127)) + b"\n"
+    return (line * (size // len(line) + 1))[:size]
 
 
 def build_scaling_tree(
