@@ -1,11 +1,14 @@
 """Builds the two cffi (out-of-line, API mode) extensions.
 
-``safefs._native``: a shim over openat2(2) and renameat2(2).
+``safefs._native`` (safefs/fastpath.c): shims over openat2(2) and renameat2(2), and the core's
+fast paths: a resolution beneath a root (openat2, or the walk in C), a whole-file read and a
+whole atomic write of a small file, each one call that releases the GIL.
 ``safefs.sandbox._native``: Landlock's three system calls and the sandbox launcher, which does
 everything between fork and exec in C (the agent has threads, so no Python may run there).
 
-Every call goes through syscall(2) so the shims do not depend on the C library having wrappers.
-Each function returns the result, or ``-errno`` on failure, so Python never reads a stale errno.
+The Linux calls go through syscall(2) so the shims do not depend on the C library having
+wrappers. Each function returns the result, or ``-errno`` on failure (or a ``SAFEFS_E*`` code), so
+Python never reads a stale errno.
 """
 
 from pathlib import Path
@@ -13,55 +16,49 @@ from pathlib import Path
 from cffi import FFI
 
 ffibuilder = FFI()
+_FASTPATH = Path(__file__).resolve().parent / "safefs" / "fastpath.c"
 
 ffibuilder.cdef(
     """
+    #define SAFEFS_EESCAPE ...
+    #define SAFEFS_ENOTREGULAR ...
+    #define SAFEFS_EMORE ...
+    #define SAFEFS_EPOLICY ...
+    #define SAFEFS_ETEMPEXISTS ...
+    #define SAFEFS_ELINK ...
+    #define SAFEFS_KEEP_MODE ...
+    #define SAFEFS_KIND_OPENAT2 ...
+    #define SAFEFS_KIND_WALK ...
+    #define SAFEFS_BENEATH ...
+    #define SAFEFS_NO_SYMLINKS ...
+    #define SAFEFS_IN_ROOT ...
+    struct safefs_resolver {
+        int kind;
+        int symlinks;
+        uint64_t resolve;
+        uint64_t component_flags;
+    };
+    struct safefs_read_out {
+        int64_t fd;
+        int64_t size;
+        int64_t got;
+    };
     long safefs_openat2(int dirfd, const char *path, uint64_t flags, uint64_t mode,
                         uint64_t resolve);
     long safefs_renameat2(int olddirfd, const char *oldpath, int newdirfd,
                           const char *newpath, unsigned int flags);
+    long safefs_open(const struct safefs_resolver *r, int root_fd, const char *path,
+                     uint64_t flags, uint64_t mode, int follow);
+    long safefs_read_fd(int fd, char *buf, size_t len);
+    long safefs_read_file(const struct safefs_resolver *r, int root_fd, const char *path,
+                          uint64_t flags, char *buf, size_t cap, struct safefs_read_out *out);
+    long safefs_write_named(int dirfd, const char *name, const char *token, const char *suffix,
+                            const char *data, size_t len, int64_t perm, uint64_t mode,
+                            int durable, uint64_t create_flags, uint64_t dir_flags);
     """
 )
-
-ffibuilder.set_source(
-    "safefs._native",
-    r"""
-    #define _GNU_SOURCE
-    #include <errno.h>
-    #include <stdint.h>
-    #include <unistd.h>
-    #include <sys/syscall.h>
-
-    #ifndef SYS_openat2
-    #define SYS_openat2 437
-    #endif
-
-    struct safefs_open_how {
-        uint64_t flags;
-        uint64_t mode;
-        uint64_t resolve;
-    };
-
-    static long safefs_openat2(int dirfd, const char *path, uint64_t flags, uint64_t mode,
-                               uint64_t resolve)
-    {
-        struct safefs_open_how how = { flags, mode, resolve };
-        long r = syscall(SYS_openat2, dirfd, path, &how, sizeof how);
-        return r < 0 ? -errno : r;
-    }
-
-    static long safefs_renameat2(int olddirfd, const char *oldpath, int newdirfd,
-                                 const char *newpath, unsigned int flags)
-    {
-    #ifdef SYS_renameat2
-        long r = syscall(SYS_renameat2, olddirfd, oldpath, newdirfd, newpath, flags);
-        return r < 0 ? -errno : r;
-    #else
-        return -ENOSYS;
-    #endif
-    }
-    """,
-)
+if _FASTPATH.exists():  # else ffibuilder has no source, and setup.py leaves it out
+    ffibuilder.set_source("safefs._native", _FASTPATH.read_text())
 
 sandbox_ffibuilder = FFI()
 _LAUNCHER = Path(__file__).resolve().parent / "safefs" / "sandbox" / "launcher.c"

@@ -28,7 +28,7 @@ class OptionalBuildExt(build_ext):
 
 
 def native_extensions() -> list:  # type: ignore[type-arg]
-    if not sys.platform.startswith("linux"):
+    if sys.platform == "win32":
         return []
     try:
         sys.path.insert(0, ".")
@@ -38,6 +38,8 @@ def native_extensions() -> list:  # type: ignore[type-arg]
     except Exception as exc:
         warnings.warn(f"safefs: cannot prepare the native extension ({exc})", stacklevel=1)
         return []
+    if not sys.platform.startswith("linux"):
+        return extensions  # the sandbox is Linux's (Landlock); the core's fast paths are POSIX
     try:
         extensions.append(sandbox_ffibuilder.distutils_extension())
     except Exception as exc:  # e.g. a source tree without the launcher: safefs's still builds

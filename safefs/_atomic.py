@@ -4,10 +4,22 @@ Threat model: docs/threat-model.md.
 
 Readers see the old content or the new one, never a torn mix: the data goes to a new inode that is
 renamed over the target relative to the same directory fd (so a hard-linked target is replaced,
-never modified in place). On Linux the new inode is an unnamed O_TMPFILE until the last moment, so
-a process killed mid-write leaves nothing behind; it gets a name only in the microseconds between
-``linkat`` and ``renameat``. Elsewhere a uniquely named ``O_EXCL|O_NOFOLLOW`` temp file is used and
-removed on any failure.
+never modified in place).
+
+Where a killed writer could leave its temp file, and for how long:
+
+- a small write (up to ``NATIVE_WRITE_MAX``) with the native extension is one C call: a uniquely
+  named ``O_EXCL|O_NOFOLLOW`` temp file is created, written, closed and renamed over the target
+  (``safefs/fastpath.c``). Its name exists only for the microseconds that call takes. This is the
+  cheapest atomic write there is: on tmpfs, naming an ``O_TMPFILE`` inode through
+  ``/proc/self/fd`` costs more than the whole plain write it stands beside;
+- a larger write, on Linux, goes to an unnamed ``O_TMPFILE`` inode while the data is written, so
+  a process killed mid-write leaves nothing behind; it gets a name only in the microseconds
+  between ``linkat`` and ``renameat``;
+- elsewhere (no extension, or no O_TMPFILE) a named temp file is used for the whole write and
+  removed on any failure.
+
+So a killed writer leaves at most the one temp file it had in flight.
 """
 
 from __future__ import annotations
@@ -17,13 +29,18 @@ import itertools
 import os
 from collections.abc import Callable
 
-from safefs import _sys
+from safefs import _fastpath, _sys
 from safefs.errors import error
 
 TEMP_SUFFIX = b".safefs-tmp"
 _token = os.urandom(6).hex().encode()
+_native_token = _token  # the C side numbers its own names: ".NAME.TOKENnN.safefs-tmp"
 _counter = itertools.count()
 _tmpfile_works = bool(_sys.O_TMPFILE)  # Linux, with /proc to name the inode (see _linux)
+# Up to this size the named temp file exists only for the one native call that writes it; past
+# it, writing takes long enough that the data goes to an unnamed O_TMPFILE inode first.
+NATIVE_WRITE_MAX = 64 * 1024
+_native_writes = _fastpath.AVAILABLE
 
 
 def temp_name(name: bytes) -> bytes:
@@ -37,6 +54,12 @@ def write_atomic(
     """Replace ``name`` in ``dirfd`` with ``data``. ``perm`` keeps an existing file's mode bits."""
     global _tmpfile_works
     mode = 0o666 if perm is None else perm
+    flat = native_buffer(data)
+    if flat is not None:
+        _fastpath.write_named(
+            dirfd, name, _native_token, TEMP_SUFFIX, flat, -1 if perm is None else perm, mode, durable
+        )
+        return
     if _tmpfile_works:
         try:
             fd = _sys.openat(dirfd, b".", os.O_WRONLY | _sys.O_TMPFILE, mode)
@@ -63,6 +86,32 @@ def write_atomic(
         _unlink_quietly(dirfd, tmp)
         raise
     _rename_into_place(dirfd, tmp, name, durable)
+
+
+def native_buffer(data: bytes | bytearray | memoryview) -> bytes | memoryview | None:
+    """``data`` as the flat byte buffer a native write takes, or None when it takes the Python
+    path (no extension, too large, or not contiguous)."""
+    if not _native_writes:
+        return None
+    if type(data) is bytes:  # the common case, without a memoryview
+        return data if len(data) <= NATIVE_WRITE_MAX else None
+    view = memoryview(data)
+    if view.nbytes > NATIVE_WRITE_MAX or not view.c_contiguous:
+        return None
+    return view if view.ndim == 1 and view.format == "B" else view.cast("B")
+
+
+def write_keeping_mode(dirfd: int, name: bytes, flat: bytes | memoryview, durable: bool) -> bool:
+    """write_atomic of a native_buffer() to ``name``, whose mode (if it exists) is kept, without
+    resolving it: False, having written nothing, if ``name`` is a symlink (the caller resolves
+    it and calls write_atomic with what it leads to)."""
+    try:
+        _fastpath.write_named(
+            dirfd, name, _native_token, TEMP_SUFFIX, flat, _fastpath.KEEP_MODE, 0o666, durable
+        )
+    except _fastpath.IsLink:
+        return False
+    return True
 
 
 def _with_unique_name(name: bytes, create: Callable[[bytes], object]) -> bytes:

@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterator
 from typing import IO, Any, Concatenate, ParamSpec, TypeVar
 
 from safefs import _entries, _sys
-from safefs._atomic import write_atomic
+from safefs._atomic import native_buffer, write_atomic, write_keeping_mode
 from safefs._entries import open_mode_flags
 from safefs._paths import (
     SPECIAL_NAMES,
@@ -65,20 +65,21 @@ def _operation(method: Callable[Concatenate[Root, _P], _R]) -> Callable[Concaten
 
     @functools.wraps(method)
     def run(self: Root, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
-        # Root._enter and Root._leave, inlined: this wraps every call on the hot path.
-        lock = self._lock
-        with lock:
+        # No lock on this path (it wraps every call): list.append and list.pop are atomic under
+        # the GIL, and the order makes it safe. An operation registers, then checks _closed;
+        # close() sets _closed, then checks for operations in flight. So either close() sees
+        # this one and leaves the fd to the last operation out, or this one sees _closed.
+        # Who closes the fd is settled under the lock, in the rare closing path only.
+        users = self._users
+        users.append(None)
+        try:
             if self._closed:
                 raise ValueError("operation on a closed Root")
-            self._users += 1
-        try:
             return method(self, *args, **kwargs)
         finally:
-            with lock:
-                self._users -= 1
-                fd = self._take_fd_if_idle() if self._closed else -1
-            if fd >= 0:
-                os.close(fd)
+            users.pop()
+            if self._closed:
+                self._close_if_idle()
 
     return run
 
@@ -146,6 +147,7 @@ class Root:
         resolver: ResolverName = "auto",
         symlinks: SymlinkMode = "beneath",
         _use_o_path: bool = True,
+        _native_walk: bool = True,
     ) -> None:
         raw = to_bytes(path)
         use_o_path = _use_o_path and _sys.HAVE_O_PATH
@@ -155,7 +157,7 @@ class Root:
         except OSError as exc:
             raise with_filename(exc, path) from None
         try:
-            chosen = make_resolver(resolver, symlinks, fd, use_o_path=use_o_path)
+            chosen = make_resolver(resolver, symlinks, fd, use_o_path=use_o_path, native_walk=_native_walk)
             held = os.fstat(fd)
         except BaseException:
             os.close(fd)
@@ -173,7 +175,9 @@ class Root:
         self._anchors = anchors
         self._lock = threading.Lock()
         self._closed = False
-        self._users = 0  # operations in flight; the fd is closed only when none is left
+        # One entry per operation in flight (see _operation); the fd is closed only when none is
+        # left.
+        self._users: list[None] = []
 
     # -- lifecycle -------------------------------------------------------------------------------
 
@@ -211,15 +215,16 @@ class Root:
             if self._closed:
                 return
             self._closed = True
-            fd = self._take_fd_if_idle()
-        if fd >= 0:
-            os.close(fd)
+        self._close_if_idle()
 
-    def _take_fd_if_idle(self) -> int:
-        if self._users or self._fd < 0:
-            return -1
-        fd, self._fd = self._fd, -1
-        return fd
+    def _close_if_idle(self) -> None:
+        """Close the fd once closed and no operation is left in flight (exactly once: whoever
+        takes it under the lock)."""
+        with self._lock:
+            if self._users or self._fd < 0:
+                return
+            fd, self._fd = self._fd, -1
+        os.close(fd)
 
     def __enter__(self) -> Root:
         return self
@@ -433,30 +438,24 @@ class Root:
             raw.close()
             raise
 
-    @_operation
     def read_bytes(self, path: PathArg) -> bytes:
         """The whole content of a regular file (``pathlib.Path.read_bytes``)."""
-        rel = self._rel(path)
+        # What @_operation does, inlined: on this, the hottest path, its generic call through
+        # *args costs as much as the Python around the one native call that reads the file.
+        users = self._users
+        users.append(None)
         try:
-            fd = self._resolver.open_read(self._fd, rel)
-        except OSError as exc:
-            raise with_filename(exc, path) from None
-        try:
-            st = os.fstat(fd)
-            if not stat_mod.S_ISREG(st.st_mode):
-                raise with_filename(
-                    error(errno.EISDIR) if stat_mod.S_ISDIR(st.st_mode) else NotRegularFileError(), path
-                )
-            size = st.st_size
-            data = os.read(fd, size + 1)  # one byte more notices a file that grew meanwhile
-            if len(data) == size:
-                return data  # exactly the size fstat saw: end of file
-            chunks = [data]
-            while chunks[-1]:
-                chunks.append(os.read(fd, max(size, 65536)))
-            return b"".join(chunks)
+            if self._closed:
+                raise ValueError("operation on a closed Root")
+            rel = self._rel(path)
+            try:  # not ``with reporting(...)``: this is the hottest path
+                return self._resolver.read_bytes(self._fd, rel)
+            except OSError as exc:
+                raise with_filename(exc, path) from None
         finally:
-            os.close(fd)
+            users.pop()
+            if self._closed:
+                self._close_if_idle()
 
     def read_text(self, path: PathArg, encoding: str = "utf-8", errors: str = "strict") -> str:
         """The content of a regular file, decoded (``pathlib.Path.read_text``)."""
@@ -464,7 +463,6 @@ class Root:
 
     # -- writing ---------------------------------------------------------------------------------
 
-    @_operation
     def write_bytes(
         self,
         path: PathArg,
@@ -479,17 +477,41 @@ class Root:
         replaced. ``parents`` creates missing directories; ``durable`` fsyncs file and directory.
         The replaced file's mode bits are kept, except setuid and setgid, which are dropped.
         """
-        size = memoryview(data).nbytes  # a TypeError before any directory is made
-        rel = self._rel(path)
-        try:  # not ``with reporting(...)``: this is a hot path
-            found = self._lookup_file(rel, parents=parents)
-            try:
-                write_atomic(found.fd, found.name, data, _kept_mode(found.st), durable)
-            finally:
-                found.release()
-        except OSError as exc:
-            raise with_filename(exc, path) from None
-        return size
+        size = len(data) if type(data) is bytes else memoryview(data).nbytes  # TypeError first
+        users = self._users  # @_operation, inlined as in read_bytes
+        users.append(None)
+        try:
+            if self._closed:
+                raise ValueError("operation on a closed Root")
+            rel = self._rel(path)
+            try:  # not ``with reporting(...)``: this is a hot path
+                flat = None if parents else native_buffer(data)
+                if flat is not None and self._write_small(rel, flat, durable):
+                    return size
+                found = self._lookup_file(rel, parents=parents)
+                try:
+                    write_atomic(found.fd, found.name, data, _kept_mode(found.st), durable)
+                finally:
+                    found.release()
+            except OSError as exc:
+                raise with_filename(exc, path) from None
+            return size
+        finally:
+            users.pop()
+            if self._closed:
+                self._close_if_idle()
+
+    def _write_small(self, rel: bytes, flat: bytes | memoryview, durable: bool) -> bool:
+        """write_bytes in one native call that looks at the name and writes (see
+        _atomic.write_keeping_mode). False, having written nothing, when the full lookup must
+        handle it: the name is a symlink (to follow), or ``name/``, ``.`` or ``..`` (to refuse)."""
+        if b"/" not in rel and rel not in SPECIAL_NAMES:
+            # A name in the root itself: every resolver would hand back the root's own fd.
+            return write_keeping_mode(self._fd, rel, flat, durable)
+        with self._lookup(rel, follow=False) as found:
+            if found.trailing or found.name in SPECIAL_NAMES:
+                return False
+            return write_keeping_mode(found.fd, found.name, flat, durable)
 
     def write_text(
         self,

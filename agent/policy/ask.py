@@ -26,7 +26,7 @@ from agent.display import visible
 from agent.messages import ToolCall
 from agent.policy.approval import Decision, deny
 from agent.policy.sensitive import PathRule, PathRules
-from agent.policy.targets import WRITING_TOOLS, PathsOf, canonical_path, paths_of, target
+from agent.policy.targets import PathsOf, canonical_path, paths_of, target, writes
 from agent.tools.base import Tool
 from safefs.workspace.edits import Edit, apply_edits
 from safefs.workspace.errors import WorkspaceError
@@ -284,7 +284,7 @@ class TerminalApprover:
 
     def _protected(self, call: ToolCall) -> PathRule | None:
         """The protected-config or git rule one of a writing call's paths falls under."""
-        if self.rules is None or call.name not in WRITING_TOOLS:
+        if self.rules is None or not writes(call):
             return None
         for path in self.paths(call):
             found = target(self.root, path)

@@ -12,6 +12,9 @@ ask         the read tools freely; every ``write``, ``edit`` and ``bash`` call i
 full        every tool, ``bash`` included (it runs in the sandbox the bash tool provides)
 ==========  ===============================================================================
 
+Anthropic's text editor tool (``--tools anthropic``) is judged by its command: a ``view`` is a
+read, every other command a write, in each mode and by every path rule.
+
 A mode is an approval hook like any other (:data:`agent.policy.approval.Policy`); the path rules of
 ``agent.policy.rules`` are composed in front of it, so a denied path is never even asked about.
 """
@@ -22,6 +25,7 @@ from collections.abc import Iterable
 
 from agent.messages import ToolCall
 from agent.policy.approval import BASH_DENIAL_REASON, Decision, Policy, deny
+from agent.policy.targets import TEXT_EDITOR_TOOL, writes
 
 MODES = ("read-only", "edit", "ask", "full")
 DEFAULT_MODE = "edit"
@@ -41,7 +45,7 @@ def unavailable_tools(mode: str, names: Iterable[str]) -> list[str]:
     tools with ``write`` and ``edit`` (so no ``bash``); a call to one anyway is refused with a
     reason that says how to allow it."""
     check_mode(mode)
-    allowed = {"read-only": READ_TOOLS, "edit": READ_TOOLS | EDIT_TOOLS}.get(mode)
+    allowed = {"read-only": READ_TOOLS, "edit": READ_TOOLS | EDIT_TOOLS | {TEXT_EDITOR_TOOL}}.get(mode)
     if allowed is None:
         return []
     return [name for name in names if name not in allowed]
@@ -83,6 +87,8 @@ def mode_policy(mode: str, *, approver: Policy | None = None) -> Policy:
     def policy(call: ToolCall) -> Decision:
         if allowed is None or call.name in allowed:
             return Decision(True, decided_by=by)
+        if call.name == TEXT_EDITOR_TOOL and (mode == "edit" or not writes(call)):
+            return Decision(True, decided_by=by)  # a view is a read; its writes are edits
         if mode == "ask":
             assert approver is not None
             return approver(call)

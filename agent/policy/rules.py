@@ -15,7 +15,7 @@ import safefs
 from agent.messages import ToolCall
 from agent.policy.approval import ALLOW, Decision, Policy, deny
 from agent.policy.sensitive import ASKED_EVERY_TIME, PathRule, PathRules
-from agent.policy.targets import DIRECTORY_TOOLS, WRITING_TOOLS, Target, paths_of, target
+from agent.policy.targets import DIRECTORY_TOOLS, Target, paths_of, target, writes
 from agent.secret_scanner import PLACEHOLDER_PATTERN
 from agent.tools.base import Tool
 
@@ -36,7 +36,7 @@ def _rule_policy(
     paths = paths_of(tools)
 
     def policy(call: ToolCall) -> Decision:
-        writing = call.name in WRITING_TOOLS
+        writing = writes(call)
         directory = call.name in DIRECTORY_TOOLS
         for path in paths(call):
             found = target(root, path)
@@ -52,7 +52,7 @@ def _rule_policy(
 
 
 def _denied_message(call: ToolCall, path: str, found: Target, rule: PathRule) -> str:
-    verb = "write to" if call.name in WRITING_TOOLS else f"{call.name} of"
+    verb = "write to" if writes(call) else f"{call.name} of"
     shown = repr(path)
     if found.canonical != path:
         shown += f" (really {found.canonical!r})"

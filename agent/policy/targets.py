@@ -36,6 +36,19 @@ from agent.tools.write import WriteTool
 DIRECTORY_TOOLS = frozenset({"list", "glob", "grep"})
 # Tools that change the file their path names.
 WRITING_TOOLS = frozenset({"write", "edit"})
+# Anthropic's text editor tool (``--tools anthropic``) reads or writes by its ``command``.
+TEXT_EDITOR_TOOL = "str_replace_based_edit_tool"
+TEXT_EDITOR_READS = frozenset({"view"})
+
+
+def writes(call: ToolCall) -> bool:
+    """Whether ``call`` may change the file its path names. A text editor call writes unless it
+    is plainly a ``view``: a command that is missing or unknown is judged as a write."""
+    if call.name == TEXT_EDITOR_TOOL:
+        command = call.input.get("command") if isinstance(call.input, dict) else None
+        return command not in TEXT_EDITOR_READS
+    return call.name in WRITING_TOOLS
+
 
 # Asked for their declarations when the caller has no tool objects: a policy built on its own.
 _FILE_TOOLS: dict[str, type[Tool]] = {

@@ -6,7 +6,9 @@ Threat model: docs/threat-model.md.
   choose one (:data:`ResolverName`, :data:`SymlinkMode`);
 - :mod:`.resolved`: what a lookup hands back (a held directory fd and the final name);
 - :mod:`.openat2`: Linux, the kernel resolves in one call;
-- :mod:`.walk`: portable, one ``openat(O_NOFOLLOW)`` per component, the one walk loop;
+- :mod:`.walk`: portable, one ``openat(O_NOFOLLOW)`` per component, the one walk loop (its
+  ``open`` also runs in C, safefs/fastpath.c, where the extension is built);
+- :mod:`.reading`: a whole-file read, one native call where the extension is built;
 - :mod:`.metadata`: stat and chmod without opening a node for I/O, the two ways.
 
 Here: choosing a backend. openat2 when this kernel allows it, the walk otherwise; probed once per
@@ -66,24 +68,30 @@ def openat2_status(root_fd: int) -> int:
 
 
 def make_resolver(
-    kind: ResolverName, mode: SymlinkMode, root_fd: int, *, use_o_path: bool = True
+    kind: ResolverName,
+    mode: SymlinkMode,
+    root_fd: int,
+    *,
+    use_o_path: bool = True,
+    native_walk: bool = True,
 ) -> Resolver:
     """The backend ``kind`` names for a root held by ``root_fd``; ``"auto"`` takes openat2 when
-    it works here. ResolverUnavailableError when the one asked for cannot run here."""
+    it works here. ResolverUnavailableError when the one asked for cannot run here.
+    ``native_walk`` False keeps the walk in Python even where the C walk is built."""
     if mode not in MODES:
         raise ValueError(f"symlinks must be one of {MODES}, not {mode!r}")
     if kind not in RESOLVERS:
         raise ValueError(f"resolver must be one of {RESOLVERS}, not {kind!r}")
     if kind == "walk":
-        return WalkResolver(mode, use_o_path=use_o_path)
+        return WalkResolver(mode, use_o_path=use_o_path, native=native_walk)
     if not use_o_path:  # openat2 resolves with O_PATH only: without it there is no openat2
         if kind == "openat2":
             raise ResolverUnavailableError(errno.ENOSYS, "openat2 resolver unavailable: no O_PATH here")
-        return WalkResolver(mode, use_o_path=False)
+        return WalkResolver(mode, use_o_path=False, native=native_walk)
     status = openat2_status(root_fd)
     if status == 0:
         return Openat2Resolver(mode)
     if kind == "openat2":
         why = "the native extension is not built" if not _sys.HAVE_NATIVE else os.strerror(status)
         raise ResolverUnavailableError(status, f"openat2 resolver unavailable: {why}")
-    return WalkResolver(mode, use_o_path=use_o_path)
+    return WalkResolver(mode, use_o_path=use_o_path, native=native_walk)

@@ -61,6 +61,12 @@ class Resolver(Protocol):
         """``open(rel, O_RDONLY | O_NONBLOCK)``, links followed: the read path, kept short."""
         ...
 
+    def read_bytes(self, root_fd: int, rel: bytes) -> bytes:
+        """The whole content of the regular file ``rel`` names (links followed): EISDIR for a
+        directory, NotRegularFileError for anything else but a regular file. One native call
+        where the extension is built (see :mod:`safefs._resolve.reading`)."""
+        ...
+
     def lookup(
         self, root_fd: int, rel: bytes, *, follow: bool, parents: bool = False, lstat: bool = False
     ) -> Resolved:

@@ -12,11 +12,13 @@ from __future__ import annotations
 import errno
 import os
 import stat
+from collections.abc import Callable
 
-from safefs import _sys
+from safefs import _fastpath, _sys
 from safefs._paths import SPECIAL_NAMES, split_parent
 from safefs._resolve import metadata
 from safefs._resolve.base import MODES, BackendName, SymlinkMode
+from safefs._resolve.reading import read_opened
 from safefs._resolve.resolved import Resolved
 from safefs._resolve.walk import WalkResolver
 from safefs.errors import PathEscapeError, error
@@ -49,6 +51,14 @@ class Openat2Resolver:
         self._read_how = _sys.open_how(READ_FLAGS, follow=True)
         self._dir_how = _sys.open_how(self.dir_flags, follow=True)
         self._walk = WalkResolver(mode, use_o_path=True)
+        # read_bytes: one C call (the same openat2, then fstat, read and close) where the
+        # extension is built.
+        self._native = _fastpath.openat2_params(self.resolve) if _fastpath.AVAILABLE else None
+        self.read_bytes: Callable[[int, bytes], bytes] = (
+            _fastpath.reader(self._native, self._read_how[0])
+            if self._native is not None
+            else self._read_python
+        )
 
     def _openat2(self, root_fd: int, rel: bytes, how: tuple[int, int]) -> int:
         """The one openat2 call: ``how`` as ``_sys.open_how`` made it. EAGAIN (a rename raced
@@ -77,6 +87,10 @@ class Openat2Resolver:
     def open_read(self, root_fd: int, rel: bytes) -> int:
         """See :meth:`Resolver.open_read`: one system call, its flags worked out once."""
         return self._openat2(root_fd, rel, self._read_how)
+
+    def _read_python(self, root_fd: int, rel: bytes) -> bytes:
+        """read_bytes without the extension (see :meth:`Resolver.read_bytes`)."""
+        return read_opened(self._openat2(root_fd, rel, self._read_how))
 
     def canonical(self, root_fd: int, rel: bytes, *, strict: bool) -> bytes:
         """See :meth:`Resolver.canonical`: the kernel hands back no path, so the walk works it

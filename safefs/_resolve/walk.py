@@ -33,14 +33,17 @@ import stat
 from collections.abc import Callable
 from typing import Final, TypeVar
 
-from safefs import _sys
+from safefs import _fastpath, _sys
 from safefs._paths import SPECIAL_NAMES, join, split_parent
 from safefs._resolve import metadata
 from safefs._resolve.base import MODES, BackendName, SymlinkMode
+from safefs._resolve.reading import read_opened
 from safefs._resolve.resolved import DirectoryPath, Resolved
 from safefs.errors import PathEscapeError, error
 
-MAX_SYMLINKS: Final = 40
+MAX_SYMLINKS: Final = 40  # safefs/fastpath.c has the same number: SAFEFS_MAX_SYMLINKS
+# read_bytes: a FIFO must not hang the open; fstat then refuses anything not regular.
+_READ_FLAGS: Final = os.O_RDONLY | _sys.O_NONBLOCK
 # The kernel refuses a path of PATH_MAX bytes or more before looking at it; the walk, which
 # takes one name at a time, would not notice on its own.
 PATH_MAX: Final = 4096
@@ -232,17 +235,38 @@ _CANONICAL = {True: _canonical_final(True), False: _canonical_final(False)}
 
 class WalkResolver:
     """The walk backend (see the module docstring); ``use_o_path`` False looks through
-    directories with O_SEARCH or O_RDONLY instead, as on platforms without O_PATH."""
+    directories with O_SEARCH or O_RDONLY instead, as on platforms without O_PATH.
+
+    ``native``: ``open`` and ``read_bytes`` run the same walk in C (safefs/fastpath.c, a port of
+    :meth:`open` here) where the extension is built; this module stays the reference, and the one
+    that ``lookup``, ``canonical`` and ``check_beneath`` use."""
 
     name: BackendName = "walk"
 
-    def __init__(self, mode: SymlinkMode = "beneath", *, use_o_path: bool = _sys.HAVE_O_PATH) -> None:
+    def __init__(
+        self, mode: SymlinkMode = "beneath", *, use_o_path: bool = _sys.HAVE_O_PATH, native: bool = True
+    ) -> None:
         if mode not in MODES:
             raise ValueError(f"symlinks must be one of {MODES}, not {mode!r}")
         self.mode: SymlinkMode = mode
         self.use_o_path = use_o_path and _sys.HAVE_O_PATH
         self.dir_flags = _sys.dir_flags(self.use_o_path)
         self._component_flags = _sys.open_flags(self.dir_flags)
+        self._read_flags = _sys.open_flags(_READ_FLAGS)
+        self._native = (
+            _fastpath.walk_params(mode, self._component_flags) if native and _fastpath.AVAILABLE else None
+        )
+        # read_bytes: walk, open, fstat, read and close in one C call where the extension is built.
+        self.read_bytes: Callable[[int, bytes], bytes] = (
+            _fastpath.reader(self._native, self._read_flags)
+            if self._native is not None
+            else self._read_python
+        )
+
+    @property
+    def native(self) -> bool:
+        """Whether ``open`` and ``read_bytes`` walk in C."""
+        return self._native is not None
 
     def lookup(
         self, root_fd: int, rel: bytes, *, follow: bool, parents: bool = False, lstat: bool = False
@@ -289,10 +313,22 @@ class WalkResolver:
 
     def open_read(self, root_fd: int, rel: bytes) -> int:
         """See :meth:`Resolver.open_read`."""
-        return self.open(root_fd, rel, os.O_RDONLY | _sys.O_NONBLOCK, follow=True)
+        return self.open(root_fd, rel, _READ_FLAGS, follow=True)
+
+    def _read_python(self, root_fd: int, rel: bytes) -> bytes:
+        """read_bytes without the extension (see :meth:`Resolver.read_bytes`)."""
+        return read_opened(self.open_read(root_fd, rel))
 
     def open(self, root_fd: int, rel: bytes, flags: int, mode: int = 0o666, *, follow: bool) -> int:
-        """See :meth:`Resolver.open`."""
+        """See :meth:`Resolver.open`: the final name is opened with open_flags(flags), which
+        never follows it; ``follow`` chases a trailing link here, within the budget."""
+        if self._native is not None:
+            return _fastpath.open_path(self._native, root_fd, rel, _sys.open_flags(flags), mode, follow)
+        return self.open_python(root_fd, rel, flags, mode, follow=follow)
+
+    def open_python(self, root_fd: int, rel: bytes, flags: int, mode: int = 0o666, *, follow: bool) -> int:
+        """:meth:`open` by the walk loop of this module (the reference the C walk is tested
+        against)."""
         follow_o_path = follow and bool(flags & _sys.O_PATH)
 
         def final(walk: _Walk, cur: int, name: bytes, trailing: bool) -> int | Continue:
@@ -316,7 +352,12 @@ class WalkResolver:
                 cause = exc
             else:
                 # O_PATH|O_NOFOLLOW opens a symlink itself: see whether we got one.
-                if not follow_o_path or not stat.S_ISLNK(os.fstat(fd).st_mode):
+                try:
+                    is_link = follow_o_path and stat.S_ISLNK(os.fstat(fd).st_mode)
+                except BaseException:
+                    os.close(fd)
+                    raise
+                if not is_link:
                     return fd
                 os.close(fd)
                 cause = error(errno.ELOOP)

@@ -21,8 +21,11 @@ from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 from safefs import capabilities
+from safefs.contest import plots, report
 from safefs.contest.machine import machine_facts
 from safefs.contest.race import OPS, SWAPS, RaceCounts, race_strategy
+from safefs.contest.scaling import DEPTHS as SCALING_DEPTHS
+from safefs.contest.scaling import SIZES, build_scaling_tree, content, depth_file, size_file
 from safefs.contest.strategies import (
     CONTEST_STRATEGIES,
     DESCRIPTIONS,
@@ -46,6 +49,8 @@ class Cost:
     read_ratio: dict[str, float] = field(default_factory=dict)  # shape name -> times unconfined's
     write_us: float = 0.0
     write_kind: str = "plain"
+    depth_us: dict[int, float] = field(default_factory=dict)  # 4 KiB read, path depth -> µs
+    size_us: dict[int, float] = field(default_factory=dict)  # depth-1 read, file size -> µs
 
 
 @dataclass
@@ -89,6 +94,8 @@ class Results:
                     "read_ratio_to_unconfined": c.read_ratio,
                     "write_4KiB_us": c.write_us,
                     "write_kind": c.write_kind,
+                    "depth_us": {str(d): us for d, us in c.depth_us.items()},
+                    "size_us": {str(size): us for size, us in c.size_us.items()},
                 }
                 for s, c in self.cost.items()
             },
@@ -206,6 +213,46 @@ def cost_phase(results: Results, progress: Progress) -> None:
         for s in opened.values():
             s.close()
         shutil.rmtree(base, ignore_errors=True)
+    scaling_phase(results, progress)
+
+
+def scaling_phase(results: Results, progress: Progress) -> None:
+    """How a read's cost grows with the path's depth (1 to 64) and the file's size (4 KiB to
+    64 MiB), each strategy on the same scaling tree, interleaved as in the cost phase."""
+    base = tempfile.mkdtemp(prefix="safefs-bench-scaling-")
+    opened: dict[str, Strategy] = {}
+    try:
+        root = os.path.join(base, "ws")
+        os.mkdir(root)
+        build_scaling_tree(root)
+        for name in results.available:
+            opened[name] = open_strategy(name, root)
+        for depth in SCALING_DEPTHS:
+            progress.start(f"scaling: read 4 KiB, depth {depth}")
+            rel = depth_file(depth)
+            _check_reads(opened, rel, len(content(4096)))
+            us = median_us_side_by_side({n: _reader(s, rel) for n, s in opened.items()})
+            for name, value in us.items():
+                results.cost[name].depth_us[depth] = value
+            progress.finish(", ".join(f"{n} {v:.1f} µs" for n, v in us.items()))
+        for size in SIZES:
+            progress.start(f"scaling: read {report.size_label(size)}, depth 1")
+            rel = size_file(size)
+            _check_reads(opened, rel, size)
+            us = median_us_side_by_side({n: _reader(s, rel) for n, s in opened.items()})
+            for name, value in us.items():
+                results.cost[name].size_us[size] = value
+            progress.finish(", ".join(f"{n} {v:.1f} µs" for n, v in us.items()))
+    finally:
+        for s in opened.values():
+            s.close()
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def _check_reads(opened: dict[str, Strategy], rel: str, size: int) -> None:
+    for s in opened.values():  # every contestant must read right before its time counts
+        if len(s.read(rel)) != size:
+            raise RuntimeError(f"{s.name} read the wrong content of {rel}")
 
 
 # -- attack ----------------------------------------------------------------------------------------
@@ -315,20 +362,53 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--json", metavar="FILE", help="also save every number, with the machine's facts, as JSON"
     )
+    parser.add_argument(
+        "--from",
+        dest="saved",
+        metavar="FILE",
+        help="measure nothing: take the numbers of a run saved with --json (for --plot, --markdown)",
+    )
+    parser.add_argument(
+        "--plot",
+        metavar="DIR",
+        help="draw cost against depth, escapes and cost against size as SVG and PNG into DIR "
+        "(needs the plot extra: matplotlib)",
+    )
+    parser.add_argument(
+        "--markdown",
+        metavar="FILE",
+        help="write the run's numbers, stamped with the commit, kernel, CPU and load, into FILE "
+        "(its generated part only, if it has one; e.g. docs/benchmarks.md)",
+    )
     args = parser.parse_args(argv)
-    if args.json:
-        parent = os.path.dirname(os.path.abspath(args.json))
-        if not os.path.isdir(parent):
-            parser.error(f"--json: no such directory: {parent}")
+    for option in ("json", "markdown"):
+        value = getattr(args, option)
+        if value:
+            parent = os.path.dirname(os.path.abspath(value))
+            if not os.path.isdir(parent):
+                parser.error(f"--{option}: no such directory: {parent}")
+    if args.saved and args.json:
+        parser.error("--from and --json: the run is saved already")
+    if args.saved and not (args.plot or args.markdown):
+        parser.error("--from needs --plot or --markdown")
     return args
+
+
+def stamp() -> dict[str, Any]:
+    """When and where a run was made, beyond machine_facts(): the commit and the load average."""
+    try:
+        load: list[float] = list(os.getloadavg())
+    except OSError:
+        load = []
+    return {"commit": report.source_commit(), "load_average": load}
 
 
 def run(args: argparse.Namespace, *, stdout: TextIO, stderr: TextIO, attack_possible: bool) -> int:
     """The whole contest. ``attack_possible`` is whether this platform has renameat2, which the
     attacker needs (a parameter so the refusal can be exercised where the attack does run)."""
-    results = Results(machine=machine_facts(), seconds=args.seconds, notes=availability())
+    results = Results(machine={**machine_facts(), **stamp()}, seconds=args.seconds, notes=availability())
     runs = len(results.available) * len(OPS) * len(SWAPS) if attack_possible else 0
-    progress = Progress(stderr, len(DEPTHS) + 1 + runs)
+    progress = Progress(stderr, len(DEPTHS) + 1 + len(SCALING_DEPTHS) + len(SIZES) + runs)
     progress.say(
         f"safefs-bench: strategies {', '.join(results.available)}; "
         f"attack {args.seconds:g} s per run, {runs} runs"
@@ -343,14 +423,18 @@ def run(args: argparse.Namespace, *, stdout: TextIO, stderr: TextIO, attack_poss
         )
         progress.say(f"safefs-bench: attack phase {results.attack_note}")
     stdout.write(format_table(results) + "\n")
+    saved = results.as_json()
     if args.json:
         try:
             with open(args.json, "w") as f:
-                json.dump(results.as_json(), f, indent=2)
+                json.dump(saved, f, indent=2)
                 f.write("\n")
         except OSError as exc:
             stderr.write(f"safefs-bench: cannot write {args.json}: {exc.strerror}\n")
             return 2
+    status = outputs(args, saved, stdout=stdout, stderr=stderr)
+    if status:
+        return status
     escaped = results.escaped_safefs()
     if escaped:
         for r in escaped:
@@ -361,8 +445,50 @@ def run(args: argparse.Namespace, *, stdout: TextIO, stderr: TextIO, attack_poss
     return 0
 
 
+def outputs(args: argparse.Namespace, saved: dict[str, Any], *, stdout: TextIO, stderr: TextIO) -> int:
+    """--plot and --markdown, from a run's saved numbers: 0, or 2 with one line on stderr."""
+    plot_dir, markdown_file = getattr(args, "plot", None), getattr(args, "markdown", None)
+    if plot_dir:
+        try:
+            written = plots.draw(saved, plot_dir)
+        except plots.PlotUnavailable as exc:
+            stderr.write(f"safefs-bench: {exc}\n")
+            return 2
+        except OSError as exc:
+            stderr.write(f"safefs-bench: cannot write the plots into {plot_dir}: {exc.strerror}\n")
+            return 2
+        stdout.write(f"plots: {', '.join(os.path.basename(p) for p in written) or 'none (no data)'}\n")
+    if markdown_file:
+        try:
+            report.write_markdown(saved, markdown_file, plot_dir=plot_dir)
+        except OSError as exc:
+            stderr.write(f"safefs-bench: cannot write {markdown_file}: {exc.strerror}\n")
+            return 2
+        stdout.write(f"markdown: {markdown_file}\n")
+    return 0
+
+
+def from_saved(args: argparse.Namespace, *, stdout: TextIO, stderr: TextIO) -> int:
+    try:
+        with open(args.saved) as f:
+            saved = json.load(f)
+    except (OSError, ValueError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) else "not a saved run (invalid JSON)"
+        stderr.write(f"safefs-bench: cannot read {args.saved}: {reason}\n")
+        return 2
+    if not isinstance(saved, dict) or "cost" not in saved:
+        stderr.write(f"safefs-bench: {args.saved} is not a run saved with --json\n")
+        return 2
+    return outputs(args, saved, stdout=stdout, stderr=stderr)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
+    if args.plot and not plots.available():  # said before minutes of measuring, not after
+        sys.stderr.write(f"safefs-bench: {plots.INSTALL_HINT}\n")
+        return 2
+    if args.saved:
+        return from_saved(args, stdout=sys.stdout, stderr=sys.stderr)
     try:
         return run(args, stdout=sys.stdout, stderr=sys.stderr, attack_possible=capabilities().renameat2)
     except KeyboardInterrupt:

@@ -47,33 +47,45 @@ def safefs_server() -> list[str] | None:
     return [str(script)] if script.exists() else None
 
 
-def official_server() -> tuple[list[str] | None, str]:
-    """(the command that starts the official server, or None; a note saying why not)."""
-    bin_path = NODE_PREFIX / "node_modules" / ".bin" / "mcp-server-filesystem"
-    if bin_path.exists():
-        return [str(bin_path)], f"{OFFICIAL_PACKAGE}@{OFFICIAL_VERSION}"
+def npm_binary(package: str, binary: str) -> tuple[Path | None, str]:
+    """``binary`` of the npm ``package`` (``name@version``), installed on first use under
+    :data:`NODE_PREFIX`: (its path, or None; a note saying what was had, or why not)."""
+    installed = NODE_PREFIX / "node_modules" / ".bin" / binary
+    if installed.exists():
+        return installed, package
     npm = shutil.which("npm")
     if npm is None or shutil.which("node") is None:
-        return None, "node/npm not installed: the official server was skipped"
-    done = subprocess.run(
-        [
-            npm,
-            "install",
-            "--prefix",
-            str(NODE_PREFIX),
-            "--no-audit",
-            "--no-fund",
-            "--loglevel=error",
-            f"{OFFICIAL_PACKAGE}@{OFFICIAL_VERSION}",
-        ],
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    if done.returncode != 0 or not bin_path.exists():
-        return None, f"npm install {OFFICIAL_PACKAGE} failed: the official server was skipped"
-    return [str(bin_path)], f"{OFFICIAL_PACKAGE}@{OFFICIAL_VERSION}"
+        return None, f"node/npm not installed: {package} cannot be had here"
+    try:
+        done = subprocess.run(
+            [
+                npm,
+                "install",
+                "--prefix",
+                str(NODE_PREFIX),
+                "--no-audit",
+                "--no-fund",
+                "--loglevel=error",
+                package,
+            ],
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+    except subprocess.TimeoutExpired:
+        return None, f"npm install {package} took over 600 s"
+    if done.returncode != 0 or not installed.exists():
+        return None, f"npm install {package} failed: {done.stderr.strip()[-300:]}"
+    return installed, package
+
+
+def official_server() -> tuple[list[str] | None, str]:
+    """(the command that starts the official server, or None; a note saying why not)."""
+    binary, note = npm_binary(f"{OFFICIAL_PACKAGE}@{OFFICIAL_VERSION}", "mcp-server-filesystem")
+    if binary is None:
+        return None, f"{note}: the official server was skipped"
+    return [str(binary)], note
 
 
 class ToolFailed(OSError):

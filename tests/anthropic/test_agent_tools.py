@@ -89,3 +89,48 @@ def test_the_agent_offers_and_runs_anthropics_editor_and_bash_tools(
     assert got["t6"].is_error  # cat of the file outside fails in the sandbox, so the command does
     assert shell_out.splitlines()[:2] == [str(work.resolve() / "sub"), "hi"]
     assert "outside\n" not in shell_out
+
+
+def test_the_editor_tool_is_judged_by_its_command_in_the_default_mode(
+    tmp_path: Path, api: LoopbackMessagesAPI
+) -> None:
+    """In ``edit`` mode (the default) the editor runs, bash is not offered, and a ``create`` is a
+    write: the protected-config and sensitive-path rules hold for it as for ``write``."""
+    work = tmp_path / "work"
+    (work / ".git").mkdir(parents=True)
+    (work / ".git" / "config").write_text("[core]\n")
+    (work / ".env").write_text("DB_PASSWORD=hunter2hunter2\n")
+    editor = "str_replace_based_edit_tool"
+    api.queue(
+        tool_reply(
+            "",
+            ("c1", editor, {"command": "create", "path": "app.py", "file_text": "x = 1\n"}),
+            (
+                "c2",
+                editor,
+                {"command": "create", "path": ".git/config", "file_text": "[core]\nfsmonitor = x\n"},
+            ),
+            (
+                "c3",
+                editor,
+                {"command": "insert", "path": ".vscode/tasks.json", "insert_line": 0, "insert_text": "{}"},
+            ),
+            ("c4", editor, {"command": "view", "path": ".env"}),
+            ("c5", editor, {"command": "view", "path": "app.py"}),
+        )
+    )
+    api.queue(text_reply("Done."))
+    session = tmp_path / "s.jsonl"
+    proc = run_agent(api, "--workspace", str(work), "--tools", "anthropic", "--session", str(session), "go")
+    assert proc.returncode == 0, proc.stderr
+    offered = [t["name"] for t in api.requests[0]["tools"]]
+    assert offered == [editor]
+    got = {m.tool_call_id: m for m in read_messages(session) if isinstance(m, ToolResult)}
+    assert not got["c1"].is_error and (work / "app.py").read_text() == "x = 1\n"
+    for refused in ("c2", "c3", "c4"):
+        assert got[refused].is_error, got[refused].content
+    assert "denied" in got["c2"].content and "write to" in got["c2"].content
+    assert (work / ".git" / "config").read_text() == "[core]\n"
+    assert not (work / ".vscode").exists()
+    assert "hunter2" not in got["c4"].content
+    assert got["c5"].content == "1: x = 1"

@@ -67,3 +67,25 @@ def test_main_without_a_run_says_what_to_do(
     monkeypatch.chdir(tmp_path)
     assert criteria.main([]) == 2
     assert "make bench" in capsys.readouterr().err
+
+
+def test_markdown_tables_of_criteria_and_scaling_readings() -> None:
+    run = {
+        "benchmarks": [
+            bench("read-walk-vs-open-depth-16", "subject", 20e-6, 19e-6),
+            bench("read-walk-vs-open-depth-16", "reference", 10e-6, 9e-6),
+            {
+                "extra_info": {"scaling": "scaling depth 64", "reader": "walk"},
+                "stats": {"median": 50e-6, "min": 40e-6},
+            },
+            {
+                "extra_info": {"scaling": "scaling depth 64", "reader": "open"},
+                "stats": {"median": 10e-6, "min": 9e-6},
+            },
+        ]
+    }
+    table = criteria.format_markdown(criteria.ratios(run))
+    assert "| `read-walk-vs-open-depth-16` |" in table and "| 2.000 | 2.111 | 2.5 | met |" in table
+    scaling = criteria.scaling_markdown(run)
+    assert "| depth (µs per read, median) | open | walk |" in scaling
+    assert "| 64 | 10.0 | 50.0 |" in scaling

@@ -10,45 +10,15 @@ from __future__ import annotations
 
 import os
 import shlex
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from safefs.contest.mcp_client import NODE_PREFIX
+from tests.mcp.node_clients import CLAUDE_CODE, npm_binary
 
 README = Path(__file__).resolve().parents[2] / "README.md"
-CLAUDE_CODE = "@anthropic-ai/claude-code@2.1.197"
-
-
-def claude_code() -> Path:
-    binary = NODE_PREFIX / "node_modules" / ".bin" / "claude"
-    if binary.exists():
-        return binary
-    npm = shutil.which("npm")
-    if npm is None or shutil.which("node") is None:
-        pytest.skip("node/npm not installed: Claude Code cannot be had here")
-    done = subprocess.run(
-        [
-            npm,
-            "install",
-            "--prefix",
-            str(NODE_PREFIX),
-            "--no-audit",
-            "--no-fund",
-            "--loglevel=error",
-            CLAUDE_CODE,
-        ],
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    if done.returncode != 0 or not binary.exists():
-        pytest.skip(f"npm install {CLAUDE_CODE} failed: {done.stderr.strip()[-300:]}")
-    return binary
 
 
 def readme_line() -> list[str]:
@@ -59,7 +29,7 @@ def readme_line() -> list[str]:
 
 
 def test_the_readme_line_adds_a_server_claude_code_connects_to(tmp_path: Path) -> None:
-    claude = claude_code()
+    claude = npm_binary(*CLAUDE_CODE)
     project = tmp_path / "project"
     project.mkdir()
     (project / "a.txt").write_text("hello\n")

@@ -13,11 +13,12 @@ from typing import Any, Literal
 import pytest
 
 import safefs
-from safefs import _sys
+from safefs import _fastpath, _sys
 
-# The resolvers, and the walk as it runs where there is no O_PATH (macOS, the BSDs).
-Backend = Literal["openat2", "walk", "walk-no-o-path"]
-BACKENDS: list[Backend] = ["openat2", "walk", "walk-no-o-path"]
+# The resolvers, the walk as it runs where there is no O_PATH (macOS, the BSDs), and the walk in
+# Python (the reference, and what runs without the native extension) where "walk" is the C walk.
+Backend = Literal["openat2", "walk", "walk-no-o-path", "walk-python"]
+BACKENDS: list[Backend] = ["openat2", "walk", "walk-no-o-path", "walk-python"]
 MODES: list[safefs.SymlinkMode] = ["beneath", "none", "in_root"]
 
 
@@ -29,6 +30,8 @@ class Flavour:
     def open(self, path: str | bytes | os.PathLike[str]) -> safefs.Root:
         if self.backend == "walk-no-o-path":
             return safefs.Root(path, resolver="walk", symlinks=self.symlinks, _use_o_path=False)
+        if self.backend == "walk-python":
+            return safefs.Root(path, resolver="walk", symlinks=self.symlinks, _native_walk=False)
         return safefs.Root(path, resolver=self.backend, symlinks=self.symlinks)
 
     def __str__(self) -> str:
@@ -45,6 +48,8 @@ def flavour(request: pytest.FixtureRequest) -> Flavour:
         pytest.skip("native extension not built")
     if f.backend == "walk-no-o-path" and not _sys.HAVE_O_PATH:
         pytest.skip("this platform has no O_PATH: plain walk already covers it")
+    if f.backend == "walk-python" and not _fastpath.AVAILABLE:
+        pytest.skip("native extension not built: plain walk is the Python walk already")
     return f
 
 

@@ -35,9 +35,9 @@ NAMES = ["a", "b", "c", "d"]
 STEP_NAMES = [*NAMES, "outside", "ROOT", ".", "..", ""]
 EXAMPLES_PER_MODE = 200
 
-# The walk and the kernel are compared for these three ways of opening a root.
+# The walks (in C, in C without O_PATH, in Python) and the kernel are compared.
 ORACLE: Final = "openat2"
-CANDIDATES: list[Backend] = ["walk", "walk-no-o-path"]
+CANDIDATES: list[Backend] = ["walk", "walk-no-o-path", "walk-python"]
 
 relative_paths = st.lists(st.sampled_from(STEP_NAMES), min_size=1, max_size=6).map("/".join)
 

@@ -1,0 +1,183 @@
+"""The core's native fast paths (safefs/fastpath.c, built as ``safefs._native``): one C call per
+resolution, per whole-file read and per small atomic write, each releasing the GIL.
+
+Threat model: docs/threat-model.md.
+
+The flag policy stays in :func:`safefs._sys.open_flags`: the C code adds no open flag, it opens only
+with flags worked out there and handed in (a resolver's parameters, the read flags, the temp
+file's flags), and refuses flags without ``O_CLOEXEC`` (or ``O_NOFOLLOW`` where nothing may be
+followed) with EINVAL. Without the extension (no compiler, Windows) ``AVAILABLE`` is False and
+every caller takes the Python code it always had.
+"""
+
+from __future__ import annotations
+
+import errno
+import importlib
+import os
+import threading
+from collections.abc import Callable
+from typing import Any, Final
+
+from safefs import _sys
+from safefs.errors import NotRegularFileError, PathEscapeError, error
+
+_native: Any
+try:
+    _native = importlib.import_module("safefs._native")
+except ImportError:
+    _native = None
+
+AVAILABLE: Final[bool] = _native is not None and hasattr(_native.lib, "safefs_read_file")
+ffi: Any = _native.ffi if AVAILABLE else None
+lib: Any = _native.lib if AVAILABLE else None
+
+# A file smaller than this is read into a per-thread buffer and copied out once; a larger one
+# into a bytes object of its size, allocated once.
+SCRATCH_SIZE: Final = 64 * 1024
+# The kernel's MAX_EAGAIN retries are done in C; reported with the same words as in Python.
+_EAGAIN_MESSAGE = "path resolution raced with concurrent renames 128 times"
+_SYMLINK_CODES: Final = {"beneath": 0, "none": 1, "in_root": 2}
+_local = threading.local()
+# Not zeroed: the buffer is written before it is read.
+_new_raw: Any = ffi.new_allocator(should_clear_after_alloc=False) if AVAILABLE else None
+
+
+def openat2_params(resolve: int) -> Any:
+    """The C resolver for openat2 with these RESOLVE_* flags (kept alive by its resolver)."""
+    return ffi.new("struct safefs_resolver *", {"kind": lib.SAFEFS_KIND_OPENAT2, "resolve": resolve})
+
+
+def walk_params(symlinks: str, component_flags: int) -> Any:
+    """The C walk: ``symlinks=`` mode, and how a directory on the way is opened (open_flags())."""
+    return ffi.new(
+        "struct safefs_resolver *",
+        {
+            "kind": lib.SAFEFS_KIND_WALK,
+            "symlinks": _SYMLINK_CODES[symlinks],
+            "component_flags": component_flags,
+        },
+    )
+
+
+def failure(code: int) -> OSError:
+    """The exception for a negative return of the C code."""
+    if code == lib.SAFEFS_EESCAPE:
+        return PathEscapeError()
+    if code == lib.SAFEFS_ENOTREGULAR:
+        return NotRegularFileError()
+    if code == lib.SAFEFS_EPOLICY:
+        return error(errno.EINVAL, "open flags that did not come from the flag policy")
+    if code == -errno.EAGAIN:
+        return error(errno.EAGAIN, _EAGAIN_MESSAGE)
+    return error(-code)
+
+
+def open_path(params: Any, root_fd: int, rel: bytes, flags: int, mode: int, follow: bool) -> int:
+    """One resolution of ``rel`` beneath ``root_fd``, opened with ``flags`` from open_flags()."""
+    fd: int = lib.safefs_open(params, root_fd, rel, flags, mode, follow)
+    if fd < 0:
+        raise failure(fd)
+    return fd
+
+
+def _scratch() -> tuple[Any, Any]:
+    try:
+        return _local.scratch  # type: ignore[no-any-return]
+    except AttributeError:
+        _local.scratch = (_new_raw("char[]", SCRATCH_SIZE), ffi.new("struct safefs_read_out *"))
+        return _local.scratch  # type: ignore[no-any-return]
+
+
+def reader(params: Any, flags: int) -> Callable[[int, bytes], bytes]:
+    """``read(root_fd, rel)``: the whole content of the regular file ``rel``, resolved by
+    ``params`` and opened with ``flags`` (from open_flags()). One C call for a file that fits the
+    scratch buffer; for a larger one, that call opens and measures it, and one read(2) of the
+    size it saw fills a bytes object allocated once. A closure: every name it needs is bound
+    once, since this is the hottest path."""
+    read_file = lib.safefs_read_file
+    unpack = ffi.unpack
+    local = _local
+
+    def read(root_fd: int, rel: bytes) -> bytes:
+        try:
+            buf, out = local.scratch
+        except AttributeError:
+            buf, out = _scratch()
+        n: int = read_file(params, root_fd, rel, flags, buf, SCRATCH_SIZE, out)
+        if n >= 0:
+            return unpack(buf, n)  # type: ignore[no-any-return]
+        return _read_on(n, buf, out)
+
+    return read
+
+
+def _read_on(n: int, buf: Any, out: Any) -> bytes:
+    """The C read did not finish: an error, or a file larger than the scratch buffer."""
+    if n != lib.SAFEFS_EMORE:
+        raise failure(n)
+    fd = int(out.fd)  # from here this fd is ours to close, exactly once
+    try:
+        if out.got:  # it grew past the buffer while being read
+            return _read_rest(fd, [ffi.unpack(buf, out.got)], SCRATCH_SIZE)
+        return _read_large(fd, int(out.size))
+    finally:
+        os.close(fd)
+
+
+def _read_large(fd: int, size: int) -> bytes:
+    # os.read allocates the bytes uninitialised and shrinks them in place to what was read, as
+    # open().read() does: the content is allocated and copied once, and never zeroed first (a
+    # bytes(size) to read into would be memset by calloc once glibc serves it from the heap).
+    # One byte more than fstat saw notices a file that grew meanwhile.
+    data = os.read(fd, size + 1)
+    if len(data) == size:
+        return data
+    return _read_rest(fd, [data], size)
+
+
+def _read_rest(fd: int, chunks: list[bytes], size: int) -> bytes:
+    while chunks[-1]:
+        chunks.append(os.read(fd, max(size, 65536)))
+    return b"".join(chunks)
+
+
+# The temp file of a small atomic write, and the directory opened to fsync it: both by the policy.
+_CREATE_FLAGS: Final = _sys.open_flags(os.O_WRONLY | os.O_CREAT | os.O_EXCL)
+_DIR_SYNC_FLAGS: Final = _sys.open_flags(os.O_RDONLY | _sys.O_DIRECTORY)
+
+
+KEEP_MODE: Final = lib.SAFEFS_KEEP_MODE if AVAILABLE else -2
+"""``perm`` for write_named: keep the replaced file's mode bits (see safefs/fastpath.c)."""
+
+
+class IsLink(Exception):
+    """write_named with KEEP_MODE met a symlink: nothing was written; resolve it and retry."""
+
+
+def write_named(
+    dirfd: int, name: bytes, token: bytes, suffix: bytes, data: Any, perm: int, mode: int, durable: bool
+) -> None:
+    """One whole atomic write of ``data`` (bytes, or a flat byte memoryview) to ``name``, through
+    a temp name made of ``token`` and ``suffix`` (see safefs/fastpath.c). ``perm``: -1 (none),
+    mode bits, or KEEP_MODE (then IsLink if ``name`` is a symlink: nothing is written)."""
+    r: int = lib.safefs_write_named(
+        dirfd,
+        name,
+        token,
+        suffix,
+        data if type(data) is bytes else ffi.from_buffer(data),
+        len(data),
+        perm,
+        mode,
+        durable,
+        _CREATE_FLAGS,
+        _DIR_SYNC_FLAGS,
+    )
+    if r == 0:
+        return
+    if r == lib.SAFEFS_ELINK:
+        raise IsLink()
+    if r == lib.SAFEFS_ETEMPEXISTS:
+        raise error(errno.EEXIST, "could not create a unique temporary file")
+    raise failure(r)
