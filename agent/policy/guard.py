@@ -6,17 +6,16 @@ hook. Together they see each call twice, at its decision and at its outcome, and
 audit line at each: the decision before the call runs, the outcome after. The loop runs calls
 one at a time, hook then tool, so the pending call is matched by identity of its input.
 
-``list`` and ``glob`` results name one path per line (``path``, ``path/``, ``path (N bytes)``,
-``path -> target [symlink]``...): a line whose path a read rule denies is marked
-``[denied: ...]``. ``grep`` lines are ``path:line:text``: every line of a denied file is dropped
-and a count says so, so a denied file's content never reaches the model. Each path is judged as
-given and canonically (so a link to ``.env`` is denied like ``.env``).
+A file or directory a read rule denies is left out of every walk (``list``, ``glob``, ``grep``)
+exactly as an ignored one is: not listed, not searched, not counted, so neither a listing nor a
+count of matches says anything of its content. Each entry is judged as given and canonically
+(so a link to ``.env`` is left out like ``.env``); a call naming a denied path is refused before
+it runs.
 """
 
 from __future__ import annotations
 
 import json
-import re
 import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -30,6 +29,7 @@ from agent.policy.sensitive import PathRule, PathRules
 from agent.policy.targets import Target, canonical_path, paths_of, relative, target
 from agent.secret_scanner import SecretScanner, redaction_note
 from agent.tools.base import Tool, ToolOutput
+from safefs.workspace.walk import Entry
 
 
 @dataclass
@@ -148,13 +148,6 @@ class ToolCallAudit:
         self.audit.record("tool_result", tool=call.name, call_id=call.id, outcome=outcome, **extra)
 
 
-_LISTED = re.compile(
-    r"^(?P<path>.+?)(?P<suffix>/| \((?:\d+|\?) bytes\)| -> .* \[symlink\]"
-    r"| \[symlink, not followed\]| \[special file, not read\])?$"
-)
-_GREP_SPLIT = re.compile(r":\d+:")
-
-
 class DeniedFiles:
     """Judges the paths a listing or search reports against the read rules."""
 
@@ -176,53 +169,12 @@ class DeniedFiles:
                 return rule
         return None
 
-    def mark_listing(self, text: str, start: str = ".") -> str:
-        # The walk enters no link, so an entry that is not a link itself is canonically the
-        # start directory's canonical path plus its path below the start: one resolve in all.
-        base = canonical_path(self.root, start)
-        prefix = "" if start in (".", "./", "") else start.rstrip("/") + "/"
-        out = []
-        for line in text.split("\n"):
-            match = _LISTED.match(line)
-            if match is not None:
-                path, suffix = match.group("path"), match.group("suffix") or ""
-                canonical = None
-                if base is not None and "symlink" not in suffix and path.startswith(prefix):
-                    below = path[len(prefix) :]
-                    canonical = below if base == "." else f"{base}/{below}"
-                rule = self.rule_for(path, directory=suffix == "/", canonical=canonical)
-                if rule is not None:
-                    line = f"{line} [denied: {rule.kind} {rule.pattern!r}; not readable]"
-            out.append(line)
-        return "\n".join(out)
-
-    def filter_matches(self, text: str) -> str:
-        kept, dropped, files = [], 0, set()
-        for line in text.split("\n"):
-            # A path may itself hold ":N:"; judge every way of splitting the line.
-            paths = [line[: m.start()] for m in _GREP_SPLIT.finditer(line) if m.start() > 0]
-            denied = next((p for p in paths if self.rule_for(p) is not None), None)
-            if denied is None:
-                kept.append(line)
-            else:
-                dropped += 1
-                files.add(denied)
-        if dropped:
-            kept.append(
-                f"[{dropped} matching line{'s' if dropped > 1 else ''} in {len(files)} "
-                f"denied file{'s' if len(files) > 1 else ''} not shown]"
-            )
-        return "\n".join(kept)
-
-    def apply(self, tool: Tool, args: Any, output: ToolOutput) -> ToolOutput:
-        if output.is_error:
-            return output
-        if tool.name in ("list", "glob"):
-            start = tool.target_paths(args)
-            return ToolOutput(self.mark_listing(output.content, start[0] if start else "."))
-        if tool.name == "grep":
-            return ToolOutput(self.filter_matches(output.content))
-        return output
+    def hides(self, entry: Entry) -> bool:
+        """The walk's hook (:attr:`Tool.hide`): whether a read rule denies ``entry``. The walk
+        enters no link, so an entry that is not a link is canonically its ``real`` path; a link
+        is judged by where it leads as well as by its name."""
+        canonical = None if entry.kind == "link" or not entry.real else entry.real
+        return self.rule_for(entry.path, directory=entry.kind == "dir", canonical=canonical) is not None
 
 
 class GuardedTool(Tool):
@@ -237,12 +189,10 @@ class GuardedTool(Tool):
         inner: Tool,
         scanner: SecretScanner | None,
         audit: ToolCallAudit | None,
-        denied: DeniedFiles | None = None,
     ) -> None:
         self.inner = inner
         self.scanner = scanner
         self.audit = audit
-        self.denied = denied
 
     def target_paths(self, args: Any) -> list[str]:
         return self.inner.target_paths(args)
@@ -257,8 +207,6 @@ class GuardedTool(Tool):
             if self.audit is not None:
                 self.audit.finished(args, None, 0)
             raise
-        if self.denied is not None:
-            output = self.denied.apply(self.inner, args, output)
         redacted = 0
         if self.scanner is not None:
             redaction = self.scanner.redact(output.content)
@@ -291,7 +239,9 @@ def guard(
             "path_fields": tool.path_fields,
         },
     )
-    wrapped: GuardedTool = cls(tool, scanner, audit, denied)
+    if denied is not None:
+        tool.hide_entries(denied.hides)
+    wrapped: GuardedTool = cls(tool, scanner, audit)
     return wrapped
 
 

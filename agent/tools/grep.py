@@ -1,10 +1,9 @@
 """``grep {pattern, path?, glob?, type?, output_mode?, -A?, -B?, -C?, -i?, literal?, head_limit?,
 offset?, include_ignored?}``: search workspace file contents with a linear-time regex (RE2).
 
-Output modes: ``content`` (the default: ``path:line:text``, context lines ``path-line-text``,
-``--`` between groups), ``files_with_matches`` (one path per matching file) and ``count``
-(``path:N``). ``content`` stays the default while the policy layer judges grep output by its
-``path:line:`` prefixes; paths handed to :attr:`Tool.hide` are never searched in any mode.
+Output modes: ``files_with_matches`` (the default: one path per matching file), ``content``
+(``path:line:text``, context lines ``path-line-text``, ``--`` between groups) and ``count``
+(``path:N``). Paths handed to :attr:`Tool.hide` are never searched, in any mode.
 ``head_limit``/``offset`` page through the entries. Binary files, ``.git`` and what
 git's ignore rules exclude are skipped (a path named explicitly is searched even when ignored);
 symlinks are never followed. A last line gives the totals, and says when the search stopped
@@ -27,8 +26,9 @@ def summary(result: GrepResult, offset: int) -> str:
     if result.mode == "files_with_matches":
         parts = [f"{result.files_matched} of {result.files_searched} files searched match"]
     else:
+        lines = "line" if result.lines_matched == 1 else "lines"
         parts = [
-            f"{result.lines_matched} matching lines in {result.files_matched} of "
+            f"{result.lines_matched} matching {lines} in {result.files_matched} of "
             f"{result.files_searched} files searched"
         ]
     shown = len(result.entries)
@@ -61,8 +61,8 @@ class GrepTool(Tool):
     description = (
         "Search file contents in the workspace with a regular expression (RE2 syntax: no "
         "back-references or look-around; matching takes linear time). output_mode "
-        "'content' (default) prints path:line:text (with -A/-B/-C context lines), "
-        "'files_with_matches' lists matching files, 'count' prints path:N. Skips binary files, .git and "
+        "'files_with_matches' (default) lists matching files, 'content' prints path:line:text "
+        "(with -A/-B/-C context lines), 'count' prints path:N. Skips binary files, .git and "
         "files git ignores (include_ignored searches them; a path you name is always searched). "
         f"glob and type limit the files searched. At most {MAX_ENTRIES} entries; head_limit and "
         "offset page through the rest."
@@ -80,7 +80,7 @@ class GrepTool(Tool):
             "output_mode": {
                 "type": "string",
                 "enum": list(OUTPUT_MODES),
-                "description": "content (default), files_with_matches or count.",
+                "description": "files_with_matches (default), content or count.",
             },
             "-A": _count(0, MAX_CONTEXT, "Lines of context after each match (content mode)."),
             "-B": _count(0, MAX_CONTEXT, "Lines of context before each match (content mode)."),
@@ -106,7 +106,7 @@ class GrepTool(Tool):
         path: str = args.get("path", ".")
         context = args.get("-C", 0)
         offset: int = args.get("offset", 0)
-        mode: str = args.get("output_mode", "content")
+        mode: str = args.get("output_mode", "files_with_matches")
         try:
             result = grep(
                 self.root,

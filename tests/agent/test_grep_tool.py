@@ -13,7 +13,16 @@ from tests.agent.conftest import AgentWorkspace
 
 
 def grep(ws: AgentWorkspace, **args: object) -> ToolOutput:
-    return GrepTool(ws.root).execute(args)
+    """The lines grep shows (``content``; the tool's default lists only the files)."""
+    return GrepTool(ws.root).execute({"output_mode": "content", **args})
+
+
+def test_the_default_lists_the_matching_files(repo: AgentWorkspace) -> None:
+    listed = GrepTool(repo.root).execute({"pattern": "."}).content.splitlines()
+    content = grep(repo, pattern=".").content.splitlines()
+    files = sorted({line.split(":", 1)[0] for line in content[:-1]})
+    assert sorted(listed[:-1]) == files and files
+    assert listed[-1].startswith(f"[{len(files)} of ")
 
 
 @pytest.fixture
@@ -51,7 +60,7 @@ def test_matches_respect_gitignore_git_binary_and_links(repo: AgentWorkspace) ->
 
 def test_ignore_case_and_file_glob(repo: AgentWorkspace) -> None:
     assert grep(repo, pattern="needle", ignore_case=True, glob="*.md") == ToolOutput(
-        "docs/readme.md:1:A Needle in caps\n[1 matching lines in 1 of 1 files searched]"
+        "docs/readme.md:1:A Needle in caps\n[1 matching line in 1 of 1 files searched]"
     )
 
 

@@ -102,25 +102,41 @@ def test_concurrent_edits_in_threads_are_never_lost(root: safefs.Root, tmp_path:
     text = (tmp_path / "log.txt").read_text()
     kept = sum(f"m{i}\n" in text for i in range(12))
     print(f"threads: {outcomes}, markers kept {kept}")
-    assert kept == outcomes["applied"] == 12
+    # Each edit either landed or was refused with an error after its retries (a loaded machine
+    # may refuse some); none that reported success is missing.
+    assert not any(t.is_alive() for t in threads)
+    assert outcomes["applied"] + outcomes["refused"] == 12 and outcomes["applied"] >= 1
+    assert kept == outcomes["applied"]
 
 
 CHILD = """
 import sys, safefs
 from safefs.workspace.edits import Edit, edit_file
+from safefs.workspace.errors import WorkspaceError
 root = safefs.Root(sys.argv[1])
+applied = []
 for i in range(int(sys.argv[3])):
-    edit_file(root, "log.txt", [Edit("END\\n", f"{sys.argv[2]}{i}\\nEND\\n")])
+    try:
+        edit_file(root, "log.txt", [Edit("END\\n", f"{sys.argv[2]}{i}\\nEND\\n")])
+    except WorkspaceError:
+        continue  # refused after its retries: reported, not lost
+    applied.append(i)
+print(" ".join(map(str, applied)))
 """
 
 
 def test_concurrent_edits_from_two_processes_are_never_lost(tmp_path: Path) -> None:
     (tmp_path / "log.txt").write_text("END\n")
-    children = [
-        subprocess.Popen([sys.executable, "-c", CHILD, str(tmp_path), tag, "15"]) for tag in ("p", "q")
-    ]
-    assert [child.wait(timeout=30) for child in children] == [0, 0]
+    children = {
+        tag: subprocess.Popen(
+            [sys.executable, "-c", CHILD, str(tmp_path), tag, "15"], stdout=subprocess.PIPE, text=True
+        )
+        for tag in ("p", "q")
+    }
+    applied = {tag: child.communicate(timeout=30)[0].split() for tag, child in children.items()}
+    assert [child.returncode for child in children.values()] == [0, 0]
     text = (tmp_path / "log.txt").read_text()
-    kept = sum(f"{tag}{i}\n" in text for tag in "pq" for i in range(15))
-    print(f"two processes, 30 edits: markers kept {kept}")
-    assert kept == 30
+    kept = {f"{tag}{i}" for tag in "pq" for i in range(15) if f"{tag}{i}\n" in text}
+    reported = {f"{tag}{i}" for tag, done in applied.items() for i in done}
+    print(f"two processes, 30 edits: {len(reported)} reported applied, {len(kept)} markers kept")
+    assert reported and kept == reported
