@@ -20,8 +20,8 @@ if TYPE_CHECKING:
     from safefs.mcp.tools import McpTool
 
 PROG = "safefs-mcp"
-EXTRA_MODULES = {"mcp", "mcp_types", "pathspec", "anyio", "jsonschema", "uvicorn", "starlette"}
-NEEDED_MODULES = ("mcp", "pathspec", "jsonschema")  # what the extra installs, checked unimported
+EXTRA_MODULES = {"mcp", "mcp_types", "re2", "anyio", "jsonschema", "uvicorn", "starlette"}
+NEEDED_MODULES = ("mcp", "re2", "jsonschema")  # what the extra installs, checked unimported
 MISSING_EXTRA = f"{PROG}: the MCP server needs its extra: pip install 'safefs[mcp]'"
 ROOTS_HELP = (
     "what the client's roots do: 'narrow' (default) serves the part of the DIRs inside them "

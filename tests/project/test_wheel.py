@@ -254,3 +254,25 @@ def test_agent_install_brings_the_agent_and_its_command(wheelhouse: Wheelhouse, 
     demo = installed.run("safefs-agent", "demo", "--race-seconds", "0.3", timeout=300)
     assert demo.returncode == 0, demo.stderr[-2000:]
     assert "Blocked" in demo.stdout
+
+
+def test_anthropic_install_brings_the_sdk_drop_ins(wheelhouse: Wheelhouse, tmp_path: Path) -> None:
+    installed = install(wheelhouse, tmp_path, "anthropic")
+    assert installed.our_top_levels() == {"safefs"}
+    assert_from_the_install(installed, "safefs")
+    check = (
+        "import os, tempfile\n"
+        "from safefs.anthropic import BetaLocalFilesystemMemoryTool\n"
+        "from safefs.anthropic.agent_toolset import AgentToolContext, beta_agent_toolset_20260401\n"
+        "base = tempfile.mkdtemp()\n"
+        "os.symlink('/etc', os.path.join(base, 'out'))\n"
+        "memory = BetaLocalFilesystemMemoryTool(base)\n"
+        "print(memory.call({'command': 'create', 'path': '/memories/a.txt', 'file_text': 'hi'}))\n"
+        "print(open(os.path.join(base, 'memories', 'a.txt')).read())\n"
+        "print(sorted(t.name for t in beta_agent_toolset_20260401(AgentToolContext(workdir=base))))\n"
+    )
+    done = installed.run("python", "-c", check)
+    assert done.returncode == 0, done.stderr[-2000:]
+    lines = done.stdout.splitlines()
+    assert lines[1] == "hi", done.stdout
+    assert lines[2] == "['bash', 'edit', 'glob', 'grep', 'read', 'write']", done.stdout
