@@ -71,6 +71,15 @@ def read_plain(path: str) -> bytes:
         return f.read()
 
 
+Read = tuple[Callable[[str], bytes], str]  # a read function and its argument, worked out untimed
+
+
+def read_pair(benchmark: BenchmarkFixture, role: str, subject: Read, reference: Read, size: int) -> None:
+    """Time the subject's or the reference's read, checking it read ``size`` bytes."""
+    read, arg = subject if role == "subject" else reference
+    assert len(benchmark(read, arg)) == size
+
+
 def write_plain(path: str, data: bytes) -> None:
     with open(path, "wb") as f:
         f.write(data)
@@ -93,10 +102,8 @@ def test_read_openat2_vs_plain_open(
     """Each depth's pair runs back to back, so drift on a busy machine hits both alike."""
     tag(benchmark, f"read-openat2-vs-open-depth-{depth}", role)
     rel = depth_file(depth)
-    if role == "subject":
-        assert len(benchmark(roots("openat2").read_bytes, rel)) == SMALL
-    else:
-        assert len(benchmark(read_plain, os.path.join(scaling_tree, rel))) == SMALL
+    plain = (read_plain, os.path.join(scaling_tree, rel))
+    read_pair(benchmark, role, (roots("openat2").read_bytes, rel), plain, SMALL)
 
 
 @ROLES
@@ -108,10 +115,8 @@ def test_read_openat2_vs_plain_open_4mib(
 ) -> None:
     tag(benchmark, "read-openat2-vs-open-4MiB", role)
     rel = size_file(FOUR_MIB)
-    if role == "subject":
-        assert len(benchmark(roots("openat2").read_bytes, rel)) == FOUR_MIB
-    else:
-        assert len(benchmark(read_plain, os.path.join(scaling_tree, rel))) == FOUR_MIB
+    plain = (read_plain, os.path.join(scaling_tree, rel))
+    read_pair(benchmark, role, (roots("openat2").read_bytes, rel), plain, FOUR_MIB)
 
 
 @ROLES
@@ -125,10 +130,8 @@ def test_read_walk_vs_plain_open(
 ) -> None:
     tag(benchmark, f"read-walk-vs-open-depth-{depth}", role)
     rel = depth_file(depth)
-    if role == "subject":
-        assert len(benchmark(roots("walk").read_bytes, rel)) == SMALL
-    else:
-        assert len(benchmark(read_plain, os.path.join(scaling_tree, rel))) == SMALL
+    plain = (read_plain, os.path.join(scaling_tree, rel))
+    read_pair(benchmark, role, (roots("walk").read_bytes, rel), plain, SMALL)
 
 
 @ROLES
@@ -140,10 +143,8 @@ def test_read_walk_vs_realpath_guard(
 ) -> None:
     tag(benchmark, "read-walk-vs-realpath-depth-16", role)
     rel = depth_file(16)
-    if role == "subject":
-        assert len(benchmark(roots("walk").read_bytes, rel)) == SMALL
-    else:
-        assert len(benchmark(RealpathGuard(scaling_tree).read, rel)) == SMALL
+    guard = (RealpathGuard(scaling_tree).read, rel)
+    read_pair(benchmark, role, (roots("walk").read_bytes, rel), guard, SMALL)
 
 
 @pytest.fixture(params=["tree", "tmpfs"])
