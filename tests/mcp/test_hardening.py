@@ -181,7 +181,8 @@ def test_a_long_call_blocks_nothing_and_stops_when_cancelled(tmp_path: Path) -> 
 
             async def long_call() -> None:
                 try:
-                    await client.session.call_tool("search_file_contents", slow, read_timeout_seconds=full / 4)
+                    timeout = full / 4
+                    await client.session.call_tool("search_file_contents", slow, read_timeout_seconds=timeout)
                     events.append("slow answered")
                 except Exception:  # the client gave up and sent notifications/cancelled
                     events.append("cancelled")
