@@ -47,10 +47,10 @@ def safefs_server() -> list[str] | None:
     return [str(script)] if script.exists() else None
 
 
-def npm_binary(package: str, binary: str) -> tuple[Path | None, str]:
+def npm_binary(package: str, binary: str, prefix: Path = NODE_PREFIX) -> tuple[Path | None, str]:
     """``binary`` of the npm ``package`` (``name@version``), installed on first use under
-    :data:`NODE_PREFIX`: (its path, or None; a note saying what was had, or why not)."""
-    installed = NODE_PREFIX / "node_modules" / ".bin" / binary
+    ``prefix`` (:data:`NODE_PREFIX`): (its path, or None; a note saying what was had, or why not)."""
+    installed = prefix / "node_modules" / ".bin" / binary
     if installed.exists():
         return installed, package
     npm = shutil.which("npm")
@@ -62,7 +62,7 @@ def npm_binary(package: str, binary: str) -> tuple[Path | None, str]:
                 npm,
                 "install",
                 "--prefix",
-                str(NODE_PREFIX),
+                str(prefix),
                 "--no-audit",
                 "--no-fund",
                 "--loglevel=error",

@@ -14,11 +14,16 @@ GEMINI_CLI = ("@google/gemini-cli@0.61.0", "gemini")
 CODEX = ("@openai/codex@0.171.0", "codex")
 INSPECTOR = ("@modelcontextprotocol/inspector@0.15.0", "mcp-inspector")
 CLAUDE_CODE = ("@anthropic-ai/claude-code@2.1.197", "claude")
+# The current Inspector needs Node 22, which the npm registry has as the package ``node``: it and
+# the Inspector get a prefix of their own, so the other clients keep the machine's Node.
+NODE_22 = ("node@22.23.3", "node")
+INSPECTOR_2 = ("@modelcontextprotocol/inspector@2.12.0", "mcp-inspector")
+NODE_22_PREFIX = mcp_client.NODE_PREFIX / "node22"
 
 
-def npm_binary(package: str, binary: str) -> Path:
+def npm_binary(package: str, binary: str, prefix: Path = mcp_client.NODE_PREFIX) -> Path:
     """The client's binary; the test is skipped, with the reason, where it cannot be had."""
-    installed, note = mcp_client.npm_binary(package, binary)
+    installed, note = mcp_client.npm_binary(package, binary, prefix)
     if installed is None:
         pytest.skip(note)
     return installed

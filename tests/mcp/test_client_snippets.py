@@ -1,10 +1,10 @@
 """The README's client snippets: each is parsed and starts safefs-mcp with arguments it accepts.
 Then the real clients from npm: Gemini CLI reads its snippet as its configuration and connects
-(``gemini mcp list`` does the MCP handshake); MCP Inspector runs its line in CLI mode and calls a
-tool; Codex reads its snippet (it refuses an unknown approval mode, so the approval line is
-checked). Claude Code's line is run by test_claude_code.py. Claude Desktop has no Linux build,
-and Codex connects to a server only inside a model session, so for those two the parse is the
-check."""
+(``gemini mcp list`` does the MCP handshake); MCP Inspector (0.15, and 2.12 on Node 22, which
+sends an empty roots list) runs its line in CLI mode and calls a tool; Codex reads its snippet (it
+refuses an unknown approval mode, so the approval line is checked). Claude Code's line is run by
+test_claude_code.py. Claude Desktop has no Linux build, and Codex connects to a server only inside
+a model session, so for those two the parse is the check."""
 
 from __future__ import annotations
 
@@ -21,7 +21,15 @@ from typing import Any
 import pytest
 
 from safefs.mcp.cli import parser
-from tests.mcp.node_clients import CODEX, GEMINI_CLI, INSPECTOR, npm_binary
+from tests.mcp.node_clients import (
+    CODEX,
+    GEMINI_CLI,
+    INSPECTOR,
+    INSPECTOR_2,
+    NODE_22,
+    NODE_22_PREFIX,
+    npm_binary,
+)
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 PLACEHOLDER_COMMAND = "/abs/path/.venv/bin/safefs-mcp"
@@ -139,19 +147,39 @@ def test_codex_reads_the_readme_snippet(tmp_path: Path, project: Path) -> None:
     assert transport["args"] == [str(project)]
 
 
-def test_mcp_inspector_runs_the_readme_line(project: Path) -> None:
-    inspector = npm_binary(*INSPECTOR)
+def _inspect(inspector: Path, project: Path, *call: str, env: dict[str, str] | None = None) -> Any:
+    """The README's Inspector line in CLI mode (the same server command, driven from the command
+    line instead of a browser), making one call: its JSON answer."""
     words = shlex.split(_real(snippets()["MCP Inspector"][1], project))
     assert words[:2] == ["npx", "@modelcontextprotocol/inspector"]
-    # --cli: the same server command, driven from the command line instead of a browser.
-    call = ["--method", "tools/call", "--tool-name", "read_text_file", "--tool-arg", "path=a.txt"]
     done = subprocess.run(
-        [str(inspector), "--cli", *words[2:], *call],
+        [str(inspector), "--cli", *words[2:], "--method", "tools/call", *call],
         cwd=project,
+        env=env,
         stdin=subprocess.DEVNULL,
         capture_output=True,
         text=True,
         timeout=120,
     )
     assert done.returncode == 0, done.stdout + done.stderr
-    assert json.loads(done.stdout)["content"] == [{"type": "text", "text": "hello\n"}]
+    return json.loads(done.stdout)
+
+
+def test_mcp_inspector_runs_the_readme_line(project: Path) -> None:
+    inspector = npm_binary(*INSPECTOR)
+    answer = _inspect(inspector, project, "--tool-name", "read_text_file", "--tool-arg", "path=a.txt")
+    assert answer["content"] == [{"type": "text", "text": "hello\n"}]
+
+
+def test_the_current_inspector_sends_no_roots_and_the_directory_stays(project: Path) -> None:
+    """Inspector 2 advertises roots and answers an empty list: the DIR is served all the same, and
+    list_allowed_directories says why."""
+    node = npm_binary(*NODE_22, prefix=NODE_22_PREFIX)
+    inspector = npm_binary(*INSPECTOR_2, prefix=NODE_22_PREFIX)
+    env = {**os.environ, "PATH": f"{node.parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+    read = _inspect(inspector, project, "--tool-name", "read_text_file", "--tool-arg", "path=a.txt", env=env)
+    assert read["content"] == [{"type": "text", "text": "hello\n"}]
+    listed = _inspect(inspector, project, "--tool-name", "list_allowed_directories", env=env)
+    text = listed["content"][0]["text"]
+    assert text.startswith(f"Allowed directories:\n{project}\n"), text
+    assert "Note: the client's roots list is empty" in text
