@@ -16,7 +16,6 @@ from typing import Any
 
 from safefs.mcp.cancelling import cancellable
 from safefs.mcp.directories import Directories
-from safefs.mcp.isolation import FORK_ISOLATED, ISOLATED_TOOLS, run_in_child
 from safefs.mcp.tools import McpTool, Media, Reply, as_given, target_paths
 from safefs.workspace.arguments import argument_problem
 from safefs.workspace.errors import WorkspaceError
@@ -83,13 +82,12 @@ def run_validated(
 def run_guarded(
     tool: McpTool, directories: Directories, args: dict[str, Any], cancel: threading.Event
 ) -> dict[str, Any] | None:
-    """Validate and run one call, the tool itself in a child process for the tools that run untrusted
-    patterns (see :mod:`safefs.mcp.isolation`); None when the call was cancelled before it
-    answered. The arguments are checked here, so the validator is built once, in this process."""
+    """Validate and run one call in this (worker) thread; None when the call was cancelled before
+    it answered. Every pattern a client or the workspace supplies is matched in linear time, in
+    steps between which the walk and the search look at ``cancel`` and their deadline, so no call
+    holds the interpreter lock for long or outlives its cancel by more than one step."""
     invalid = invalid_arguments(tool, args)
     if invalid is not None:
         return invalid
-    if FORK_ISOLATED and tool.name in ISOLATED_TOOLS:
-        return run_in_child(lambda: run_validated(tool, directories, args, cancel), cancel)
     result = run_validated(tool, directories, args, cancel)
     return None if cancel.is_set() else result

@@ -1,9 +1,9 @@
 """The MCP SDK wiring for ``--http``: tool listing, calls run off the event loop, client roots.
 
 (stdio needs no SDK: :mod:`safefs.mcp.stdio_server`.) Calls run in worker threads, so a slow one
-never stalls the connection or another session (the searching tools run in a child process,
-:mod:`safefs.mcp.isolation`); a call the client cancels has its event set, so the operation
-stops at its next check (a child is killed), and its thread is abandoned at once. The
+never stalls the connection or another session (every pattern is matched in linear time, in
+short steps); a call the client cancels has its event set, so the operation stops at its next
+check, and its thread is abandoned at once. The
 results are the plain JSON values of :mod:`safefs.mcp.calls`, validated into SDK types.
 
 A session's directories are worked out once, from the roots its client sends, and kept until

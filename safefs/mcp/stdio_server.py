@@ -7,10 +7,9 @@ as soon as Python has started. What the protocol needs from a filesystem server 
 and ``notifications/roots/list_changed``) and ``notifications/cancelled``.
 
 - Every tool call runs in a thread of its own, so a slow call never delays the next message,
-  another call, or a cancel; the searching tools run in a child process besides
-  (:mod:`safefs.mcp.isolation`), so not even a pattern that holds Python's interpreter lock
-  can. Cancelling sets the call's event (the workspace operations stop at their next check, a
-  child is killed) and no answer is sent for it, as the protocol asks.
+  another call, or a cancel; every pattern is matched in linear time, in short steps, so no
+  call holds the interpreter lock for long. Cancelling sets the call's event (the workspace
+  operations stop at their next check) and no answer is sent for it, as the protocol asks.
 - A line that is not UTF-8 JSON, or whose JSON holds a lone surrogate (``"\\ud800"``), is
   answered with a JSON-RPC parse error (-32700); a message that is not a request, a
   notification or a response gets -32600.
