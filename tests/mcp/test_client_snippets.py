@@ -2,9 +2,11 @@
 Then the real clients from npm: Gemini CLI reads its snippet as its configuration and connects
 (``gemini mcp list`` does the MCP handshake); MCP Inspector (0.15, and 2.12 on Node 22, which
 sends an empty roots list) runs its line in CLI mode and calls a tool; Codex reads its snippet (it
-refuses an unknown approval mode, so the approval line is checked). Claude Code's line is run by
-test_claude_code.py. Claude Desktop has no Linux build, and Codex connects to a server only inside
-a model session, so for those two the parse is the check."""
+refuses an unknown approval mode, so the approval line is checked), and, since it connects to a
+server only inside a model session, runs one with ``codex exec`` against a loopback model
+(``fake_model.py`` on 127.0.0.1) that is offered the safefs tools, calls one and gets its result.
+Claude Code's line is run by test_claude_code.py. Claude Desktop has no Linux build, so for it
+the parse is the check."""
 
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ import json
 import os
 import re
 import shlex
+import signal
 import subprocess
 import sys
 import tomllib
@@ -21,6 +24,8 @@ from typing import Any
 import pytest
 
 from safefs.mcp.cli import parser
+from safefs.mcp.tools import tools_for
+from tests.mcp.fake_model import FakeModel, function_call, message
 from tests.mcp.node_clients import (
     CODEX,
     GEMINI_CLI,
@@ -145,6 +150,97 @@ def test_codex_reads_the_readme_snippet(tmp_path: Path, project: Path) -> None:
     transport = json.loads(done.stdout)["transport"]
     assert transport["command"] == str(Path(sys.executable).with_name("safefs-mcp"))
     assert transport["args"] == [str(project)]
+
+
+def _run_bounded(args: list[str], cwd: Path, env: dict[str, str], timeout: float) -> tuple[int, str, str]:
+    """(exit status, stdout, stderr) of a command in a session of its own, which is killed whole
+    (the client and the servers it started) if it outlives ``timeout`` or the test fails."""
+    process = subprocess.Popen(
+        args,
+        cwd=cwd,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        out, err = process.communicate(timeout=timeout)
+        return process.returncode, out, err
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.communicate(timeout=10)
+
+
+def test_codex_calls_safefs_in_a_model_session(tmp_path: Path, project: Path) -> None:
+    """``codex exec`` with the README's snippet as its configuration, its model a fake one on
+    127.0.0.1: the model sees the safefs tools, calls read_text_file, and gets the file back."""
+    codex = npm_binary(*CODEX)
+    home = tmp_path / "home"
+    (home / ".codex").mkdir(parents=True)
+    (home / ".codex" / "config.toml").write_text(_real(snippets()["Codex"][1], project))
+    served = {tool.name for tool in tools_for(read_only=False, allow_delete=False)}
+
+    def call_read(request: dict[str, Any]) -> dict[str, Any]:
+        namespaces = {t["name"]: t for t in request["tools"] if t.get("type") == "namespace"}
+        assert "mcp__safefs" in namespaces, [t.get("name") for t in request["tools"]]
+        assert {t["name"] for t in namespaces["mcp__safefs"]["tools"]} == served
+        return function_call("read-a", "mcp__safefs", "read_text_file", {"path": "a.txt"})
+
+    def answer(request: dict[str, Any]) -> dict[str, Any]:
+        outputs = [i for i in request["input"] if i.get("type") == "function_call_output"]
+        assert [o["call_id"] for o in outputs] == ["read-a"], outputs
+        assert "hello" in json.dumps(outputs[0]["output"]), outputs
+        return message("a.txt says hello")
+
+    with FakeModel([call_read, answer]) as model:
+        provider = {
+            "name": "fake",
+            "base_url": model.base_url,
+            "env_key": "SAFEFS_TEST_MODEL_KEY",
+            "wire_api": "responses",
+            "request_max_retries": 0,
+            "stream_max_retries": 0,
+        }
+        inline = ", ".join(f"{k} = {json.dumps(v)}" for k, v in provider.items())
+        env = {**_client_env(home), "CODEX_HOME": str(home / ".codex"), "SAFEFS_TEST_MODEL_KEY": "dummy"}
+        status, out, err = _run_bounded(
+            [
+                str(codex),
+                "exec",
+                "--json",
+                "--strict-config",  # a key of the snippet's that Codex does not know fails the run
+                "--ephemeral",
+                "--skip-git-repo-check",
+                "--sandbox",
+                "read-only",
+                # Codex's own traffic (the plugin list from github.com, analytics to chatgpt.com)
+                # off: the model on 127.0.0.1 is the only address it is given.
+                "--disable",
+                "plugins",
+                "-c",
+                "analytics.enabled=false",
+                "--model",
+                "fake-model",
+                "-c",
+                'model_provider="fake"',
+                "-c",
+                f"model_providers.fake={{{inline}}}",
+                "Read a.txt with the safefs tools.",
+            ],
+            cwd=project,
+            env=env,
+            timeout=120,
+        )
+    model.check()
+    assert status == 0, out + err
+    assert len(model.requests) == 2, out + err
+    items = [json.loads(line).get("item", {}) for line in out.splitlines() if line.startswith("{")]
+    calls = [i for i in items if i.get("type") == "mcp_tool_call" and i.get("status") == "completed"]
+    assert [(c["server"], c["tool"]) for c in calls] == [("safefs", "read_text_file")], out
+    assert calls[0]["result"]["content"] == [{"type": "text", "text": "hello\n"}]
 
 
 def _inspect(inspector: Path, project: Path, *call: str, env: dict[str, str] | None = None) -> Any:
