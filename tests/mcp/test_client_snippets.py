@@ -176,7 +176,8 @@ def _run_bounded(args: list[str], cwd: Path, env: dict[str, str], timeout: float
 
 def test_codex_calls_safefs_in_a_model_session(tmp_path: Path, project: Path) -> None:
     """``codex exec`` with the README's snippet as its configuration, its model a fake one on
-    127.0.0.1: the model sees the safefs tools, calls read_text_file, and gets the file back."""
+    127.0.0.1: the model sees the safefs tools, calls read_text_file and gets the file back, then
+    write_file, which the snippet's approval line lets run without anyone to ask."""
     codex = npm_binary(*CODEX)
     home = tmp_path / "home"
     (home / ".codex").mkdir(parents=True)
@@ -189,13 +190,21 @@ def test_codex_calls_safefs_in_a_model_session(tmp_path: Path, project: Path) ->
         assert {t["name"] for t in namespaces["mcp__safefs"]["tools"]} == served
         return function_call("read-a", "mcp__safefs", "read_text_file", {"path": "a.txt"})
 
-    def answer(request: dict[str, Any]) -> dict[str, Any]:
+    def call_write(request: dict[str, Any]) -> dict[str, Any]:
         outputs = [i for i in request["input"] if i.get("type") == "function_call_output"]
         assert [o["call_id"] for o in outputs] == ["read-a"], outputs
         assert "hello" in json.dumps(outputs[0]["output"]), outputs
-        return message("a.txt says hello")
+        return function_call(
+            "write-b", "mcp__safefs", "write_file", {"path": "b.txt", "content": "from codex\n"}
+        )
 
-    with FakeModel([call_read, answer]) as model:
+    def answer(request: dict[str, Any]) -> dict[str, Any]:
+        outputs = [i for i in request["input"] if i.get("type") == "function_call_output"]
+        assert [o["call_id"] for o in outputs] == ["read-a", "write-b"], outputs
+        assert "Successfully wrote to b.txt" in json.dumps(outputs[1]["output"]), outputs
+        return message("a.txt says hello; b.txt written")
+
+    with FakeModel([call_read, call_write, answer]) as model:
         provider = {
             "name": "fake",
             "base_url": model.base_url,
@@ -236,11 +245,15 @@ def test_codex_calls_safefs_in_a_model_session(tmp_path: Path, project: Path) ->
         )
     model.check()
     assert status == 0, out + err
-    assert len(model.requests) == 2, out + err
+    assert len(model.requests) == 3, out + err
     items = [json.loads(line).get("item", {}) for line in out.splitlines() if line.startswith("{")]
     calls = [i for i in items if i.get("type") == "mcp_tool_call" and i.get("status") == "completed"]
-    assert [(c["server"], c["tool"]) for c in calls] == [("safefs", "read_text_file")], out
+    assert [(c["server"], c["tool"]) for c in calls] == [
+        ("safefs", "read_text_file"),
+        ("safefs", "write_file"),
+    ], out
     assert calls[0]["result"]["content"] == [{"type": "text", "text": "hello\n"}]
+    assert (project / "b.txt").read_text() == "from codex\n"
 
 
 def _inspect(inspector: Path, project: Path, *call: str, env: dict[str, str] | None = None) -> Any:
