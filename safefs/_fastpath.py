@@ -43,9 +43,14 @@ _local = threading.local()
 _new_raw: Any = ffi.new_allocator(should_clear_after_alloc=False) if AVAILABLE else None
 
 
-def openat2_params(resolve: int) -> Any:
-    """The C resolver for openat2 with these RESOLVE_* flags (kept alive by its resolver)."""
-    return ffi.new("struct safefs_resolver *", {"kind": lib.SAFEFS_KIND_OPENAT2, "resolve": resolve})
+def openat2_params(resolve: int, name_flags: int = 0) -> Any:
+    """The C resolver for openat2 with these RESOLVE_* flags (kept alive by its resolver).
+    ``name_flags``, if given, are the read flags from open_flags() without following: a read of
+    a single name is then one openat() with them (a link there still goes to openat2)."""
+    return ffi.new(
+        "struct safefs_resolver *",
+        {"kind": lib.SAFEFS_KIND_OPENAT2, "resolve": resolve, "name_flags": name_flags},
+    )
 
 
 def walk_params(symlinks: str, component_flags: int) -> Any:

@@ -52,8 +52,13 @@ class Openat2Resolver:
         self._dir_how = _sys.open_how(self.dir_flags, follow=True)
         self._walk = WalkResolver(mode, use_o_path=True)
         # read_bytes: one C call (the same openat2, then fstat, read and close) where the
-        # extension is built.
-        self._native = _fastpath.openat2_params(self.resolve) if _fastpath.AVAILABLE else None
+        # extension is built. A single name is opened there with one openat() that never
+        # follows (cheaper than openat2's scoped lookup); a link there goes to openat2.
+        self._native = (
+            _fastpath.openat2_params(self.resolve, _sys.open_flags(READ_FLAGS))
+            if _fastpath.AVAILABLE
+            else None
+        )
         self.read_bytes: Callable[[int, bytes], bytes] = (
             _fastpath.reader(self._native, self._read_how[0])
             if self._native is not None
