@@ -449,7 +449,14 @@ class Root:
         try:
             if self._closed:
                 raise ValueError("operation on a closed Root")
-            rel = self._rel(path)
+            # _rel's common case inlined (a relative str path without NUL, not too long); any
+            # other path goes through _rel itself.
+            if type(path) is str:
+                rel = path.encode(_FS_ENCODING, _FS_ERRORS)
+                if not rel or rel[0] == 0x2F or 0 in rel or len(rel) >= PATH_MAX:
+                    rel = self._rel(path)
+            else:
+                rel = self._rel(path)
             try:  # not ``with reporting(...)``: this is the hottest path
                 return self._resolver.read_bytes(self._fd, rel)
             except OSError as exc:

@@ -6,7 +6,7 @@
  *   from the held fds). The walk is a port of safefs/_resolve/walk.py's open(), which stays the
  *   reference: tests/safefs/test_native_walk.py runs both on the same trees.
  * - safefs_read_file: resolve, fstat (regular files only), read, close: a whole read_bytes. With
- *   openat2, a single name is one openat(O_NOFOLLOW) instead (see there).
+ *   openat2, a single name is resolved with RESOLVE_NO_SYMLINKS alone first (see there).
  * - safefs_write_named: a whole atomic write of a small file (named temp, write, renameat).
  *
  * The flag policy: this file adds no open flag. Every open here uses flags that Python worked out
@@ -40,6 +40,7 @@
 #define SAFEFS_ELINK (-10006)       /* write: the name is a symlink; the caller resolves it */
 #define SAFEFS_KEEP_MODE (-2)       /* write's perm: that of the file replaced (none: `mode`) */
 
+#define SAFEFS_RESOLVE_NO_SYMLINKS 0x04 /* linux/openat2.h, which older headers lack */
 #define SAFEFS_MAX_SYMLINKS 40
 #define SAFEFS_PATH_MAX 4096
 #define SAFEFS_MAX_EAGAIN 128
@@ -56,8 +57,8 @@ struct safefs_resolver {
     int symlinks;             /* SAFEFS_BENEATH, SAFEFS_NO_SYMLINKS, SAFEFS_IN_ROOT */
     uint64_t resolve;         /* openat2: the RESOLVE_* flags */
     uint64_t component_flags; /* walk: how a directory on the way is opened (open_flags()) */
-    uint64_t name_flags;      /* openat2, read_file: how a single name is opened (open_flags(),
-                               * never following); 0: always openat2 */
+    uint64_t name_resolve;    /* openat2, read_file: RESOLVE_* flags for a single name; must
+                               * include RESOLVE_NO_SYMLINKS; 0: not used */
 };
 
 struct safefs_read_out {
@@ -449,7 +450,7 @@ static long safefs_open(const struct safefs_resolver *r, int root_fd, const char
     return walk_open(r, root_fd, path, flags, mode, follow);
 }
 
-/* Whether `path` is one name: no '/', and neither empty nor "." nor "..". */
+/* Whether `path` is a single name: not empty, no '/', neither "." nor "..". */
 static int single_name(const char *path)
 {
     return path[0] && !strchr(path, '/') && strcmp(path, ".") && strcmp(path, "..");
@@ -485,15 +486,18 @@ static long safefs_read_file(const struct safefs_resolver *r, int root_fd, const
     long fd;
     out->fd = -1;
     out->got = 0;
-    if (r->kind == SAFEFS_KIND_OPENAT2 && r->name_flags && single_name(path)) {
-        /* A single name, opened never following a link, is beneath the root by construction:
-         * one openat(2) does what openat2 would, without its scoped-lookup checks. A link
-         * there is ELOOP: then openat2 resolves it, as the symlinks mode says. */
-        if (!policy_ok(r->name_flags, 0))
+    if (r->kind == SAFEFS_KIND_OPENAT2 && r->name_resolve && single_name(path)) {
+        /* A single name, resolved following no link, is one lookup in the root's own directory:
+         * beneath the root by construction, with no directory on the way that could be moved
+         * out meanwhile. openat2 with RESOLVE_NO_SYMLINKS alone does what the scoped lookup
+         * would, without its cost (the final check that the result is beneath the root, the
+         * root's references). A link there is ELOOP: then the scoped openat2 resolves the name,
+         * as the symlinks mode says. */
+        if (!(r->name_resolve & SAFEFS_RESOLVE_NO_SYMLINKS) || !policy_ok(flags, 1))
             return SAFEFS_EPOLICY;
-        fd = openat(root_fd, path, (int)r->name_flags);
-        if (fd < 0)
-            fd = errno == ELOOP ? safefs_open(r, root_fd, path, flags, 0, 1) : -errno;
+        fd = safefs_openat2(root_fd, path, flags, 0, r->name_resolve);
+        if (fd == -ELOOP)
+            fd = safefs_open(r, root_fd, path, flags, 0, 1);
     } else {
         fd = safefs_open(r, root_fd, path, flags, 0, 1);
     }

@@ -1,8 +1,9 @@
 """The system calls of the native read, as strace sees them in a child process.
 
 A whole ``read_bytes`` is one C call; these tests pin down what that call asks of the kernel: with
-openat2, a single name is one ``openat(O_NOFOLLOW)`` (a link there goes to openat2 after all), then
-the ``fstat``, the read and the close; the walk closes the directories it held each exactly once,
+openat2, a single name is one openat2 that follows no link (a link there goes to the scoped openat2
+after all; a longer path, or ``..``, only ever to the scoped one), then the ``fstat``, the read and
+the close; the walk closes the directories it held each exactly once,
 one ``close_range`` per run of consecutive fd numbers. Skipped where strace (or ptrace) is not
 available.
 """
@@ -104,31 +105,54 @@ def tree(tmp_path: Path) -> Path:
     (root / "f").write_bytes(b"x" * 4096)
     (root / "d" / "g").write_bytes(b"g")
     os.symlink("f", root / "link")
+    (root / "..f").write_bytes(b"dots")
     os.symlink("d/g", root / "deep-link")
+    os.symlink("d", root / "dir-link")
     return root
 
 
 needs_openat2 = pytest.mark.skipif(not _sys.HAVE_NATIVE, reason="openat2 needs Linux")
 
 
+SCOPED = {"beneath": "RESOLVE_BENEATH", "none": "RESOLVE_BENEATH", "in_root": "RESOLVE_IN_ROOT"}
+
+
+def resolve_flags(call: Call) -> set[str]:
+    m = re.search(r"resolve=([A-Z_|]+)", call[1])
+    assert m, call
+    return set(m[1].split("|"))
+
+
 @needs_openat2
 @pytest.mark.parametrize("symlinks", ["beneath", "none", "in_root"])
-def test_a_single_name_is_one_openat_then_fstat_read_close(tmp_path: Path, tree: Path, symlinks: str) -> None:
-    calls, got = traced_read(tmp_path, tree, "f", "openat2", symlinks)
-    assert names(calls) == ["openat", "fstat", "read", "close"], calls
-    opened = calls[0]
-    assert ', "f", ' in opened[1]
-    assert "O_NOFOLLOW" in opened[1] and "O_CLOEXEC" in opened[1]
-    fd = opened[2]
+@pytest.mark.parametrize(("rel", "content"), [("f", b"x" * 4096), ("..f", b"dots")])
+def test_a_single_name_is_one_openat2_following_no_link(
+    tmp_path: Path, tree: Path, symlinks: str, rel: str, content: bytes
+) -> None:
+    """A single name, no link: one openat2 that follows no link (so it cannot leave the root)
+    and is not scoped, then the fstat, the read and the close."""
+    calls, got = traced_read(tmp_path, tree, rel, "openat2", symlinks)
+    assert names(calls) == ["openat2", "fstat", "read", "close"], calls
+    assert resolve_flags(calls[0]) == {"RESOLVE_NO_SYMLINKS", "RESOLVE_NO_MAGICLINKS"}
+    assert "O_CLOEXEC" in calls[0][1]
+    fd = calls[0][2]
     assert calls[2][1].startswith(f"{fd}, ") and calls[3][1] == str(fd)
-    assert got == repr(b"x" * 4096)
+    assert got == repr(content)
 
 
 @needs_openat2
-def test_a_path_of_several_names_is_one_openat2(tmp_path: Path, tree: Path) -> None:
-    calls, got = traced_read(tmp_path, tree, "d/g", "openat2")
-    assert names(calls) == ["openat2", "fstat", "read", "close"], calls
-    assert got == repr(b"g")
+@pytest.mark.parametrize("symlinks", ["beneath", "none", "in_root"])
+@pytest.mark.parametrize("rel", ["d/g", "./f", "f/", "d/../f", "../ws/f", "d/..", "..", ".", "d/g/../../f"])
+def test_any_other_path_is_only_ever_resolved_scoped(
+    tmp_path: Path, tree: Path, symlinks: str, rel: str
+) -> None:
+    """Two names or more, ``.`` or ``..`` anywhere: the first and only open is the scoped
+    openat2 of the mode, never the one that follows no link (which ``..`` would lead out of the
+    root, and which a directory moved out of the root meanwhile would take along)."""
+    calls, _ = traced_read(tmp_path, tree, rel, "openat2", symlinks)
+    opens = [c for c in calls if c[0] in ("openat", "openat2")]
+    assert len(opens) == 1, calls
+    assert opens[0][0] == "openat2" and SCOPED[symlinks] in resolve_flags(opens[0]), calls
 
 
 @needs_openat2
@@ -138,17 +162,19 @@ def test_a_path_of_several_names_is_one_openat2(tmp_path: Path, tree: Path) -> N
         ("beneath", "link", repr(b"x" * 4096)),
         ("in_root", "link", repr(b"x" * 4096)),
         ("beneath", "deep-link", repr(b"g")),
+        ("beneath", "dir-link", "21"),  # EISDIR, after the scoped openat2
         ("none", "link", "40"),  # ELOOP: RESOLVE_NO_SYMLINKS
     ],
 )
-def test_a_single_link_name_goes_to_openat2(
+def test_a_single_link_name_goes_to_the_scoped_openat2(
     tmp_path: Path, tree: Path, symlinks: str, rel: str, expected: str
 ) -> None:
-    """The openat that never follows meets the link (ELOOP); openat2 then resolves the name as
-    the mode says, so ``symlinks=`` means what it always meant."""
+    """The openat2 that follows no link meets the link (ELOOP); the scoped openat2 then
+    resolves the name as the mode says, so ``symlinks=`` means what it always meant."""
     calls, got = traced_read(tmp_path, tree, rel, "openat2", symlinks)
-    assert calls[0][0] == "openat" and calls[0][3] == "ELOOP", calls
-    assert calls[1][0] == "openat2", calls
+    assert calls[0][0] == "openat2" and calls[0][3] == "ELOOP", calls
+    assert "RESOLVE_NO_SYMLINKS" in resolve_flags(calls[0]), calls
+    assert calls[1][0] == "openat2" and SCOPED[symlinks] in resolve_flags(calls[1]), calls
     assert got == expected
     if expected.startswith("b"):
         assert names(calls)[2:] == ["fstat", "read", "close"], calls
