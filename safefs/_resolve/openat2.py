@@ -59,9 +59,7 @@ class Openat2Resolver:
         # extension is built. There a single name is resolved following no link (_NAME_RESOLVE:
         # one lookup in the root's directory, which costs less than the scoped one); a link
         # there (ELOOP) goes to the scoped openat2 after all.
-        self._native = (
-            _fastpath.openat2_params(self.resolve, _NAME_RESOLVE) if _fastpath.AVAILABLE else None
-        )
+        self._native = _fastpath.openat2_params(self.resolve, _NAME_RESOLVE) if _fastpath.AVAILABLE else None
         self.read_bytes: Callable[[int, bytes], bytes] = (
             _fastpath.reader(self._native, self._read_how[0])
             if self._native is not None
