@@ -37,6 +37,7 @@ ffibuilder.cdef(
         int symlinks;
         uint64_t resolve;
         uint64_t component_flags;
+        uint64_t name_resolve;
     };
     struct safefs_read_out {
         int64_t fd;

@@ -19,7 +19,7 @@ def to_bytes(path: PathArg) -> bytes:
     """The path as bytes. NUL is refused rather than silently truncating the name."""
     raw = os.fspath(path)
     data = raw if isinstance(raw, bytes) else os.fsencode(raw)
-    if b"\0" in data:
+    if 0 in data:  # a NUL byte (an int operand: no TypeError raised and cleared first)
         raise ValueError("embedded null byte in path")
     return data
 

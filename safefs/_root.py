@@ -20,6 +20,7 @@ import os
 import stat as stat_mod
 import sys
 import threading
+from collections import deque
 from collections.abc import Callable, Iterator
 from typing import IO, Any, Concatenate, ParamSpec, TypeVar
 
@@ -65,7 +66,7 @@ def _operation(method: Callable[Concatenate[Root, _P], _R]) -> Callable[Concaten
 
     @functools.wraps(method)
     def run(self: Root, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
-        # No lock on this path (it wraps every call): list.append and list.pop are atomic under
+        # No lock on this path (it wraps every call): deque.append and deque.pop are atomic under
         # the GIL, and the order makes it safe. An operation registers, then checks _closed;
         # close() sets _closed, then checks for operations in flight. So either close() sees
         # this one and leaves the fd to the last operation out, or this one sees _closed.
@@ -176,8 +177,9 @@ class Root:
         self._lock = threading.Lock()
         self._closed = False
         # One entry per operation in flight (see _operation); the fd is closed only when none is
-        # left.
-        self._users: list[None] = []
+        # left. A deque: its append and pop are atomic under the GIL as a list's are, and going
+        # from empty to one entry and back allocates nothing (a list reallocates each time).
+        self._users: deque[None] = deque()
 
     # -- lifecycle -------------------------------------------------------------------------------
 
@@ -245,7 +247,7 @@ class Root:
     def _rel(self, path: PathArg) -> bytes:
         # The common case (a relative str) without the general machinery: this is a hot path.
         data = path.encode(_FS_ENCODING, _FS_ERRORS) if type(path) is str else to_bytes(path)
-        if b"\0" in data:
+        if 0 in data:  # a NUL byte: ``b"\0" in data`` would first raise and clear a TypeError
             raise ValueError("embedded null byte in path")
         if len(data) >= PATH_MAX:  # refused whole, as the kernel does, whatever the operation
             raise with_filename(error(errno.ENAMETOOLONG), path)
@@ -447,7 +449,14 @@ class Root:
         try:
             if self._closed:
                 raise ValueError("operation on a closed Root")
-            rel = self._rel(path)
+            # _rel's common case inlined (a relative str path without NUL, not too long); any
+            # other path goes through _rel itself.
+            if type(path) is str:
+                rel = path.encode(_FS_ENCODING, _FS_ERRORS)
+                if not rel or rel[0] == 0x2F or 0 in rel or len(rel) >= PATH_MAX:
+                    rel = self._rel(path)
+            else:
+                rel = self._rel(path)
             try:  # not ``with reporting(...)``: this is the hottest path
                 return self._resolver.read_bytes(self._fd, rel)
             except OSError as exc:

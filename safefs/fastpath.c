@@ -5,7 +5,8 @@
  *   (one openat(O_NOFOLLOW) per component, links expanded here with one budget of 40, ".." popped
  *   from the held fds). The walk is a port of safefs/_resolve/walk.py's open(), which stays the
  *   reference: tests/safefs/test_native_walk.py runs both on the same trees.
- * - safefs_read_file: resolve, fstat (regular files only), read, close: a whole read_bytes.
+ * - safefs_read_file: resolve, fstat (regular files only), read, close: a whole read_bytes. With
+ *   openat2, a single name is resolved with RESOLVE_NO_SYMLINKS alone first (see there).
  * - safefs_write_named: a whole atomic write of a small file (named temp, write, renameat).
  *
  * The flag policy: this file adds no open flag. Every open here uses flags that Python worked out
@@ -39,6 +40,7 @@
 #define SAFEFS_ELINK (-10006)       /* write: the name is a symlink; the caller resolves it */
 #define SAFEFS_KEEP_MODE (-2)       /* write's perm: that of the file replaced (none: `mode`) */
 
+#define SAFEFS_RESOLVE_NO_SYMLINKS 0x04 /* linux/openat2.h, which older headers lack */
 #define SAFEFS_MAX_SYMLINKS 40
 #define SAFEFS_PATH_MAX 4096
 #define SAFEFS_MAX_EAGAIN 128
@@ -55,6 +57,8 @@ struct safefs_resolver {
     int symlinks;             /* SAFEFS_BENEATH, SAFEFS_NO_SYMLINKS, SAFEFS_IN_ROOT */
     uint64_t resolve;         /* openat2: the RESOLVE_* flags */
     uint64_t component_flags; /* walk: how a directory on the way is opened (open_flags()) */
+    uint64_t name_resolve;    /* openat2, read_file: RESOLVE_* flags for a single name; must
+                               * include RESOLVE_NO_SYMLINKS; 0: not used */
 };
 
 struct safefs_read_out {
@@ -177,30 +181,28 @@ static long walk_push(struct walk *w, int fd)
     return 0;
 }
 
-/* Close every held fd. They are usually consecutive numbers: then one close_range(2) does it,
- * which is safe only because every number in the range is one of ours, still open. */
+/* Close every held fd, each exactly once. Each run of consecutive numbers on the stack (the
+ * kernel hands out the lowest free number, so a walk's fds mostly are one run, or a few where
+ * another thread's fd sat between them) is closed with one close_range(2): safe only because
+ * every number in a run is one of ours, still open, so no other thread can hold one of them.
+ * Where close_range is missing or refused (ENOSYS, a seccomp EPERM) it closed nothing, and the
+ * run is closed one fd at a time. */
 static void walk_close_all(struct walk *w)
 {
-    size_t i;
-    if (!w->depth)
-        return;
+    size_t i = 0;
+    while (i < w->depth) {
+        size_t end = i + 1;
+        while (end < w->depth && w->stack[end] == w->stack[end - 1] + 1)
+            end++;
 #if defined(__linux__) && defined(SYS_close_range)
-    {
-        int low = w->stack[0], high = w->stack[0];
-        for (i = 1; i < w->depth; i++) {
-            if (w->stack[i] < low)
-                low = w->stack[i];
-            if (w->stack[i] > high)
-                high = w->stack[i];
+        if (end - i > 1 && syscall(SYS_close_range, w->stack[i], w->stack[end - 1], 0) == 0) {
+            i = end;
+            continue;
         }
-        if ((size_t)(high - low) + 1 == w->depth && syscall(SYS_close_range, low, high, 0) == 0) {
-            w->depth = 0;
-            return;
-        }
-    }
 #endif
-    for (i = 0; i < w->depth; i++)
-        close(w->stack[i]);
+        for (; i < end; i++)
+            close(w->stack[i]);
+    }
     w->depth = 0;
 }
 
@@ -448,6 +450,12 @@ static long safefs_open(const struct safefs_resolver *r, int root_fd, const char
     return walk_open(r, root_fd, path, flags, mode, follow);
 }
 
+/* Whether `path` is a single name: not empty, no '/', neither "." nor "..". */
+static int single_name(const char *path)
+{
+    return path[0] && !strchr(path, '/') && strcmp(path, ".") && strcmp(path, "..");
+}
+
 /* Read until `len` bytes or the end of the file; never closes. */
 static long safefs_read_fd(int fd, char *buf, size_t len)
 {
@@ -475,9 +483,24 @@ static long safefs_read_file(const struct safefs_resolver *r, int root_fd, const
 {
     struct stat st;
     size_t got = 0;
-    long fd = safefs_open(r, root_fd, path, flags, 0, 1);
+    long fd;
     out->fd = -1;
     out->got = 0;
+    if (r->kind == SAFEFS_KIND_OPENAT2 && r->name_resolve && single_name(path)) {
+        /* A single name, resolved following no link, is one lookup in the root's own directory:
+         * beneath the root by construction, with no directory on the way that could be moved
+         * out meanwhile. openat2 with RESOLVE_NO_SYMLINKS alone does what the scoped lookup
+         * would, without its cost (the final check that the result is beneath the root, the
+         * root's references). A link there is ELOOP: then the scoped openat2 resolves the name,
+         * as the symlinks mode says. */
+        if (!(r->name_resolve & SAFEFS_RESOLVE_NO_SYMLINKS) || !policy_ok(flags, 1))
+            return SAFEFS_EPOLICY;
+        fd = safefs_openat2(root_fd, path, flags, 0, r->name_resolve);
+        if (fd == -ELOOP)
+            fd = safefs_open(r, root_fd, path, flags, 0, 1);
+    } else {
+        fd = safefs_open(r, root_fd, path, flags, 0, 1);
+    }
     if (fd < 0)
         return fd;
     if (fstat((int)fd, &st) < 0) {

@@ -35,6 +35,10 @@ _RESOLVE_FLAGS: dict[SymlinkMode, int] = {
     "in_root": _sys.RESOLVE_IN_ROOT | _sys.RESOLVE_NO_MAGICLINKS,
 }
 
+# A single name resolved following no link stays beneath the root by construction: the read's
+# first try for one (safefs/fastpath.c, safefs_read_file).
+_NAME_RESOLVE = _sys.RESOLVE_NO_SYMLINKS | _sys.RESOLVE_NO_MAGICLINKS
+
 
 class Openat2Resolver:
     """The openat2 backend; it always holds directories through O_PATH."""
@@ -52,8 +56,10 @@ class Openat2Resolver:
         self._dir_how = _sys.open_how(self.dir_flags, follow=True)
         self._walk = WalkResolver(mode, use_o_path=True)
         # read_bytes: one C call (the same openat2, then fstat, read and close) where the
-        # extension is built.
-        self._native = _fastpath.openat2_params(self.resolve) if _fastpath.AVAILABLE else None
+        # extension is built. There a single name is resolved following no link (_NAME_RESOLVE:
+        # one lookup in the root's directory, which costs less than the scoped one); a link
+        # there (ELOOP) goes to the scoped openat2 after all.
+        self._native = _fastpath.openat2_params(self.resolve, _NAME_RESOLVE) if _fastpath.AVAILABLE else None
         self.read_bytes: Callable[[int, bytes], bytes] = (
             _fastpath.reader(self._native, self._read_how[0])
             if self._native is not None
