@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: demo test bench lint clean official-mcp
+.PHONY: demo test bench lint clean official-mcp system-packages
 
 $(STAMP): pyproject.toml setup.py build_ext.py safefs/fastpath.c safefs/sandbox/launcher.c agent/pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -25,7 +25,14 @@ lint: $(STAMP)
 official-mcp: $(STAMP)
 	$(PY) -c "from safefs.contest.mcp_client import official_server; print(official_server()[1])"
 
-test: lint official-mcp
+# Debian packages some tests use: strace, for the system-call tests. Where it cannot be had (no
+# apt-get, not root, offline) those tests skip with the reason.
+system-packages:
+	@command -v strace >/dev/null 2>&1 || { command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ] \
+		&& apt-get update -qq >/dev/null && apt-get install -y -qq strace >/dev/null; } \
+		|| echo "strace is not installed: the system-call tests skip"
+
+test: lint official-mcp system-packages
 	$(PY) -m pytest --benchmark-disable
 
 # Fails when a criterion of benchmarks/criteria.py is missed (the ratios of the run just saved).
