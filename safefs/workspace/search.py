@@ -20,7 +20,7 @@ import os
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import IO, Any
 
@@ -182,10 +182,7 @@ def _blocks(stream: IO[bytes], first: bytes, opts: _Options) -> Iterator[bytes]:
     """The stream in blocks of whole lines (the last one may lack its newline)."""
     carry = first
     while True:
-        if opts.cancel is not None and opts.cancel.is_set():
-            raise _Stopped(STOP_CANCELLED)
-        if time.monotonic() > opts.deadline:
-            raise _Stopped(STOP_TIME)
+        _check(opts)
         chunk = stream.read(BLOCK_BYTES)
         if not chunk:
             if carry:
@@ -200,19 +197,27 @@ def _blocks(stream: IO[bytes], first: bytes, opts: _Options) -> Iterator[bytes]:
         carry = data[cut:]
 
 
+def _check(opts: _Options) -> None:
+    if opts.cancel is not None and opts.cancel.is_set():
+        raise _Stopped(STOP_CANCELLED)
+    if time.monotonic() > opts.deadline:
+        raise _Stopped(STOP_TIME)
+
+
 def _show(line: bytes) -> str:
     return shorten_line(line.decode("utf-8", "replace").rstrip("\r"))
 
 
-def _search_file(stream: IO[bytes], first: bytes, shown: str, opts: _Options, out: list[str]) -> int:
-    """Search one file, appending its output entries to ``out``; returns matching lines."""
+def _search_file(blocks: Iterable[bytes], shown: str, opts: _Options, out: list[str]) -> int:
+    """Search one file, a block of whole lines at a time, appending its output entries to
+    ``out``; returns matching lines."""
     regex = opts.regex
     matched = 0
     number = 1  # line number of the first line of the current block
     before: deque[tuple[int, bytes]] = deque(maxlen=opts.before)
     after_left = 0
     last_printed = 0
-    for block in _blocks(stream, first, opts):
+    for block in blocks:
         if opts.mode != "content" or (not opts.before and not opts.after):
             pos = 0
             counted = 0  # newlines in block[:pos]
@@ -373,17 +378,40 @@ def grep(
 
 def _search_target(root: safefs.Root, path: str, opts: _Options, result: GrepResult, out: list[str]) -> int:
     try:
-        stream = root.open(path, "rb")
+        # A file of up to a block is read whole by one bounded read: one open, fstat, read and
+        # close, no file object. A longer one is streamed, a block at a time.
+        data = root.read_head(path, BLOCK_BYTES + 1)
     except OSError:
         result.unreadable += 1  # vanished, swapped for something else, or refused
         return 0
+    if len(data) > BLOCK_BYTES:
+        return _search_stream(root, path, opts, result, out)
+    if data.find(b"\0", 0, BINARY_SNIFF_BYTES) >= 0:
+        result.binary_skipped += 1
+        return 0
+    result.files_searched += 1
+    # One search of the whole file answers most files: no match (the common case), or a match
+    # where a yes is all that is asked. Only a file with a match to show is gone through.
+    if opts.regex.search(data) is None:
+        return 0
+    if opts.mode == "files_with_matches":
+        return 1
+    return _search_file((data,), path, opts, out)
+
+
+def _search_stream(root: safefs.Root, path: str, opts: _Options, result: GrepResult, out: list[str]) -> int:
+    try:
+        stream = root.open(path, "rb")
+    except OSError:
+        result.unreadable += 1
+        return 0
     with stream:
-        first = stream.read(BINARY_SNIFF_BYTES)
-        if len(first) == BINARY_SNIFF_BYTES and os.fstat(stream.fileno()).st_size > MAX_GREP_FILE_BYTES:
-            result.large_skipped += 1  # (a small file needs no fstat: its first read was short)
+        if os.fstat(stream.fileno()).st_size > MAX_GREP_FILE_BYTES:
+            result.large_skipped += 1
             return 0
+        first = stream.read(BINARY_SNIFF_BYTES)
         if b"\0" in first:
             result.binary_skipped += 1
             return 0
         result.files_searched += 1
-        return _search_file(stream, first, path, opts, out)
+        return _search_file(_blocks(stream, first, opts), path, opts, out)
