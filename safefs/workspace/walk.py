@@ -26,7 +26,8 @@ from typing import NamedTuple
 
 import safefs
 from safefs.workspace.errors import os_failure, require_path
-from safefs.workspace.gitignore import GitIgnore, repository_rules
+from safefs.workspace.gitignore import GitIgnore, NameFilter, repository_rules
+from safefs.workspace.patterns import path_bytes
 
 MAX_VISITED = 200_000
 
@@ -118,6 +119,7 @@ class Walk:
         self.ignored = 0
         self.stop: str | None = None
         self.unreadable = 0  # directories that vanished or were refused while walking
+        self._path_prefix = join(start, "")  # an entry's path is this and its ``rel``
 
     @property
     def stopped_early(self) -> bool:
@@ -130,21 +132,36 @@ class Walk:
         self, path: str, rel: str, real: str, depth: int, rules: GitIgnore
     ) -> tuple[list[Entry], GitIgnore]:
         listing = sorted(self.root.scandir(path), key=_by_name)
-        if self.ignore:
+        ignore = self.ignore
+        quick: NameFilter | None = None
+        if ignore:
             has_rules = any(e.name == ".gitignore" and _kind(e) == "file" for e in listing)
             rules = rules.enter(self.root, real, has_rules)
+            quick = rules.name_filter()
+            # No rule can match any name here: none is asked about (the common case).
+            ignore = quick is None or any(quick.may_match(path_bytes(e.name)) for e in listing)
+        hide = self.hide
+        skip_git = self.skip_git
+        # The prefixes every child's paths share, worked out once per directory.
+        rel_prefix = f"{rel}/" if rel else ""
+        real_prefix = f"{real}/" if real not in ("", ".") else ""
+        path_prefix = self._path_prefix
         out = []
         for e in listing:
-            name = str(e.name)
-            kind = _kind(e)
-            if self.skip_git and name == ".git":
+            name = e.name
+            if skip_git and name == ".git":
                 continue
-            child_rel = f"{rel}/{name}" if rel else name
-            child_real = f"{real}/{name}" if real not in ("", ".") else name
-            entry = Entry(join(self.start, child_rel), child_rel, name, kind, depth, child_real)
-            if (self.ignore and rules.ignored(child_real, kind == "dir")) or (
-                self.hide is not None and self.hide(entry)
-            ):
+            if e.is_symlink():
+                kind = "link"
+            elif e.is_dir(follow_symlinks=False):
+                kind = "dir"
+            elif e.is_file(follow_symlinks=False):
+                kind = "file"
+            else:
+                kind = "other"
+            child_rel = rel_prefix + name
+            entry = Entry(path_prefix + child_rel, child_rel, name, kind, depth, real_prefix + name)
+            if (ignore and rules.ignored(entry.real, kind == "dir")) or (hide is not None and hide(entry)):
                 self.ignored += 1
                 continue
             out.append(entry)

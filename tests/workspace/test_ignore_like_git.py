@@ -81,6 +81,11 @@ CASES: dict[str, dict[str, str]] = {
         ".gitignore": "\\#hash\n\\!bang\nsp\\ \ntrail   \n[ab].c\n?.d\n",
         **files_of("#hash", "!bang", "sp ", "trail", "a.c", "c.c", "x.d", "xy.d"),
     },
+    "rules by name alone, with non-ASCII names": {
+        ".gitignore": "*.bäk\ncafé/\nnoté\n",
+        "sub/.gitignore": "!keep.bäk\n",
+        **files_of("x.bäk", "sub/keep.bäk", "sub/y.bäk", "café/f", "sub/café", "a/noté", "noté.txt"),
+    },
     "a negation deeper wins over a shallower rule": {
         ".gitignore": "*.tmp\n",
         "k/.gitignore": "!*.tmp\n",
