@@ -116,24 +116,6 @@ def _file_object(
     return text
 
 
-def _read_head(fd: int, size: int) -> bytes:
-    """Root.read_head on the open ``fd``: regular files only, at most ``size`` bytes."""
-    st = os.fstat(fd)
-    if not stat_mod.S_ISREG(st.st_mode):
-        raise error(errno.EISDIR) if stat_mod.S_ISDIR(st.st_mode) else NotRegularFileError()
-    # Never more than the file holds (plus one byte, to notice growth): a small file costs a
-    # small buffer, however large ``size`` is.
-    data = os.read(fd, min(size, st.st_size + 1))
-    if len(data) >= size or len(data) == st.st_size:
-        return data
-    chunks = [data]
-    got = len(data)
-    while got < size and chunks[-1]:  # it grew, or a short read: read on, up to ``size``
-        chunks.append(os.read(fd, min(size - got, 1 << 20)))
-        got += len(chunks[-1])
-    return b"".join(chunks)
-
-
 class Root:
     """A workspace directory, held by fd; every path is resolved beneath it.
 
@@ -477,9 +459,10 @@ class Root:
 
     def read_head(self, path: PathArg, size: int) -> bytes:
         """The first ``size`` bytes of a regular file, or all of it when it is shorter: a bounded
-        read (memory is ``size`` at most, whatever the file's size) in one open, fstat, read and
-        close. A result shorter than ``size`` is the whole file. Refuses what ``read_bytes``
-        refuses (EISDIR for a directory, NotRegularFileError for anything else not regular)."""
+        read (memory is ``size`` at most, whatever the file's size), one native call for a file
+        shorter than ``size`` and 64 KiB. A result shorter than ``size`` is the whole file.
+        Refuses what ``read_bytes`` refuses (EISDIR for a directory, NotRegularFileError for
+        anything else that is not a regular file)."""
         if size < 0:
             raise ValueError(f"size must not be negative, got {size}")
         users = self._users  # @_operation and reporting(), inlined as in read_bytes: a hot path
@@ -489,11 +472,7 @@ class Root:
                 raise ValueError("operation on a closed Root")
             rel = self._rel(path)
             try:
-                fd = self._resolver.open_read(self._fd, rel)  # O_NONBLOCK: a FIFO never hangs it
-                try:
-                    return _read_head(fd, size)
-                finally:
-                    os.close(fd)
+                return self._resolver.read_head(self._fd, rel, size)
             except OSError as exc:
                 raise with_filename(exc, path) from None
         finally:

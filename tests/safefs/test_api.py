@@ -133,6 +133,12 @@ def test_read_head_is_bounded_by_its_size(open_root: OpenRoot, workspace: Worksp
     with pytest.raises(FileNotFoundError) as info:
         root.read_head("missing", 10)
     assert info.value.filename == "missing"
+    # Around the native scratch buffer (64 KiB): read there whole, or handed back to be read on.
+    for length in (0, 1, 65535, 65536, 65537, 200_000):
+        data = bytes(range(256)) * (length // 256) + b"x" * (length % 256)
+        (workspace.root_path / "sized").write_bytes(data)
+        for size in (0, 1, 65535, 65536, 65537, 1 << 20):
+            assert root.read_head("sized", size) == data[:size], (length, size)
 
 
 def test_read_and_write_text(open_root: OpenRoot, workspace: Workspace) -> None:
