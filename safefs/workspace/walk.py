@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import threading
 import time
+from bisect import bisect_left
 from collections.abc import Callable, Iterator
 from operator import attrgetter
 from typing import NamedTuple
@@ -135,7 +136,9 @@ class Walk:
         ignore = self.ignore
         quick: NameFilter | None = None
         if ignore:
-            has_rules = any(e.name == ".gitignore" and _kind(e) == "file" for e in listing)
+            at = bisect_left(listing, ".gitignore", key=_by_name)  # sorted: no loop over them all
+            found = listing[at] if at < len(listing) else None
+            has_rules = found is not None and found.name == ".gitignore" and _kind(found) == "file"
             rules = rules.enter(self.root, real, has_rules)
             quick = rules.name_filter()
             # No rule can match any name here: none is asked about (the common case).
@@ -151,12 +154,14 @@ class Walk:
             name = e.name
             if skip_git and name == ".git":
                 continue
-            if e.is_symlink():
-                kind = "link"
+            # Not following links, a link is neither a file nor a directory: the common kinds
+            # first, one call for most entries.
+            if e.is_file(follow_symlinks=False):
+                kind = "file"
             elif e.is_dir(follow_symlinks=False):
                 kind = "dir"
-            elif e.is_file(follow_symlinks=False):
-                kind = "file"
+            elif e.is_symlink():
+                kind = "link"
             else:
                 kind = "other"
             child_rel = rel_prefix + name
@@ -194,13 +199,21 @@ class Walk:
         except OSError as exc:
             raise os_failure(exc, self.start) from None
         frames: list[tuple[Iterator[Entry], GitIgnore]] = [(iter(first), rules)]
+        cancel, deadline, monotonic = self.cancel, self.deadline, time.monotonic
+        max_visited = self.max_visited
         while frames:
             entries, rules = frames[-1]
             entry = next(entries, None)
             if entry is None:
                 frames.pop()
                 continue
-            if self._should_stop():
+            # _should_stop, inlined: this runs once per entry.
+            if (
+                (cancel is not None and cancel.is_set())
+                or self.visited >= max_visited
+                or (deadline is not None and monotonic() > deadline)
+            ):
+                self._should_stop()
                 return
             self.visited += 1
             yield entry
