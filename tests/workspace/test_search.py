@@ -8,10 +8,19 @@ import time
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import safefs
 from safefs.workspace.errors import WorkspaceError
-from safefs.workspace.search import BINARY_SNIFF_BYTES, BLOCK_BYTES, glob, grep
+from safefs.workspace.search import (
+    BINARY_SNIFF_BYTES,
+    BLOCK_BYTES,
+    compile_search,
+    glob,
+    grep,
+    required_literal,
+)
 from safefs.workspace.walk import STOP_CANCELLED, STOP_ENTRIES, STOP_TIME, Walk
 
 
@@ -247,3 +256,34 @@ def test_binary_and_large_files_are_skipped_and_counted_whatever_their_size(
         result = grep(root, "needle", mode="files_with_matches")
     assert result.entries == ["late.txt"]
     assert (result.binary_skipped, result.large_skipped, result.files_searched) == (2, 1, 1)
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    start=st.text(alphabet="abé", min_size=1, max_size=3),
+    then=st.sampled_from(["", "?", "*", "+", "{0,2}", "{2}", "|", ".", "(", "[b]", "\\d", "$"]),
+    rest=st.text(alphabet="ab.|?*+()[]\\1^$é", max_size=5),
+    text=st.text(alphabet="abé1\n", max_size=20),
+    literal=st.booleans(),
+)
+def test_the_bytes_every_match_holds_are_in_every_match(
+    start: str, then: str, rest: str, text: str, literal: bool
+) -> None:
+    pattern = start + then + rest
+    try:
+        regex = compile_search(pattern, literal=literal)
+    except WorkspaceError:
+        return  # refused by RE2: nothing to search with
+    needle = required_literal(pattern, literal=literal)
+    data = text.encode()
+    if regex.search(data) is not None:
+        assert needle is None or needle in data, (pattern, needle)
+
+
+def test_the_literal_start_of_a_pattern() -> None:
+    assert required_literal(r"needle_\d+") == b"needle_"
+    assert required_literal("ab?") == required_literal("ab*c") == required_literal("ab{0,2}") == b"a"
+    assert required_literal("ab+") == b"ab"
+    assert required_literal("a|b") is None and required_literal("^foo") is None
+    assert required_literal("foo", ignore_case=True) is None
+    assert required_literal("a.b", literal=True) == b"a.b"
