@@ -25,6 +25,7 @@ Workspace files are read through safefs, at most ``MAX_GITIGNORE_BYTES`` of each
 from __future__ import annotations
 
 import configparser
+import functools
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -273,6 +274,28 @@ class NameFilter:
 
     def may_match(self, name: bytes) -> bool:
         return name in self.names or (bool(self.suffixes) and name.endswith(self.suffixes))
+
+    def may_match_any(self, names: list[str]) -> bool:
+        """Whether a rule could match any of ``names`` (a walk's names, as ``os`` spells them).
+        Compared as text, without encoding each name, when no pattern holds U+FFFD: then a
+        name is a pattern's, or ends with one, exactly when its ``path_bytes`` does (UTF-8
+        keeps character boundaries, and a name's undecodable bytes become U+FFFD, which no
+        pattern then holds)."""
+        texts = self._texts
+        if texts is None:
+            return any(self.may_match(path_bytes(name)) for name in names)
+        whole, endings = texts
+        if not whole.isdisjoint(names):
+            return True
+        return bool(endings) and any(name.endswith(endings) for name in names)
+
+    @functools.cached_property
+    def _texts(self) -> tuple[frozenset[str], tuple[str, ...]] | None:
+        whole = frozenset(name.decode("utf-8") for name in self.names)
+        endings = tuple(suffix.decode("utf-8") for suffix in self.suffixes)
+        if any("\ufffd" in text for text in (*whole, *endings)):
+            return None
+        return whole, endings
 
 
 def parse_rules(base: str, data: bytes) -> RuleFile:

@@ -370,16 +370,23 @@ def grep(
     except OSError as exc:
         raise os_failure(exc, path) from None
     walk: Walk | None = None
+    entries: Iterable[Entry | str]
     if single_file:
-        targets: Iterator[str] = iter([path])
+        entries = [path]
     else:
         walk = Walk(root, path, ignore=ignore, hide=hide, deadline=opts.deadline, cancel=cancel)
-        targets = (e.path for e in walk if e.kind == "file" and (wanted is None or wanted(e)))
+        entries = walk
     collected: list[str] = []
     keep = offset + limit
     read_head, search, needle = root.read_head, regex.search, opts.needle
     try:
-        for target in targets:
+        for item in entries:
+            if isinstance(item, str):
+                target = item
+            elif item.kind != "file" or (wanted is not None and not wanted(item)):
+                continue
+            else:
+                target = item.path
             out: list[str] = []
             # A file of up to a block is read whole by one bounded read (one native call for
             # most files, no file object); a longer one is streamed, a block at a time.

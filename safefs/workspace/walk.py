@@ -28,7 +28,6 @@ from typing import NamedTuple
 import safefs
 from safefs.workspace.errors import os_failure, require_path
 from safefs.workspace.gitignore import GitIgnore, NameFilter, repository_rules
-from safefs.workspace.patterns import path_bytes
 
 MAX_VISITED = 200_000
 
@@ -142,7 +141,7 @@ class Walk:
             rules = rules.enter(self.root, real, has_rules)
             quick = rules.name_filter()
             # No rule can match any name here: none is asked about (the common case).
-            ignore = quick is None or any(quick.may_match(path_bytes(e.name)) for e in listing)
+            ignore = quick is None or quick.may_match_any([e.name for e in listing])
         hide = self.hide
         skip_git = self.skip_git
         # The prefixes every child's paths share, worked out once per directory.
@@ -200,35 +199,35 @@ class Walk:
             raise os_failure(exc, self.start) from None
         frames: list[tuple[Iterator[Entry], GitIgnore]] = [(iter(first), rules)]
         cancel, deadline, monotonic = self.cancel, self.deadline, time.monotonic
-        max_visited = self.max_visited
+        max_visited, max_depth, descend = self.max_visited, self.max_depth, self.descend
         while frames:
             entries, rules = frames[-1]
-            entry = next(entries, None)
-            if entry is None:
+            for entry in entries:  # the same iterator goes on where it stopped, after a subtree
+                # _should_stop, inlined: this runs once per entry.
+                if (
+                    (cancel is not None and cancel.is_set())
+                    or self.visited >= max_visited
+                    or (deadline is not None and monotonic() > deadline)
+                ):
+                    self._should_stop()
+                    return
+                self.visited += 1
+                yield entry
+                if entry.kind != "dir" or (max_depth is not None and entry.depth >= max_depth):
+                    continue
+                if descend is not None and not descend(entry):
+                    continue
+                try:
+                    children, child_rules = self._children(
+                        entry.path, entry.rel, entry.real, entry.depth + 1, rules
+                    )
+                except OSError:
+                    self.unreadable += 1  # vanished, replaced or unreadable since it was listed
+                    continue
+                frames.append((iter(children), child_rules))
+                break  # into the subtree first: pre-order
+            else:
                 frames.pop()
-                continue
-            # _should_stop, inlined: this runs once per entry.
-            if (
-                (cancel is not None and cancel.is_set())
-                or self.visited >= max_visited
-                or (deadline is not None and monotonic() > deadline)
-            ):
-                self._should_stop()
-                return
-            self.visited += 1
-            yield entry
-            if entry.kind != "dir" or (self.max_depth is not None and entry.depth >= self.max_depth):
-                continue
-            if self.descend is not None and not self.descend(entry):
-                continue
-            try:
-                children, child_rules = self._children(
-                    entry.path, entry.rel, entry.real, entry.depth + 1, rules
-                )
-            except OSError:
-                self.unreadable += 1  # vanished, replaced or unreadable since it was listed
-                continue
-            frames.append((iter(children), child_rules))
 
 
 def is_ignored(root: safefs.Root, path: str, is_dir: bool, *, user_excludes: bool = True) -> bool:
