@@ -142,6 +142,15 @@ def _read_rest(fd: int, chunks: list[bytes], size: int) -> bytes:
     return b"".join(chunks)
 
 
+def _head_scratch() -> tuple[Any, Any]:
+    """This thread's buffer and read_out for read_head (its own, apart from read_bytes')."""
+    try:
+        return _local.head_scratch  # type: ignore[no-any-return]
+    except AttributeError:
+        _local.head_scratch = (_new_raw("char[]", SCRATCH_SIZE), ffi.new("struct safefs_read_out *"))
+        return _local.head_scratch  # type: ignore[no-any-return]
+
+
 def head_reader(params: Any, flags: int) -> Callable[[int, bytes, int], bytes]:
     """``read_head(root_fd, rel, size)``: at most the first ``size`` bytes of the regular file
     ``rel``, resolved and opened as :func:`reader` does. A file shorter than both ``size`` and the
@@ -153,9 +162,9 @@ def head_reader(params: Any, flags: int) -> Callable[[int, bytes, int], bytes]:
 
     def read_head(root_fd: int, rel: bytes, size: int) -> bytes:
         try:
-            buf, out = local.scratch
+            buf, out = local.head_scratch
         except AttributeError:
-            buf, out = _scratch()
+            buf, out = _head_scratch()
         n: int = read_file(params, root_fd, rel, flags, buf, min(size, SCRATCH_SIZE), out)
         if n >= 0:
             return unpack(buf, n)  # type: ignore[no-any-return]
