@@ -149,6 +149,71 @@ def _read_rest(fd: int, chunks: list[bytes], size: int) -> bytes:
     return b"".join(chunks)
 
 
+def _head_scratch() -> tuple[Any, Any]:
+    """This thread's buffer and read_out for read_head (its own, apart from read_bytes')."""
+    try:
+        return _local.head_scratch  # type: ignore[no-any-return]
+    except AttributeError:
+        _local.head_scratch = (_new_raw("char[]", SCRATCH_SIZE), ffi.new("struct safefs_read_out *"))
+        return _local.head_scratch  # type: ignore[no-any-return]
+
+
+def head_reader(params: Any, flags: int) -> Callable[[int, bytes, int], bytes]:
+    """``read_head(root_fd, rel, size)``: at most the first ``size`` bytes of the regular file
+    ``rel``, resolved and opened as :func:`reader` does. A file shorter than both ``size`` and the
+    scratch buffer is one C call; for any other, that call hands back the fd and the size it saw,
+    and at most ``size`` bytes are read here: memory is bounded by ``size``, never by the file."""
+    read_file = lib.safefs_read_file
+    unpack = ffi.unpack
+    local = _local
+
+    def read_head(root_fd: int, rel: bytes, size: int) -> bytes:
+        try:
+            buf, out = local.head_scratch
+        except AttributeError:
+            buf, out = _head_scratch()
+        n: int = read_file(params, root_fd, rel, flags, buf, min(size, SCRATCH_SIZE), out)
+        if n >= 0:
+            return unpack(buf, n)  # type: ignore[no-any-return]
+        return _head_on(n, buf, out, size)
+
+    return read_head
+
+
+def read_up_to(fd: int, size: int, seen: int, first: bytes = b"") -> bytes:
+    """``first`` (what was read of ``fd`` already) and what follows it, up to ``size`` bytes in
+    all, whatever the file holds. ``seen`` is the size fstat saw: the first read asks for that
+    and one byte more (to notice a file that grew), and a file that ends there takes one read.
+    Without the extension too (see :mod:`safefs._resolve.reading`)."""
+    chunks = [first] if first else []
+    got = len(first)
+    want = min(size, seen + 1) - got
+    if want <= 0:
+        want = min(size - got, 1 << 20)
+    while want > 0:
+        data = os.read(fd, want)
+        if not data:
+            break
+        chunks.append(data)
+        got += len(data)
+        if got == seen:
+            break  # exactly the size fstat saw: the end, as read_bytes takes it
+        want = min(size - got, 1 << 20)
+    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+
+
+def _head_on(n: int, buf: Any, out: Any, size: int) -> bytes:
+    """The C read did not finish: an error, or a file not shorter than the bound it was given."""
+    if n != lib.SAFEFS_EMORE:
+        raise failure(n)
+    fd = int(out.fd)  # from here this fd is ours to close, exactly once
+    try:
+        first = ffi.unpack(buf, out.got) if out.got else b""
+        return read_up_to(fd, size, int(out.size), first)
+    finally:
+        os.close(fd)
+
+
 # The temp file of a small atomic write, and the directory opened to fsync it: both by the policy.
 _CREATE_FLAGS: Final = _sys.open_flags(os.O_WRONLY | os.O_CREAT | os.O_EXCL)
 _DIR_SYNC_FLAGS: Final = _sys.open_flags(os.O_RDONLY | _sys.O_DIRECTORY)

@@ -466,6 +466,29 @@ class Root:
             if self._closed:
                 self._close_if_idle()
 
+    def read_head(self, path: PathArg, size: int) -> bytes:
+        """The first ``size`` bytes of a regular file, or all of it when it is shorter: a bounded
+        read (memory is ``size`` at most, whatever the file's size), one native call for a file
+        shorter than ``size`` and 64 KiB. A result shorter than ``size`` is the whole file.
+        Refuses what ``read_bytes`` refuses (EISDIR for a directory, NotRegularFileError for
+        anything else that is not a regular file)."""
+        if size < 0:
+            raise ValueError(f"size must not be negative, got {size}")
+        users = self._users  # @_operation and reporting(), inlined as in read_bytes: a hot path
+        users.append(None)
+        try:
+            if self._closed:
+                raise ValueError("operation on a closed Root")
+            rel = self._rel(path)
+            try:
+                return self._resolver.read_head(self._fd, rel, size)
+            except OSError as exc:
+                raise with_filename(exc, path) from None
+        finally:
+            users.pop()
+            if self._closed:
+                self._close_if_idle()
+
     def read_text(self, path: PathArg, encoding: str = "utf-8", errors: str = "strict") -> str:
         """The content of a regular file, decoded (``pathlib.Path.read_text``)."""
         return self.read_bytes(path).decode(encoding, errors)

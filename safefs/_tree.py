@@ -82,21 +82,24 @@ def _names(fd: int, as_bytes: bool) -> Iterator[tuple[Any, os.DirEntry[str]]]:
 def scan_fd(fd: int, root: Root, top: Any) -> list[DirEntry]:
     top = os.fspath(top)
     as_bytes = isinstance(top, bytes)
-    prefix_free = top in (".", b".")
+    # os.path.join(top, name) for a name without "/", worked out once per directory.
+    sep = b"/" if as_bytes else "/"
+    prefix = top[:0] if top in (".", b".", "", b"") else top if top.endswith(sep) else top + sep
     out = []
-    for name, entry in _names(fd, as_bytes):
-        path = name if prefix_free else os.path.join(top, name)
-        out.append(
-            DirEntry(
-                root,
-                name,
-                path,
-                entry.is_dir(follow_symlinks=False),
-                entry.is_file(follow_symlinks=False),
-                entry.is_symlink(),
-                entry.inode(),
+    with os.scandir(fd) as it:
+        for entry in it:
+            name = os.fsencode(entry.name) if as_bytes else entry.name
+            out.append(
+                DirEntry(
+                    root,
+                    name,
+                    prefix + name,
+                    entry.is_dir(follow_symlinks=False),
+                    entry.is_file(follow_symlinks=False),
+                    entry.is_symlink(),
+                    entry.inode(),
+                )
             )
-        )
     return out
 
 

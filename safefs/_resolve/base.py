@@ -67,6 +67,12 @@ class Resolver(Protocol):
         where the extension is built (see :mod:`safefs._resolve.reading`)."""
         ...
 
+    def read_head(self, root_fd: int, rel: bytes, size: int) -> bytes:
+        """At most the first ``size`` bytes of the regular file ``rel`` (all of it when it is
+        shorter), refused as ``read_bytes`` refuses; memory bounded by ``size``. One native call
+        for a file shorter than ``size`` and the scratch buffer."""
+        ...
+
     def lookup(
         self, root_fd: int, rel: bytes, *, follow: bool, parents: bool = False, lstat: bool = False
     ) -> Resolved:

@@ -6,6 +6,9 @@ With the native extension it is one C call (:func:`safefs._fastpath.read_file`):
 read, close, with the GIL released. Without it: the resolver's ``open_read``, then ``fstat`` and
 ``read`` here. Either way the fd is opened ``O_NONBLOCK`` (a FIFO never hangs the open), anything
 but a regular file is refused after ``fstat``, and the fd is closed exactly once.
+
+``read_head`` is the same read bounded by a size: at most that many bytes are read and held,
+whatever the file's size (:func:`read_head_opened` without the extension).
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ import errno
 import os
 import stat
 
+from safefs._fastpath import read_up_to
 from safefs.errors import NotRegularFileError, error
 
 
@@ -31,5 +35,17 @@ def read_opened(fd: int) -> bytes:
         while chunks[-1]:
             chunks.append(os.read(fd, max(size, 65536)))
         return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def read_head_opened(fd: int, size: int) -> bytes:
+    """At most the first ``size`` bytes of the file ``fd`` holds (regular files only), memory
+    bounded by ``size`` whatever the file's size; closes ``fd``."""
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise error(errno.EISDIR) if stat.S_ISDIR(st.st_mode) else NotRegularFileError()
+        return read_up_to(fd, size, st.st_size)
     finally:
         os.close(fd)

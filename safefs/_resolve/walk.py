@@ -37,7 +37,7 @@ from safefs import _fastpath, _sys
 from safefs._paths import SPECIAL_NAMES, join, split_parent
 from safefs._resolve import metadata
 from safefs._resolve.base import MODES, BackendName, SymlinkMode
-from safefs._resolve.reading import read_opened
+from safefs._resolve.reading import read_head_opened, read_opened
 from safefs._resolve.resolved import DirectoryPath, Resolved
 from safefs.errors import PathEscapeError, error
 
@@ -262,6 +262,11 @@ class WalkResolver:
             if self._native is not None
             else self._read_python
         )
+        self.read_head: Callable[[int, bytes, int], bytes] = (
+            _fastpath.head_reader(self._native, self._read_flags)
+            if self._native is not None
+            else self._read_head_python
+        )
 
     @property
     def native(self) -> bool:
@@ -318,6 +323,10 @@ class WalkResolver:
     def _read_python(self, root_fd: int, rel: bytes) -> bytes:
         """read_bytes without the extension (see :meth:`Resolver.read_bytes`)."""
         return read_opened(self.open_read(root_fd, rel))
+
+    def _read_head_python(self, root_fd: int, rel: bytes, size: int) -> bytes:
+        """read_head without the extension (see :meth:`Resolver.read_head`)."""
+        return read_head_opened(self.open_read(root_fd, rel), size)
 
     def open(self, root_fd: int, rel: bytes, flags: int, mode: int = 0o666, *, follow: bool) -> int:
         """See :meth:`Resolver.open`: the final name is opened with open_flags(flags), which

@@ -25,6 +25,7 @@ Workspace files are read through safefs, at most ``MAX_GITIGNORE_BYTES`` of each
 from __future__ import annotations
 
 import configparser
+import functools
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -235,6 +236,18 @@ class RuleFile:
             except re2.error:
                 self._general = []  # too large a program: these rules are not applied
 
+    @property
+    def by_name(self) -> bool:
+        """Whether every pattern here is judged by the entry's name alone (a plain name or
+        ``*.ext``), with no pattern on the whole path."""
+        return self._set is None
+
+    def names(self) -> list[bytes]:
+        return list(self._names)
+
+    def suffixes(self) -> list[bytes]:
+        return [suffix for suffix, _ in self._suffixes]
+
     def decide(self, rel: bytes, is_dir: bool) -> bool | None:
         """True: ignored, False: re-included, None: no pattern here matches ``rel``."""
         if not self.patterns:
@@ -254,6 +267,37 @@ class RuleFile:
         return None
 
 
+@dataclass(frozen=True)
+class NameFilter:
+    names: frozenset[bytes]
+    suffixes: tuple[bytes, ...]
+
+    def may_match(self, name: bytes) -> bool:
+        return name in self.names or (bool(self.suffixes) and name.endswith(self.suffixes))
+
+    def may_match_any(self, names: list[str]) -> bool:
+        """Whether a rule could match any of ``names`` (a walk's names, as ``os`` spells them).
+        Compared as text, without encoding each name, when no pattern holds U+FFFD: then a
+        name is a pattern's, or ends with one, exactly when its ``path_bytes`` does (UTF-8
+        keeps character boundaries, and a name's undecodable bytes become U+FFFD, which no
+        pattern then holds)."""
+        texts = self._texts
+        if texts is None:
+            return any(self.may_match(path_bytes(name)) for name in names)
+        whole, endings = texts
+        if not whole.isdisjoint(names):
+            return True
+        return bool(endings) and any(name.endswith(endings) for name in names)
+
+    @functools.cached_property
+    def _texts(self) -> tuple[frozenset[str], tuple[str, ...]] | None:
+        whole = frozenset(name.decode("utf-8") for name in self.names)
+        endings = tuple(suffix.decode("utf-8") for suffix in self.suffixes)
+        if any("\ufffd" in text for text in (*whole, *endings)):
+            return None
+        return whole, endings
+
+
 def parse_rules(base: str, data: bytes) -> RuleFile:
     # git reads the bytes; a name is matched byte for byte, so undecodable bytes round-trip.
     return RuleFile(base, data[:MAX_GITIGNORE_BYTES].decode("utf-8", "surrogateescape").split("\n"))
@@ -266,6 +310,25 @@ class GitIgnore:
     def __init__(self, dirs: tuple[RuleFile, ...] = (), files: tuple[RuleFile, ...] = ()) -> None:
         self.dirs = dirs
         self.files = files
+        self._filter: NameFilter | None = None
+        self._filter_known = False
+
+    def name_filter(self) -> NameFilter | None:
+        """What can make an entry ignored when every rule in force is judged by name alone:
+        the names and the name endings (as ``path_bytes``) of all patterns, negated or not. An
+        entry whose name is neither is not ignored, and :meth:`ignored` need not be asked.
+        None: some rule looks at the whole path, so every entry must be asked about."""
+        if not self._filter_known:
+            self._filter_known = True
+            sources = (*self.dirs, *self.files)
+            if all(rules.by_name for rules in sources):
+                names: set[bytes] = set()
+                suffixes: list[bytes] = []
+                for rules in sources:
+                    names.update(rules.names())
+                    suffixes.extend(rules.suffixes())
+                self._filter = NameFilter(frozenset(names), tuple(suffixes))
+        return self._filter
 
     def enter(self, root: safefs.Root, directory: str, has_gitignore: bool) -> GitIgnore:
         """The rules for ``directory`` (root-relative, "/"-separated), reading its ``.gitignore``

@@ -5,11 +5,14 @@ Both walk with :class:`safefs.workspace.walk.Walk`: git's ignore rules apply (un
 files are never opened, and paths a policy hides (``hide``) are neither searched nor counted.
 
 grep matches with RE2 (:mod:`safefs.workspace.regex`): linear time, whatever the pattern. A file
-is read through safefs a block of whole lines at a time (``BLOCK_BYTES``), and each block is
-searched by one RE2 call with ``never_nl`` (a match never spans lines, as in ripgrep), so the
-cost per file is a few calls, not a Python loop over its lines. RE2 holds the interpreter lock
-while it matches; a block is small enough that each call is short, and the deadline and the
-cancel flag are checked between blocks, so other threads (another MCP call) go on and a cancel
+of up to ``BLOCK_BYTES`` is read whole by one bounded ``Root.read_head`` and answered by one
+search of the buffer (a substring search first, when every match holds some literal bytes: see
+:func:`required_literal`); a longer one is read a block of whole lines at a time, never whole.
+Each block is searched by one RE2 call with ``never_nl`` (a match never spans lines, as in
+ripgrep), so the cost per file is a few calls, not a Python loop over its lines; only a file
+with a match to show is gone through line by line. RE2 holds the interpreter lock while it
+matches; a block is small enough that each call is short, and the deadline and the cancel flag
+are checked between files and blocks, so other threads (another MCP call) go on and a cancel
 lands within one block. Binary files (a NUL byte in the first 8 KiB) and files over
 ``MAX_GREP_FILE_BYTES`` are skipped and counted.
 """
@@ -20,7 +23,7 @@ import os
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import IO, Any
 
@@ -171,6 +174,31 @@ class _Options:
     after: int
     deadline: float
     cancel: threading.Event | None
+    needle: bytes | None = None  # bytes every match holds (see required_literal)
+
+
+# Characters with a meaning in RE2's syntax; any other character of a pattern matches itself.
+_SYNTAX = frozenset("\\^$.|?*+()[]{}")
+
+
+def required_literal(pattern: str, *, ignore_case: bool = False, literal: bool = False) -> bytes | None:
+    """Bytes that every match of ``pattern`` holds (its literal start), or None when there is
+    none to tell: a file without them has no match, found by one substring search instead of a
+    regular expression. Only patterns without ``|`` (an alternative would not hold them), matched
+    with case. A quantifier after the literal start may make its last character optional, so
+    that one is left out."""
+    if ignore_case or not pattern:
+        return None
+    if literal:
+        return pattern.encode("utf-8")
+    if "|" in pattern:
+        return None
+    end = 0
+    while end < len(pattern) and pattern[end] not in _SYNTAX:
+        end += 1
+    if end < len(pattern) and pattern[end] in "?*{":
+        end -= 1
+    return pattern[:end].encode("utf-8") if end > 0 else None
 
 
 class _Stopped(Exception):
@@ -182,10 +210,7 @@ def _blocks(stream: IO[bytes], first: bytes, opts: _Options) -> Iterator[bytes]:
     """The stream in blocks of whole lines (the last one may lack its newline)."""
     carry = first
     while True:
-        if opts.cancel is not None and opts.cancel.is_set():
-            raise _Stopped(STOP_CANCELLED)
-        if time.monotonic() > opts.deadline:
-            raise _Stopped(STOP_TIME)
+        _check(opts)
         chunk = stream.read(BLOCK_BYTES)
         if not chunk:
             if carry:
@@ -200,19 +225,27 @@ def _blocks(stream: IO[bytes], first: bytes, opts: _Options) -> Iterator[bytes]:
         carry = data[cut:]
 
 
+def _check(opts: _Options) -> None:
+    if opts.cancel is not None and opts.cancel.is_set():
+        raise _Stopped(STOP_CANCELLED)
+    if time.monotonic() > opts.deadline:
+        raise _Stopped(STOP_TIME)
+
+
 def _show(line: bytes) -> str:
     return shorten_line(line.decode("utf-8", "replace").rstrip("\r"))
 
 
-def _search_file(stream: IO[bytes], first: bytes, shown: str, opts: _Options, out: list[str]) -> int:
-    """Search one file, appending its output entries to ``out``; returns matching lines."""
+def _search_file(blocks: Iterable[bytes], shown: str, opts: _Options, out: list[str]) -> int:
+    """Search one file, a block of whole lines at a time, appending its output entries to
+    ``out``; returns matching lines."""
     regex = opts.regex
     matched = 0
     number = 1  # line number of the first line of the current block
     before: deque[tuple[int, bytes]] = deque(maxlen=opts.before)
     after_left = 0
     last_printed = 0
-    for block in _blocks(stream, first, opts):
+    for block in blocks:
         if opts.mode != "content" or (not opts.before and not opts.after):
             pos = 0
             counted = 0  # newlines in block[:pos]
@@ -329,24 +362,54 @@ def grep(
         raise WorkspaceError(f"head_limit must be between 1 and {max_results}, got {limit}")
     regex = compile_search(pattern, ignore_case=ignore_case, literal=literal)
     wanted = _name_filter(file_glob, file_type)
-    opts = _Options(regex, mode, before, after, time.monotonic() + seconds, cancel)
+    needle = required_literal(pattern, ignore_case=ignore_case, literal=literal)
+    opts = _Options(regex, mode, before, after, time.monotonic() + seconds, cancel, needle)
     result = GrepResult(mode)
     try:
         single_file = root.is_file(path)
     except OSError as exc:
         raise os_failure(exc, path) from None
     walk: Walk | None = None
+    entries: Iterable[Entry | str]
     if single_file:
-        targets: Iterator[str] = iter([path])
+        entries = [path]
     else:
         walk = Walk(root, path, ignore=ignore, hide=hide, deadline=opts.deadline, cancel=cancel)
-        targets = (e.path for e in walk if e.kind == "file" and (wanted is None or wanted(e)))
+        entries = walk
     collected: list[str] = []
     keep = offset + limit
+    read_head, search, needle = root.read_head, regex.search, opts.needle
     try:
-        for target in targets:
+        for item in entries:
+            if isinstance(item, str):
+                target = item
+            elif item.kind != "file" or (wanted is not None and not wanted(item)):
+                continue
+            else:
+                target = item.path
             out: list[str] = []
-            found = _search_target(root, target, opts, result, out)
+            # A file of up to a block is read whole by one bounded read (one native call for
+            # most files, no file object); a longer one is streamed, a block at a time.
+            try:
+                data = read_head(target, BLOCK_BYTES + 1)
+            except OSError:
+                result.unreadable += 1  # vanished, swapped for something else, or refused
+                continue
+            if len(data) > BLOCK_BYTES:
+                found = _search_stream(root, target, opts, result, out)
+            elif data.find(b"\0", 0, BINARY_SNIFF_BYTES) >= 0:
+                result.binary_skipped += 1
+                continue
+            else:
+                result.files_searched += 1
+                # One search of the whole file answers most files: no match (the common case),
+                # or a match where a yes is all that is asked; only a file with a match to show
+                # is gone through. Bytes that every match holds, when the pattern has them, are
+                # looked for first: most files lack them, and a substring search costs less than
+                # a call into RE2.
+                if (needle is not None and needle not in data) or search(data) is None:
+                    continue
+                found = 1 if mode == "files_with_matches" else _search_file((data,), target, opts, out)
             if not found:
                 continue
             result.files_matched += 1
@@ -371,19 +434,19 @@ def grep(
     return result
 
 
-def _search_target(root: safefs.Root, path: str, opts: _Options, result: GrepResult, out: list[str]) -> int:
+def _search_stream(root: safefs.Root, path: str, opts: _Options, result: GrepResult, out: list[str]) -> int:
     try:
         stream = root.open(path, "rb")
     except OSError:
-        result.unreadable += 1  # vanished, swapped for something else, or refused
+        result.unreadable += 1
         return 0
     with stream:
-        first = stream.read(BINARY_SNIFF_BYTES)
-        if len(first) == BINARY_SNIFF_BYTES and os.fstat(stream.fileno()).st_size > MAX_GREP_FILE_BYTES:
-            result.large_skipped += 1  # (a small file needs no fstat: its first read was short)
+        if os.fstat(stream.fileno()).st_size > MAX_GREP_FILE_BYTES:
+            result.large_skipped += 1
             return 0
+        first = stream.read(BINARY_SNIFF_BYTES)
         if b"\0" in first:
             result.binary_skipped += 1
             return 0
         result.files_searched += 1
-        return _search_file(stream, first, path, opts, out)
+        return _search_file(_blocks(stream, first, opts), path, opts, out)

@@ -197,7 +197,9 @@ def lines_of(
     while line < offset:
         if cancel is not None and cancel.is_set():
             raise ReadCancelled()
-        chunk = stream.read(CHUNK_BYTES)
+        # Small reads: the chunk that holds the range's start is split only up to it, so the
+        # split makes few pieces (a cost per line skipped), and what follows is small.
+        chunk = stream.read(RANGE_CHUNK_BYTES)
         if not chunk:
             break
         found = chunk.count(b"\n")
@@ -236,8 +238,12 @@ def lines_of(
         if text:
             last_char = text[-1]
             pieces = text.split("\n")
+            last = len(pieces) - 1
             for i, piece in enumerate(pieces):
-                ends_line = i < len(pieces) - 1
+                if cut or line > end:
+                    line += last - i  # the rest of this text is only counted
+                    break
+                ends_line = i < last
                 if not piece and not ends_line:
                     continue  # nothing of this line yet (the chunk ended at a newline)
                 if offset <= line <= end and not cut:

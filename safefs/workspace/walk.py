@@ -20,13 +20,14 @@ from __future__ import annotations
 
 import threading
 import time
+from bisect import bisect_left
 from collections.abc import Callable, Iterator
 from operator import attrgetter
 from typing import NamedTuple
 
 import safefs
 from safefs.workspace.errors import os_failure, require_path
-from safefs.workspace.gitignore import GitIgnore, repository_rules
+from safefs.workspace.gitignore import GitIgnore, NameFilter, repository_rules
 
 MAX_VISITED = 200_000
 
@@ -118,6 +119,7 @@ class Walk:
         self.ignored = 0
         self.stop: str | None = None
         self.unreadable = 0  # directories that vanished or were refused while walking
+        self._path_prefix = join(start, "")  # an entry's path is this and its ``rel``
 
     @property
     def stopped_early(self) -> bool:
@@ -130,21 +132,40 @@ class Walk:
         self, path: str, rel: str, real: str, depth: int, rules: GitIgnore
     ) -> tuple[list[Entry], GitIgnore]:
         listing = sorted(self.root.scandir(path), key=_by_name)
-        if self.ignore:
-            has_rules = any(e.name == ".gitignore" and _kind(e) == "file" for e in listing)
+        ignore = self.ignore
+        quick: NameFilter | None = None
+        if ignore:
+            at = bisect_left(listing, ".gitignore", key=_by_name)  # sorted: no loop over them all
+            found = listing[at] if at < len(listing) else None
+            has_rules = found is not None and found.name == ".gitignore" and _kind(found) == "file"
             rules = rules.enter(self.root, real, has_rules)
+            quick = rules.name_filter()
+            # No rule can match any name here: none is asked about (the common case).
+            ignore = quick is None or quick.may_match_any([e.name for e in listing])
+        hide = self.hide
+        skip_git = self.skip_git
+        # The prefixes every child's paths share, worked out once per directory.
+        rel_prefix = f"{rel}/" if rel else ""
+        real_prefix = f"{real}/" if real not in ("", ".") else ""
+        path_prefix = self._path_prefix
         out = []
         for e in listing:
-            name = str(e.name)
-            kind = _kind(e)
-            if self.skip_git and name == ".git":
+            name = e.name
+            if skip_git and name == ".git":
                 continue
-            child_rel = f"{rel}/{name}" if rel else name
-            child_real = f"{real}/{name}" if real not in ("", ".") else name
-            entry = Entry(join(self.start, child_rel), child_rel, name, kind, depth, child_real)
-            if (self.ignore and rules.ignored(child_real, kind == "dir")) or (
-                self.hide is not None and self.hide(entry)
-            ):
+            # Not following links, a link is neither a file nor a directory: the common kinds
+            # first, one call for most entries.
+            if e.is_file(follow_symlinks=False):
+                kind = "file"
+            elif e.is_dir(follow_symlinks=False):
+                kind = "dir"
+            elif e.is_symlink():
+                kind = "link"
+            else:
+                kind = "other"
+            child_rel = rel_prefix + name
+            entry = Entry(path_prefix + child_rel, child_rel, name, kind, depth, real_prefix + name)
+            if (ignore and rules.ignored(entry.real, kind == "dir")) or (hide is not None and hide(entry)):
                 self.ignored += 1
                 continue
             out.append(entry)
@@ -177,28 +198,36 @@ class Walk:
         except OSError as exc:
             raise os_failure(exc, self.start) from None
         frames: list[tuple[Iterator[Entry], GitIgnore]] = [(iter(first), rules)]
+        cancel, deadline, monotonic = self.cancel, self.deadline, time.monotonic
+        max_visited, max_depth, descend = self.max_visited, self.max_depth, self.descend
         while frames:
             entries, rules = frames[-1]
-            entry = next(entries, None)
-            if entry is None:
+            for entry in entries:  # the same iterator goes on where it stopped, after a subtree
+                # _should_stop, inlined: this runs once per entry.
+                if (
+                    (cancel is not None and cancel.is_set())
+                    or self.visited >= max_visited
+                    or (deadline is not None and monotonic() > deadline)
+                ):
+                    self._should_stop()
+                    return
+                self.visited += 1
+                yield entry
+                if entry.kind != "dir" or (max_depth is not None and entry.depth >= max_depth):
+                    continue
+                if descend is not None and not descend(entry):
+                    continue
+                try:
+                    children, child_rules = self._children(
+                        entry.path, entry.rel, entry.real, entry.depth + 1, rules
+                    )
+                except OSError:
+                    self.unreadable += 1  # vanished, replaced or unreadable since it was listed
+                    continue
+                frames.append((iter(children), child_rules))
+                break  # into the subtree first: pre-order
+            else:
                 frames.pop()
-                continue
-            if self._should_stop():
-                return
-            self.visited += 1
-            yield entry
-            if entry.kind != "dir" or (self.max_depth is not None and entry.depth >= self.max_depth):
-                continue
-            if self.descend is not None and not self.descend(entry):
-                continue
-            try:
-                children, child_rules = self._children(
-                    entry.path, entry.rel, entry.real, entry.depth + 1, rules
-                )
-            except OSError:
-                self.unreadable += 1  # vanished, replaced or unreadable since it was listed
-                continue
-            frames.append((iter(children), child_rules))
 
 
 def is_ignored(root: safefs.Root, path: str, is_dir: bool, *, user_excludes: bool = True) -> bool:

@@ -150,6 +150,14 @@ OPERATIONS: list[Operation] = [
         lambda p, o: _read_file(p, "r"),
         like="read_bytes",
     ),
+    Operation(
+        "read_head",
+        ("read_head",),
+        True,
+        lambda r, p, o: r.read_head(p, 1 << 20),
+        lambda p, o: _read_file(p),  # every file of the tables is shorter than the size asked
+        like="read_bytes",
+    ),
     Operation("open", ("open",), True, lambda r, p, o: _open_read(r, p, "rb"), lambda p, o: _read_file(p)),
     Operation(
         "open_text",

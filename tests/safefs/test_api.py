@@ -118,6 +118,29 @@ def test_chmod(open_root: OpenRoot, workspace: Workspace, flavour: Flavour) -> N
         assert stat.S_IMODE((host / "f").stat().st_mode) == 0o604
 
 
+def test_read_head_is_bounded_by_its_size(open_root: OpenRoot, workspace: Workspace) -> None:
+    root = open_root(["d/"])
+    (workspace.root_path / "big").write_bytes(b"0123456789" * 100_000)
+    (workspace.root_path / "empty").write_bytes(b"")
+    assert root.read_head("big", 5) == b"01234"
+    assert root.read_head("big", 0) == b""
+    assert root.read_head("big", 2 << 20) == b"0123456789" * 100_000  # shorter: the whole file
+    assert root.read_head("empty", 10) == b""
+    with pytest.raises(IsADirectoryError):
+        root.read_head("d", 10)
+    with pytest.raises(ValueError, match="negative"):
+        root.read_head("big", -1)
+    with pytest.raises(FileNotFoundError) as info:
+        root.read_head("missing", 10)
+    assert info.value.filename == "missing"
+    # Around the native scratch buffer (64 KiB): read there whole, or handed back to be read on.
+    for length in (0, 1, 65535, 65536, 65537, 200_000):
+        data = bytes(range(256)) * (length // 256) + b"x" * (length % 256)
+        (workspace.root_path / "sized").write_bytes(data)
+        for size in (0, 1, 65535, 65536, 65537, 1 << 20):
+            assert root.read_head("sized", size) == data[:size], (length, size)
+
+
 def test_read_and_write_text(open_root: OpenRoot, workspace: Workspace) -> None:
     root = open_root()
     assert root.write_text("t", "h\xe9llo\n", encoding="latin-1") == 6
@@ -484,6 +507,7 @@ def test_bytes_and_non_utf8_names(open_root: OpenRoot, workspace: Workspace) -> 
 
 PATH_OPS: list[tuple[str, Callable[[safefs.Root, Any], object]]] = [
     ("read_bytes", lambda r, p: r.read_bytes(p)),
+    ("read_head", lambda r, p: r.read_head(p, 10)),
     ("open", lambda r, p: r.open(p)),
     ("write_bytes", lambda r, p: r.write_bytes(p, b"x")),
     ("stat", lambda r, p: r.stat(p)),
@@ -714,6 +738,7 @@ def test_fifo_is_refused_at_once(open_root: OpenRoot, workspace: Workspace) -> N
     with no_hang():
         for call in (
             lambda: root.read_bytes("fifo"),
+            lambda: root.read_head("fifo", 10),
             lambda: root.open("fifo"),
             lambda: root.read_text("fifo"),
             lambda: root.open("fifo", "rb"),

@@ -706,6 +706,7 @@ def check_resolve(t: Trial, rel: str, kind: str, before: dict[str, Any]) -> None
 CHECKS: dict[str, Check] = {
     "read_bytes": check_read,
     "read_text": check_read,
+    "read_head": check_read,
     "open": check_read,
     "stat": check_stat,
     "lstat": check_stat,

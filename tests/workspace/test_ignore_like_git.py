@@ -14,6 +14,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import safefs
+from safefs.workspace.gitignore import NameFilter
+from safefs.workspace.patterns import path_bytes
 from safefs.workspace.walk import Walk, is_ignored
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
@@ -80,6 +82,11 @@ CASES: dict[str, dict[str, str]] = {
     "escapes, classes and trailing spaces": {
         ".gitignore": "\\#hash\n\\!bang\nsp\\ \ntrail   \n[ab].c\n?.d\n",
         **files_of("#hash", "!bang", "sp ", "trail", "a.c", "c.c", "x.d", "xy.d"),
+    },
+    "rules by name alone, with non-ASCII names": {
+        ".gitignore": "*.bäk\ncafé/\nnoté\n",
+        "sub/.gitignore": "!keep.bäk\n",
+        **files_of("x.bäk", "sub/keep.bäk", "sub/y.bäk", "café/f", "sub/café", "a/noté", "noté.txt"),
     },
     "a negation deeper wins over a shallower rule": {
         ".gitignore": "*.tmp\n",
@@ -167,3 +174,17 @@ def test_random_trees_agree_with_git(
         (base / ".git" / "info").mkdir(exist_ok=True)
         (base / ".git" / "info" / "exclude").write_text(exclude)
         assert walk_lists(base) == git_lists(base), (tree, exclude)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    keys=st.lists(st.text(alphabet="ab.é\ufffd\udcff", max_size=3), max_size=3),
+    endings=st.lists(st.text(alphabet="ab.é\ufffd\udcff", max_size=2), max_size=2),
+    names=st.lists(st.text(alphabet="ab.é\ufffd\udcff", min_size=1, max_size=4), max_size=5),
+)
+def test_the_name_filter_compares_text_as_the_rules_compare_bytes(
+    keys: list[str], endings: list[str], names: list[str]
+) -> None:
+    # As a .gitignore is parsed: each pattern's name or ending as the bytes its paths are matched as.
+    quick = NameFilter(frozenset(path_bytes(k) for k in keys), tuple(path_bytes(e) for e in endings))
+    assert quick.may_match_any(names) == any(quick.may_match(path_bytes(n)) for n in names)

@@ -8,10 +8,19 @@ import time
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import safefs
 from safefs.workspace.errors import WorkspaceError
-from safefs.workspace.search import glob, grep
+from safefs.workspace.search import (
+    BINARY_SNIFF_BYTES,
+    BLOCK_BYTES,
+    compile_search,
+    glob,
+    grep,
+    required_literal,
+)
 from safefs.workspace.walk import STOP_CANCELLED, STOP_ENTRIES, STOP_TIME, Walk
 
 
@@ -205,3 +214,76 @@ def test_an_ignored_tree_is_never_entered(tmp_path: Path) -> None:
         listed.clear()
         assert len(glob(root, "**/*.py", ignore=False).matches) == 201
         print(f"directories listed: ignoring 2, not ignoring {len(listed)}")
+
+
+@pytest.mark.parametrize("size", [100, BLOCK_BYTES - 1, BLOCK_BYTES, BLOCK_BYTES + 1, 3 * BLOCK_BYTES + 7])
+def test_a_file_read_whole_or_streamed_gives_the_same_answer(tmp_path: Path, size: int) -> None:
+    # Lines of varied length, a match on the first line, near every block edge and on the last
+    # line, which has no newline: files up to a block are read whole, longer ones streamed.
+    lines: list[bytes] = [b"hit first"]
+    total = len(lines[0]) + 1
+    n = 0
+    while total < size:
+        n += 1
+        line = (b"hit %d" % n if n % 97 == 0 else b"x" * (n % 150)) + b"\n"
+        lines.append(line.rstrip(b"\n"))
+        total += len(line)
+    tail = b"\nhit last"
+    data = b"\n".join(lines)[: size - len(tail)] + tail
+    assert len(data) == size
+    (tmp_path / "f.txt").write_bytes(data)
+    expected = [f"f.txt:{i}:{t.decode()}" for i, t in enumerate(data.split(b"\n"), 1) if b"hit" in t]
+    with safefs.Root(str(tmp_path)) as root:
+        assert grep(root, "hit", mode="content").entries == expected
+        assert grep(root, "hit", mode="count").entries == [f"f.txt:{len(expected)}"]
+        assert grep(root, "hit", mode="files_with_matches").entries == ["f.txt"]
+        assert grep(root, "absent", mode="files_with_matches").entries == []
+        context = grep(root, "hit last", mode="content", before=1).entries
+        last = data.count(b"\n") + 1
+        assert context[-1] == expected[-1] and context[0].startswith(f"f.txt-{last - 1}-")
+
+
+def test_binary_and_large_files_are_skipped_and_counted_whatever_their_size(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "small.bin").write_bytes(b"needle\0" + b"x" * 100)
+    (tmp_path / "long.bin").write_bytes(b"needle\0" + b"x" * BLOCK_BYTES)
+    late = b"x" * (BINARY_SNIFF_BYTES + 10) + b"\0needle\n"  # a NUL past the sniffed start
+    (tmp_path / "late.txt").write_bytes(late)
+    (tmp_path / "huge.txt").write_bytes(b"needle\n" * (BLOCK_BYTES // 3))
+    monkeypatch.setattr("safefs.workspace.search.MAX_GREP_FILE_BYTES", BLOCK_BYTES * 2)
+    with safefs.Root(str(tmp_path)) as root:
+        result = grep(root, "needle", mode="files_with_matches")
+    assert result.entries == ["late.txt"]
+    assert (result.binary_skipped, result.large_skipped, result.files_searched) == (2, 1, 1)
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    start=st.text(alphabet="abé", min_size=1, max_size=3),
+    then=st.sampled_from(["", "?", "*", "+", "{0,2}", "{2}", "|", ".", "(", "[b]", "\\d", "$"]),
+    rest=st.text(alphabet="ab.|?*+()[]\\1^$é", max_size=5),
+    text=st.text(alphabet="abé1\n", max_size=20),
+    literal=st.booleans(),
+)
+def test_the_bytes_every_match_holds_are_in_every_match(
+    start: str, then: str, rest: str, text: str, literal: bool
+) -> None:
+    pattern = start + then + rest
+    try:
+        regex = compile_search(pattern, literal=literal)
+    except WorkspaceError:
+        return  # refused by RE2: nothing to search with
+    needle = required_literal(pattern, literal=literal)
+    data = text.encode()
+    if regex.search(data) is not None:
+        assert needle is None or needle in data, (pattern, needle)
+
+
+def test_the_literal_start_of_a_pattern() -> None:
+    assert required_literal(r"needle_\d+") == b"needle_"
+    assert required_literal("ab?") == required_literal("ab*c") == required_literal("ab{0,2}") == b"a"
+    assert required_literal("ab+") == b"ab"
+    assert required_literal("a|b") is None and required_literal("^foo") is None
+    assert required_literal("foo", ignore_case=True) is None
+    assert required_literal("a.b", literal=True) == b"a.b"
