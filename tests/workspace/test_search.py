@@ -3,6 +3,9 @@ going on during a search, the policy hook, and a walk that always says when it s
 
 from __future__ import annotations
 
+import os
+import shutil
+import subprocess
 import threading
 import time
 from pathlib import Path
@@ -214,6 +217,53 @@ def test_an_ignored_tree_is_never_entered(tmp_path: Path) -> None:
         listed.clear()
         assert len(glob(root, "**/*.py", ignore=False).matches) == 201
         print(f"directories listed: ignoring 2, not ignoring {len(listed)}")
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="compares with git ls-files")
+def test_glob_beside_an_ignored_node_modules_of_100k_files(tmp_path: Path) -> None:
+    """A repository with a real-sized ignored ``node_modules/`` (100,000 files): glob gives what
+    git lists, and lists exactly the directories it lists without that tree (its cost, counted
+    in directory listings rather than timed, does not grow with the ignored tree)."""
+    repo = tmp_path / "repo"
+    for name in ("src/app.py", "src/lib/util.py", "tests/test_app.py", "README.md", "setup.py"):
+        (repo / name).parent.mkdir(parents=True, exist_ok=True)
+        (repo / name).write_text("x = 1\n")
+    (repo / ".gitignore").write_text("node_modules/\n")
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+
+    def listings() -> tuple[list[str], list[str]]:
+        with safefs.Root(str(repo)) as root:
+            listed: list[str] = []
+            real_scandir = root.scandir
+
+            def counting_scandir(path: str = ".") -> object:
+                listed.append(path)
+                return real_scandir(path)
+
+            root.scandir = counting_scandir  # type: ignore[method-assign, assignment]
+            return [m.rel for m in glob(root, "**/*.py").matches], sorted(listed)
+
+    without, listed_without = listings()
+    for i in range(1000):  # 1,000 packages of 100 files, .py among them
+        package = repo / "node_modules" / f"pkg{i:04}"
+        package.mkdir(parents=True)
+        for j in range(100):
+            os.close(
+                os.open(package / f"m{j:02}.{'py' if j % 10 == 0 else 'js'}", os.O_CREAT | os.O_WRONLY, 0o644)
+            )
+    try:
+        found, listed_with = listings()
+        listed_files = subprocess.run(
+            ["git", "-C", str(repo), "ls-files", "-co", "--exclude-standard", "--", "*.py"],
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout.split()
+        print(f"glob: {len(found)} paths, git: {len(listed_files)}; directories listed: {len(listed_with)}")
+        assert sorted(found) == sorted(listed_files) == sorted(without)
+        assert listed_with == listed_without
+    finally:
+        shutil.rmtree(repo / "node_modules")
 
 
 @pytest.mark.parametrize("size", [100, BLOCK_BYTES - 1, BLOCK_BYTES, BLOCK_BYTES + 1, 3 * BLOCK_BYTES + 7])
