@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed-stamp
 
 .PHONY: demo test bench lint clean official-mcp system-packages
 
-$(STAMP): pyproject.toml setup.py build_ext.py safefs/fastpath.c safefs/sandbox/launcher.c agent/pyproject.toml
+$(STAMP): pyproject.toml setup.py build_ext.py safefs/fastpath.c safefs/fastread.c safefs/sandbox/launcher.c agent/pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[tools,sandbox,mcp,anthropic,plot,dev]' -e ./agent

@@ -2,7 +2,9 @@
 
 ``safefs._native`` (safefs/fastpath.c): shims over openat2(2) and renameat2(2), and the core's
 fast paths: a resolution beneath a root (openat2, or the walk in C), a whole-file read and a
-whole atomic write of a small file, each one call that releases the GIL.
+whole atomic write of a small file, each one call that releases the GIL. (read_bytes calls the
+same whole-file read through ``safefs._native_read``, a plain CPython extension that setup.py
+builds from safefs/fastread.c, which compiles safefs/fastpath.c in.)
 ``safefs.sandbox._native``: Landlock's three system calls and the sandbox launcher, which does
 everything between fork and exec in C (the agent has threads, so no Python may run there).
 

@@ -27,6 +27,14 @@ try:
     _native = importlib.import_module("safefs._native")
 except ImportError:
     _native = None
+# The same C read (safefs/fastpath.c's safefs_read_file) as a plain CPython function: no cffi
+# argument conversion and no buffer to cut the bytes from (safefs/fastread.c). Optional
+# like _native; without it reader() calls safefs_read_file through cffi.
+_native_read: Any
+try:
+    _native_read = importlib.import_module("safefs._native_read")
+except ImportError:
+    _native_read = None
 
 AVAILABLE: Final[bool] = _native is not None and hasattr(_native.lib, "safefs_read_file")
 ffi: Any = _native.ffi if AVAILABLE else None
@@ -101,8 +109,22 @@ def reader(params: Any, flags: int) -> Callable[[int, bytes], bytes]:
     """``read(root_fd, rel)``: the whole content of the regular file ``rel``, resolved by
     ``params`` and opened with ``flags`` (from open_flags()). One C call for a file that fits the
     scratch buffer; for a larger one, that call opens and measures it, and one read(2) of the
-    size it saw fills a bytes object allocated once. A closure: every name it needs is bound
-    once, since this is the hottest path."""
+    size it saw fills a bytes object allocated once (_read_more).
+
+    The one place that decides which native function reads: the method of a
+    ``_native_read.Reader`` (a copy of ``params``; no Python frame between Root.read_bytes and
+    the C) where that module is built, else a closure over the cffi call."""
+    if _native_read is not None:
+        return _native_read.Reader(  # type: ignore[no-any-return]
+            params.kind,
+            params.symlinks,
+            params.resolve,
+            params.component_flags,
+            params.name_resolve,
+            flags,
+            failure,
+            _read_more,
+        ).read
     read_file = lib.safefs_read_file
     local = _local
 
@@ -123,11 +145,17 @@ def _read_on(n: int, buf: Any, out: Any) -> bytes:
     """The C read did not finish: an error, or a file larger than the scratch buffer."""
     if n != lib.SAFEFS_EMORE:
         raise failure(n)
-    fd = int(out.fd)  # from here this fd is ours to close, exactly once
+    return _read_more(int(out.fd), int(out.size), ffi.unpack(buf, out.got) if out.got else None)
+
+
+def _read_more(fd: int, size: int, prefix: bytes | None) -> bytes:
+    """A file that did not fit the scratch buffer: ``fd`` (open, and from here ours to close,
+    exactly once) of the ``size`` fstat saw; ``prefix``, if it grew past the buffer while being
+    read, the bytes already read."""
     try:
-        if out.got:  # it grew past the buffer while being read
-            return _read_rest(fd, [ffi.unpack(buf, out.got)], SCRATCH_SIZE)
-        return _read_large(fd, int(out.size))
+        if prefix is not None:
+            return _read_rest(fd, [prefix], SCRATCH_SIZE)
+        return _read_large(fd, size)
     finally:
         os.close(fd)
 

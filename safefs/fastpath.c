@@ -17,8 +17,14 @@
  * Every function returns a value >= 0, or -errno, or one of the SAFEFS_E* codes below (all under
  * -4096, so never an errno). cffi releases the GIL around each call. Only POSIX calls are used
  * outside "#ifdef __linux__", so this builds on macOS and the BSDs too.
+ *
+ * Compiled twice from this one source: as safefs._native (cffi, build_ext.py), and into
+ * safefs._native_read (safefs/fastread.c #includes it), which calls safefs_read_file from a plain
+ * CPython function with the GIL released.
  */
+#ifndef _GNU_SOURCE /* Python.h, included first, may have defined it */
 #define _GNU_SOURCE
+#endif
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>

@@ -135,7 +135,7 @@ def test_each_wheel_holds_its_package_whole_and_nothing_else(wheelhouse: Wheelho
     assert source_modules("agent") <= agent_files, source_modules("agent") - agent_files
     assert {"safefs/py.typed", "agent/py.typed"} <= safefs_files | agent_files
     if sys.platform.startswith("linux") and shutil.which("cc"):
-        for extension in ("safefs/_native", "safefs/sandbox/_native"):
+        for extension in ("safefs/_native", "safefs/_native_read", "safefs/sandbox/_native"):
             assert any(name.startswith(extension + ".") and name.endswith(".so") for name in safefs_files), (
                 extension
             )

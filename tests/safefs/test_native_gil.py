@@ -100,3 +100,23 @@ def test_another_thread_runs_inside_the_read_call_itself(big_file: Path) -> None
         os.close(fd)
     print(f"[gil] safefs_read_fd: the other thread looped {seen} times inside {calls} calls")
     assert seen > 0, "no other thread ran while safefs_read_fd was reading"
+
+
+@pytest.mark.parametrize("backend", ["openat2", "walk"])
+def test_another_thread_runs_during_small_reads(tmp_path: Path, backend: safefs.ResolverName) -> None:
+    """A small file is read by the C call alone (no os.read after it): that call lets go of the
+    GIL. Each window holds many reads of a file in the scratch buffer, nothing else."""
+    if backend == "openat2" and not _sys.HAVE_NATIVE:
+        pytest.skip("openat2 needs Linux")
+    (tmp_path / "d" / "e").mkdir(parents=True)
+    (tmp_path / "d" / "e" / "small").write_bytes(b"s" * 4096)
+    with safefs.Root(tmp_path, resolver=backend) as root:
+        read = root.read_bytes
+
+        def many() -> None:
+            for _ in range(5000):
+                read("d/e/small")
+
+        seen, calls = overlap(many)
+    print(f"[gil] small read_bytes {backend}: the other thread looped {seen} times inside {calls} calls")
+    assert seen > 0, "no other thread ran while read_bytes was reading small files"

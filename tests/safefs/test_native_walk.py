@@ -14,6 +14,7 @@ import fcntl
 import os
 import stat
 import tempfile
+import threading
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
@@ -228,13 +229,21 @@ def test_c_code_refuses_flags_that_skipped_the_policy(tmp_path: Path) -> None:
         os.close(fd)
 
 
+@pytest.mark.parametrize("via", ["plain", "cffi"])
 @pytest.mark.parametrize("backend", ["openat2", "walk"])
-def test_every_read_path_closes_its_fd_once(tmp_path: Path, backend: safefs.ResolverName) -> None:
+def test_every_read_path_closes_its_fd_once(
+    tmp_path: Path, backend: safefs.ResolverName, via: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Each way out of the native read (a file in the scratch buffer, one that exactly fills it,
     a larger one, an empty one, a directory, a FIFO, a missing name, an escape, a loop) leaves
-    no fd open and closes none it does not own (the root's fd still works afterwards)."""
+    no fd open and closes none it does not own (the root's fd still works afterwards). ``via``:
+    the plain CPython function of safefs/fastread.c, or the cffi call of the same C."""
     if backend == "openat2" and not _sys.HAVE_NATIVE:
         pytest.skip("openat2 needs Linux")
+    if via == "plain" and _fastpath._native_read is None:
+        pytest.skip("safefs._native_read not built")
+    if via == "cffi":
+        monkeypatch.setattr(_fastpath, "_native_read", None)
     sizes = {
         "empty": 0,
         "small": 4096,
@@ -248,6 +257,8 @@ def test_every_read_path_closes_its_fd_once(tmp_path: Path, backend: safefs.Reso
     os.symlink("loop", tmp_path / "loop")
     bad = ["dir", "fifo", "missing", "../x", "loop", "small/x"]
     with safefs.Root(tmp_path, resolver=backend) as root:
+        kind = type(root._resolver.read_bytes).__name__
+        assert kind == ("builtin_function_or_method" if via == "plain" else "function")
         before = open_fds()
         outcomes: dict[str, int] = {}
         for _ in range(50):
@@ -286,5 +297,50 @@ def test_the_comparison_notices_a_difference(tmp_path: Path, monkeypatch: pytest
         monkeypatch.setattr(_fastpath, "walk_params", lambda mode, flags: real("none", flags))
         with pytest.raises(AssertionError, match="C walk"):
             compare(fd, "beneath", True, b"l/f", "l -> d", str(tmp_path))
+    finally:
+        os.close(fd)
+
+
+@pytest.mark.skipif(_fastpath._native_read is None, reason="safefs._native_read not built")
+def test_plain_read_function(tmp_path: Path) -> None:
+    """safefs/fastread.c's read: the same scratch size as the cffi path, arguments checked before
+    any system call (a NUL in the path would cut it short in C), errors without a path, and each
+    thread its own scratch buffer."""
+    assert _fastpath._native_read.SCRATCH_SIZE == _fastpath.SCRATCH_SIZE
+    for i in range(4):
+        (tmp_path / f"f{i}").write_bytes(bytes([65 + i]) * (1000 + i))
+    fd = os.open(tmp_path, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        read = _fastpath.reader(
+            _fastpath.walk_params("beneath", _sys.open_flags(_sys.dir_flags(True))),
+            _sys.open_flags(os.O_RDONLY | os.O_NONBLOCK),
+        )
+        assert read(fd, b"f1") == b"B" * 1001
+        with pytest.raises(ValueError, match="null"):
+            read(fd, b"f1\0x")
+        with pytest.raises(TypeError):
+            read(fd, "f1")  # type: ignore[arg-type]
+        with pytest.raises(TypeError):
+            read(fd)  # type: ignore[call-arg]
+        with pytest.raises(OverflowError):
+            read(2**40, b"f1")
+        with pytest.raises(FileNotFoundError) as info:
+            read(fd, b"missing")
+        assert info.value.filename is None and str(tmp_path) not in str(info.value)
+        errors: list[BaseException] = []
+
+        def reads(i: int) -> None:
+            try:
+                for _ in range(2000):
+                    assert read(fd, f"f{i}".encode()) == bytes([65 + i]) * (1000 + i)
+            except BaseException as exc:  # reported by the main thread
+                errors.append(exc)
+
+        threads = [threading.Thread(target=reads, args=(i,)) for i in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert not errors, errors
     finally:
         os.close(fd)
