@@ -55,6 +55,9 @@ ffibuilder.cdef(
     long safefs_read_fd(int fd, char *buf, size_t len);
     long safefs_read_file(const struct safefs_resolver *r, int root_fd, const char *path,
                           uint64_t flags, char *buf, size_t cap, struct safefs_read_out *out);
+    long safefs_read_heads(const struct safefs_resolver *r, int root_fd,
+                           const char *const *paths, size_t n, uint64_t flags, size_t size,
+                           char *buf, size_t buflen, int64_t *lens, int64_t *offs);
     long safefs_write_named(int dirfd, const char *name, const char *token, const char *suffix,
                             const char *data, size_t len, int64_t perm, uint64_t mode,
                             int durable, uint64_t create_flags, uint64_t dir_flags);

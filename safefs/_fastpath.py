@@ -242,6 +242,64 @@ def _head_on(n: int, buf: Any, out: Any, size: int) -> bytes:
         os.close(fd)
 
 
+# read_heads packs a batch's contents into one buffer of this size per thread (a larger ``size``
+# gets one of its own for the call): memory is bounded by it, whatever the files hold.
+HEADS_BUFFER: Final = 1 << 20
+
+
+def _heads_scratch() -> tuple[Any, Any]:
+    """This thread's buffer for read_heads, and a cffi buffer over it."""
+    try:
+        return _local.heads_scratch  # type: ignore[no-any-return]
+    except AttributeError:
+        buf = _new_raw("char[]", HEADS_BUFFER)
+        _local.heads_scratch = (buf, ffi.buffer(buf))
+        return _local.heads_scratch  # type: ignore[no-any-return]
+
+
+def heads_reader(params: Any, flags: int) -> Callable[[int, list[bytes], int], list[bytes | OSError]]:
+    """``read_heads(root_fd, rels, size)``: for each of ``rels``, what ``read_head`` returns (its
+    first ``size`` bytes, or all of it) or the OSError it raises, in order. The files are read
+    by as few C calls as the buffer allows (one for a batch of small files), each releasing the
+    GIL for all the files it reads."""
+    read_heads = lib.safefs_read_heads
+    new = ffi.new
+
+    def read(root_fd: int, rels: list[bytes], size: int) -> list[bytes | OSError]:
+        if size <= HEADS_BUFFER:
+            buf, view = _heads_scratch()
+            buflen = HEADS_BUFFER
+        else:
+            buf = _new_raw("char[]", size)
+            view, buflen = ffi.buffer(buf), size
+        results: list[bytes | OSError] = []
+        left = len(rels)
+        if not left:
+            return results
+        keep = [new("char[]", rel) for rel in rels]  # alive until the calls are done
+        paths = new("char *[]", keep)
+        lens = new("int64_t[]", left)
+        offs = new("int64_t[]", left)
+        start = 0
+        while start < len(rels):
+            done: int = read_heads(
+                params, root_fd, paths + start, len(rels) - start, flags, size, buf, buflen, lens, offs
+            )
+            if done < 0:
+                raise failure(done)
+            for i in range(done):
+                n = lens[i]
+                if n >= 0:
+                    off = offs[i]
+                    results.append(view[off : off + n])
+                else:
+                    results.append(failure(n))
+            start += done
+        return results
+
+    return read
+
+
 # The temp file of a small atomic write, and the directory opened to fsync it: both by the policy.
 _CREATE_FLAGS: Final = _sys.open_flags(os.O_WRONLY | os.O_CREAT | os.O_EXCL)
 _DIR_SYNC_FLAGS: Final = _sys.open_flags(os.O_RDONLY | _sys.O_DIRECTORY)

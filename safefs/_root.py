@@ -21,7 +21,7 @@ import stat as stat_mod
 import sys
 import threading
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import IO, Any, Concatenate, ParamSpec, TypeVar
 
 from safefs import _entries, _sys
@@ -484,6 +484,39 @@ class Root:
                 return self._resolver.read_head(self._fd, rel, size)
             except OSError as exc:
                 raise with_filename(exc, path) from None
+        finally:
+            users.pop()
+            if self._closed:
+                self._close_if_idle()
+
+    def read_heads(self, paths: Iterable[PathArg], size: int) -> list[bytes | OSError]:
+        """``read_head(path, size)`` of each of ``paths``, in order: for each, its bytes, or the
+        OSError that ``read_head`` would raise (naming that path), returned in its place rather
+        than raised. Each file is resolved, checked and read as ``read_head`` does; where the
+        extension is built, a batch of files is one native call that releases the GIL for all of
+        them (a worker thread reading a batch leaves the interpreter to the others). The result
+        holds every head at once: pass batches, not a whole tree. A path that is not a path at
+        all (a NUL byte, a wrong type) raises, as for ``read_head``."""
+        if size < 0:
+            raise ValueError(f"size must not be negative, got {size}")
+        names = list(paths)
+        users = self._users
+        users.append(None)
+        try:
+            if self._closed:
+                raise ValueError("operation on a closed Root")
+            results: list[bytes | OSError] = [b""] * len(names)
+            rels: list[bytes] = []
+            where: list[int] = []
+            for i, path in enumerate(names):
+                try:
+                    rels.append(self._rel(path))
+                    where.append(i)
+                except OSError as exc:
+                    results[i] = exc
+            for i, got in zip(where, self._resolver.read_heads(self._fd, rels, size), strict=True):
+                results[i] = with_filename(got, names[i]) if isinstance(got, OSError) else got
+            return results
         finally:
             users.pop()
             if self._closed:

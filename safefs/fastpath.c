@@ -642,3 +642,42 @@ static long safefs_write_named(int dirfd, const char *name, const char *token, c
     }
     return SAFEFS_ETEMPEXISTS;
 }
+
+/* Many read_heads in one call (Root.read_heads): for each of the `n` paths in turn, what
+ * safefs_read_file does (the same resolution, fstat, regular-file check), then at most `size`
+ * bytes read and the fd closed, here, exactly once. The contents are packed one after another
+ * into `buf` (`buflen` bytes); a file is started only while at least `size` bytes are left, so
+ * memory is bounded by `buflen` whatever the files hold. For file i, lens[i] is the number of
+ * bytes read (at offs[i] in `buf`) or a negative code as safefs_read_file returns it (never
+ * SAFEFS_EMORE: a file longer than `size` gives its first `size` bytes). Returns how many paths
+ * were done (the first ones; the caller asks again for the rest), at least one when
+ * buflen >= size, or SAFEFS_EPOLICY. The GIL is released for the whole batch. */
+static long safefs_read_heads(const struct safefs_resolver *r, int root_fd,
+                              const char *const *paths, size_t n, uint64_t flags, size_t size,
+                              char *buf, size_t buflen, int64_t *lens, int64_t *offs)
+{
+    size_t i, used = 0;
+    if (!policy_ok(flags, 1))
+        return SAFEFS_EPOLICY;
+    for (i = 0; i < n && buflen - used >= size; i++) {
+        struct safefs_read_out out;
+        /* cap size + 1: a file of exactly `size` bytes is read whole by read_file; a longer one
+         * comes back open (SAFEFS_EMORE), and its head is read below. */
+        long got = safefs_read_file(r, root_fd, paths[i], flags, buf + used,
+                                    size < buflen - used ? size + 1 : size, &out);
+        offs[i] = (int64_t)used;
+        if (got == SAFEFS_EMORE) {
+            /* Larger than `size` when fstat looked (nothing read yet), or it grew while read
+             * (the buffer filled): the rest of the head, up to `size` bytes in all. */
+            size_t have = out.got > (int64_t)size ? size : (size_t)out.got;
+            got = safefs_read_fd((int)out.fd, buf + used + have, size - have);
+            if (got >= 0)
+                got += (long)have;
+            close((int)out.fd);
+        }
+        lens[i] = got;
+        if (got > 0)
+            used += (size_t)got;
+    }
+    return (long)i;
+}

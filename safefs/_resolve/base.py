@@ -73,6 +73,12 @@ class Resolver(Protocol):
         for a file shorter than ``size`` and the scratch buffer."""
         ...
 
+    def read_heads(self, root_fd: int, rels: list[bytes], size: int) -> list[bytes | OSError]:
+        """``read_head`` of each of ``rels``, in order: its bytes, or the OSError it raises
+        (without a filename). Where the extension is built, a batch of files is one native
+        call that releases the GIL for all of them."""
+        ...
+
     def lookup(
         self, root_fd: int, rel: bytes, *, follow: bool, parents: bool = False, lstat: bool = False
     ) -> Resolved:

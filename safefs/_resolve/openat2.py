@@ -18,7 +18,7 @@ from safefs import _fastpath, _sys
 from safefs._paths import SPECIAL_NAMES, split_parent
 from safefs._resolve import metadata
 from safefs._resolve.base import MODES, BackendName, SymlinkMode
-from safefs._resolve.reading import read_head_opened, read_opened
+from safefs._resolve.reading import read_head_opened, read_heads_each, read_opened
 from safefs._resolve.resolved import Resolved
 from safefs._resolve.walk import WalkResolver
 from safefs.errors import PathEscapeError, error
@@ -70,6 +70,11 @@ class Openat2Resolver:
             if self._native is not None
             else self._read_head_python
         )
+        self.read_heads: Callable[[int, list[bytes], int], list[bytes | OSError]] = (
+            _fastpath.heads_reader(self._native, self._read_how[0])
+            if self._native is not None
+            else self._read_heads_python
+        )
 
     def _openat2(self, root_fd: int, rel: bytes, how: tuple[int, int]) -> int:
         """The one openat2 call: ``how`` as ``_sys.open_how`` made it. EAGAIN (a rename raced
@@ -102,6 +107,10 @@ class Openat2Resolver:
     def _read_python(self, root_fd: int, rel: bytes) -> bytes:
         """read_bytes without the extension (see :meth:`Resolver.read_bytes`)."""
         return read_opened(self._openat2(root_fd, rel, self._read_how))
+
+    def _read_heads_python(self, root_fd: int, rels: list[bytes], size: int) -> list[bytes | OSError]:
+        """read_heads without the extension: one read_head after another."""
+        return read_heads_each(self.read_head, root_fd, rels, size)
 
     def _read_head_python(self, root_fd: int, rel: bytes, size: int) -> bytes:
         """read_head without the extension (see :meth:`Resolver.read_head`)."""

@@ -16,6 +16,7 @@ from __future__ import annotations
 import errno
 import os
 import stat
+from collections.abc import Callable
 
 from safefs._fastpath import read_up_to
 from safefs.errors import NotRegularFileError, error
@@ -49,3 +50,16 @@ def read_head_opened(fd: int, size: int) -> bytes:
         return read_up_to(fd, size, st.st_size)
     finally:
         os.close(fd)
+
+
+def read_heads_each(
+    read_head: Callable[[int, bytes, int], bytes], root_fd: int, rels: list[bytes], size: int
+) -> list[bytes | OSError]:
+    """``read_head`` of each of ``rels`` in turn: its bytes, or the OSError it raised."""
+    results: list[bytes | OSError] = []
+    for rel in rels:
+        try:
+            results.append(read_head(root_fd, rel, size))
+        except OSError as exc:
+            results.append(exc)
+    return results

@@ -37,7 +37,7 @@ from safefs import _fastpath, _sys
 from safefs._paths import SPECIAL_NAMES, join, split_parent
 from safefs._resolve import metadata
 from safefs._resolve.base import MODES, BackendName, SymlinkMode
-from safefs._resolve.reading import read_head_opened, read_opened
+from safefs._resolve.reading import read_head_opened, read_heads_each, read_opened
 from safefs._resolve.resolved import DirectoryPath, Resolved
 from safefs.errors import PathEscapeError, error
 
@@ -267,6 +267,11 @@ class WalkResolver:
             if self._native is not None
             else self._read_head_python
         )
+        self.read_heads: Callable[[int, list[bytes], int], list[bytes | OSError]] = (
+            _fastpath.heads_reader(self._native, self._read_flags)
+            if self._native is not None
+            else self._read_heads_python
+        )
 
     @property
     def native(self) -> bool:
@@ -323,6 +328,10 @@ class WalkResolver:
     def _read_python(self, root_fd: int, rel: bytes) -> bytes:
         """read_bytes without the extension (see :meth:`Resolver.read_bytes`)."""
         return read_opened(self.open_read(root_fd, rel))
+
+    def _read_heads_python(self, root_fd: int, rels: list[bytes], size: int) -> list[bytes | OSError]:
+        """read_heads without the extension: one read_head after another."""
+        return read_heads_each(self.read_head, root_fd, rels, size)
 
     def _read_head_python(self, root_fd: int, rel: bytes, size: int) -> bytes:
         """read_head without the extension (see :meth:`Resolver.read_head`)."""

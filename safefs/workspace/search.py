@@ -5,7 +5,8 @@ Both walk with :class:`safefs.workspace.walk.Walk`: git's ignore rules apply (un
 files are never opened, and paths a policy hides (``hide``) are neither searched nor counted.
 
 grep matches with RE2 (:mod:`safefs.workspace.regex`): linear time, whatever the pattern. A file
-of up to ``BLOCK_BYTES`` is read whole by one bounded ``Root.read_head`` and answered by one
+of up to ``BLOCK_BYTES`` is read whole by one bounded read (``Root.read_heads``, a batch of
+files at a time in a worker thread, a batch ahead: see :func:`_read_ahead`) and answered by one
 search of the buffer (a substring search first, when every match holds some literal bytes: see
 :func:`required_literal`); a longer one is read a block of whole lines at a time, never whole.
 Each block is searched by one RE2 call with ``never_nl`` (a match never spans lines, as in
@@ -23,8 +24,10 @@ import os
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
+from itertools import islice
 from typing import IO, Any
 
 import safefs
@@ -36,6 +39,7 @@ from safefs.workspace.walk import STOP_CANCELLED, STOP_TIME, Entry, Hide, Walk, 
 
 BINARY_SNIFF_BYTES = 8192
 BLOCK_BYTES = 256 << 10
+READ_BATCH = 64  # files read by one Root.read_heads call (see _read_ahead)
 SEARCH_SECONDS = 30.0  # every search has a deadline; past it the result is partial
 MAX_CONTEXT = 100
 
@@ -370,29 +374,23 @@ def grep(
     except OSError as exc:
         raise os_failure(exc, path) from None
     walk: Walk | None = None
-    entries: Iterable[Entry | str]
-    if single_file:
-        entries = [path]
-    else:
+    if not single_file:
         walk = Walk(root, path, ignore=ignore, hide=hide, deadline=opts.deadline, cancel=cancel)
-        entries = walk
     collected: list[str] = []
     keep = offset + limit
-    read_head, search, needle = root.read_head, regex.search, opts.needle
+    search, needle = regex.search, opts.needle
+    files: Iterable[str] = (
+        [path]
+        if walk is None
+        else (e.path for e in walk if e.kind == "file" and (wanted is None or wanted(e)))
+    )
+    reads = _read_ahead(root, files, BLOCK_BYTES + 1)
     try:
-        for item in entries:
-            if isinstance(item, str):
-                target = item
-            elif item.kind != "file" or (wanted is not None and not wanted(item)):
-                continue
-            else:
-                target = item.path
+        for target, data in reads:
             out: list[str] = []
-            # A file of up to a block is read whole by one bounded read (one native call for
-            # most files, no file object); a longer one is streamed, a block at a time.
-            try:
-                data = read_head(target, BLOCK_BYTES + 1)
-            except OSError:
+            # A file of up to a block is read whole by one bounded read (batched: see
+            # _read_ahead); a longer one is streamed, a block at a time.
+            if isinstance(data, OSError):
                 result.unreadable += 1  # vanished, swapped for something else, or refused
                 continue
             if len(data) > BLOCK_BYTES:
@@ -426,12 +424,50 @@ def grep(
                 collected.extend(out[:room])
     except _Stopped as stopped:
         result.stop = stopped.reason
+    finally:
+        reads.close()  # waits for a batch still being read: no thread outlives the search
     if walk is not None:
         result.walked = walk.visited
         if walk.stop is not None and result.stop is None:
             result.stop = walk.stop
     result.entries = collected[offset:]
     return result
+
+
+def _read_ahead(
+    root: safefs.Root, paths: Iterable[str], size: int
+) -> Generator[tuple[str, bytes | OSError], None, None]:
+    """Each of ``paths`` with its first ``size`` bytes (or the OSError reading it raised), in
+    order. The files are read ``READ_BATCH`` at a time by ``Root.read_heads`` in a worker
+    thread, which releases the GIL for a whole batch: the kernel's work (open, fstat, read,
+    close) on the next batch overlaps the walk and the matching of this one here, where a second
+    core is free. Two batches are held at once at most, the one searched here and the one being
+    read: memory is ``2 * READ_BATCH * size`` at most (for files all over a block; ordinary
+    source files take a few hundred KiB). A batch takes a millisecond or so on a local disk, so
+    waiting for one delays a deadline or a cancel by about that. Only the paths handed over are
+    read: whatever the walk hid is never opened. Closing the generator waits for the batch
+    still being read, so no thread outlives it."""
+    it = iter(paths)
+    first = list(islice(it, READ_BATCH))
+    if len(first) < READ_BATCH:  # a few files: no thread for them
+        yield from zip(first, root.read_heads(first, size), strict=True)
+        return
+    with ThreadPoolExecutor(1, thread_name_prefix="safefs-grep-read") as pool:
+        pending: deque[tuple[list[str], Future[list[bytes | OSError]]]] = deque()
+        batch = first
+        try:
+            while batch or pending:
+                if batch:
+                    pending.append((batch, pool.submit(root.read_heads, batch, size)))
+                    batch = list(islice(it, READ_BATCH))
+                if len(pending) > 1 or not batch:
+                    done, future = pending.popleft()
+                    # Not started yet (no core was free for the worker): read here, not wait.
+                    heads = root.read_heads(done, size) if future.cancel() else future.result()
+                    yield from zip(done, heads, strict=True)
+        finally:
+            for _batch, future in pending:
+                future.cancel()
 
 
 def _search_stream(root: safefs.Root, path: str, opts: _Options, result: GrepResult, out: list[str]) -> int:

@@ -141,6 +141,59 @@ def test_read_head_is_bounded_by_its_size(open_root: OpenRoot, workspace: Worksp
             assert root.read_head("sized", size) == data[:size], (length, size)
 
 
+def _outcome(root: safefs.Root, path: Any, size: int) -> object:
+    """What read_head gave: its bytes, or its error's type, errno and filename."""
+    try:
+        return root.read_head(path, size)
+    except OSError as exc:
+        return (type(exc), exc.errno, exc.filename)
+
+
+def _as_outcome(got: bytes | OSError) -> object:
+    return (type(got), got.errno, got.filename) if isinstance(got, OSError) else got
+
+
+def test_read_heads_is_read_head_of_each(open_root: OpenRoot, workspace: Workspace) -> None:
+    root = open_root(
+        [
+            "d/sub/",
+            "d/f",
+            "f",
+            "lf => f",
+            "d/up => ../f",
+            "dl => d",
+            "loop => loop",
+            "esc => ../outside/secret",
+            "abs => $ROOT/f",
+            "dang => nowhere",
+        ]
+    )
+    host = workspace.root_path
+    os.mkfifo(host / "fifo")
+    (host / "outside-sibling").write_bytes(b"")
+    sizes = {"empty": 0, "one": 1, "block": 65536, "big": 300_000, "huge": 1_500_000}
+    for name, length in sizes.items():
+        (host / name).write_bytes(bytes(range(256)) * (length // 256) + b"x" * (length % 256))
+    paths: list[Any] = [
+        "f", "lf", "d/up", "dl/f", "d/f", "d", ".", "d/sub/", "fifo", "missing", "d/missing",
+        "f/x", "loop", "esc", "abs", "dang", "../outside/secret", "d/../../x", "/etc/passwd",
+        str(host / "f"), b"d/f", Path("f"), "", *sizes,
+    ]  # fmt: skip
+    paths += paths  # more than one C call's buffer (1 MiB) of the large files
+    with no_hang():
+        for size in (0, 1, 100, 65536, 65537, 1 << 20, 2 << 20):
+            batch = root.read_heads(paths, size)
+            assert len(batch) == len(paths)
+            for path, got in zip(paths, batch, strict=True):
+                assert _as_outcome(got) == _outcome(root, path, size), (path, size)
+    assert root.read_heads([], 10) == []
+    assert root.read_heads(iter(["f", "d/f"]), 100) == [b"content of f\n", b"content of d/f\n"]
+    with pytest.raises(ValueError, match="negative"):
+        root.read_heads(["f"], -1)
+    with pytest.raises(ValueError, match="null byte"):
+        root.read_heads(["f", "d/\0"], 10)
+
+
 def test_read_and_write_text(open_root: OpenRoot, workspace: Workspace) -> None:
     root = open_root()
     assert root.write_text("t", "h\xe9llo\n", encoding="latin-1") == 6
@@ -505,9 +558,17 @@ def test_bytes_and_non_utf8_names(open_root: OpenRoot, workspace: Workspace) -> 
     assert info.value.filename == b"d/\xfe"
 
 
+def _raise_first(results: list[bytes | OSError]) -> bytes:
+    """The first result of a read_heads: its bytes, or its error raised."""
+    if isinstance(results[0], OSError):
+        raise results[0]
+    return results[0]
+
+
 PATH_OPS: list[tuple[str, Callable[[safefs.Root, Any], object]]] = [
     ("read_bytes", lambda r, p: r.read_bytes(p)),
     ("read_head", lambda r, p: r.read_head(p, 10)),
+    ("read_heads", lambda r, p: _raise_first(r.read_heads([p], 10))),
     ("open", lambda r, p: r.open(p)),
     ("write_bytes", lambda r, p: r.write_bytes(p, b"x")),
     ("stat", lambda r, p: r.stat(p)),
@@ -739,6 +800,7 @@ def test_fifo_is_refused_at_once(open_root: OpenRoot, workspace: Workspace) -> N
         for call in (
             lambda: root.read_bytes("fifo"),
             lambda: root.read_head("fifo", 10),
+            lambda: _raise_first(root.read_heads(["fifo"], 10)),
             lambda: root.open("fifo"),
             lambda: root.read_text("fifo"),
             lambda: root.open("fifo", "rb"),

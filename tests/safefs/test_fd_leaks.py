@@ -137,8 +137,16 @@ def operations(root: safefs.Root) -> tuple[list[Callable[[], Any]], list[Callabl
             except OSError:
                 pass
 
+    def read_heads_of_everything() -> None:
+        # One batch over every kind of path, failing and not, with sizes below and above the
+        # files' (a head cut short leaves its fd to the C code to close).
+        paths = [*BAD_PATHS, "d", "f", "dl", "fl", ".", "fifo", "d/f", "d/sub/g", ""]
+        for size in (0, 3, 1 << 20):
+            assert len(root.read_heads(paths, size)) == len(paths)
+
     must_succeed: list[Callable[[], Any]] = [
         write_and_read,
+        read_heads_of_everything,
         mkdir_rmdir,
         rename_back_and_forth,
         walk_partly,

@@ -120,3 +120,20 @@ def test_another_thread_runs_during_small_reads(tmp_path: Path, backend: safefs.
         seen, calls = overlap(many)
     print(f"[gil] small read_bytes {backend}: the other thread looped {seen} times inside {calls} calls")
     assert seen > 0, "no other thread ran while read_bytes was reading small files"
+
+
+@pytest.mark.parametrize("backend", ["openat2", "walk"])
+def test_another_thread_runs_during_a_batch_of_read_heads(
+    tmp_path: Path, backend: safefs.ResolverName
+) -> None:
+    """One read_heads call lets go of the GIL for a whole batch of small files."""
+    if backend == "openat2" and not _sys.HAVE_NATIVE:
+        pytest.skip("openat2 needs Linux")
+    names = [f"d{i % 10}/f{i}" for i in range(2000)]
+    for name in names:
+        (tmp_path / name).parent.mkdir(exist_ok=True)
+        (tmp_path / name).write_bytes(b"small file\n" * 20)
+    with safefs.Root(tmp_path, resolver=backend) as root:
+        seen, calls = overlap(lambda: root.read_heads(names, 4096))
+    print(f"[gil] read_heads {backend}: the other thread looped {seen} times inside {calls} calls")
+    assert seen > 0, "no other thread ran while read_heads was reading a batch"

@@ -707,6 +707,7 @@ CHECKS: dict[str, Check] = {
     "read_bytes": check_read,
     "read_text": check_read,
     "read_head": check_read,
+    "read_heads": check_read,
     "open": check_read,
     "stat": check_stat,
     "lstat": check_stat,

@@ -224,3 +224,72 @@ def test_the_walk_closes_each_held_fd_once_one_close_range_per_run(tmp_path: Pat
 def kernel_at_least(*version: int) -> bool:
     release = re.match(r"(\d+)\.(\d+)", os.uname().release)
     return release is not None and tuple(map(int, release.groups())) >= version
+
+
+HEADS_CHILD = """
+import os, sys, safefs
+root = safefs.Root(sys.argv[1], resolver=sys.argv[2], symlinks=sys.argv[3])
+rels = sys.argv[4:]
+mark = os.open(os.devnull, os.O_WRONLY | os.O_CLOEXEC)
+def read():
+    return [r.errno if isinstance(r, OSError) else r for r in root.read_heads(rels, 100)]
+first = read()
+os.write(mark, b"{mark}")
+again = read()
+os.write(mark, b"{mark}")
+assert again == first, (first, again)
+print(repr(again))
+"""
+
+
+@pytest.mark.parametrize("resolver", ["openat2", "walk"])
+def test_a_batch_of_read_heads_opens_each_file_by_the_resolver_and_closes_it_once(
+    tmp_path: Path, tree: Path, resolver: str
+) -> None:
+    """One read_heads batch: every open is the resolver's (openat2 only, with its resolve flags;
+    the walk's openat), close-on-exec, and every fd opened is closed exactly once, also for a
+    file longer than the head asked for and for the paths that fail."""
+    if resolver == "openat2" and not _sys.HAVE_NATIVE:
+        pytest.skip("openat2 needs Linux")
+    rels = ["f", "d/g", "link", "missing", "d", "../ws/f", "dir-link", "deep-link", "f"]
+    out = tmp_path / "strace.out"
+    strace = ["strace", "-qq", "-e", f"trace={TRACED}", "-o", str(out)]
+    proc = subprocess.run(
+        [*strace, sys.executable, "-c", HEADS_CHILD.format(mark=MARK), str(tree), resolver, "beneath", *rels],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    if proc.returncode != 0 and "ptrace" in proc.stderr:
+        pytest.skip(f"strace cannot trace here: {proc.stderr.strip()}")
+    assert proc.returncode == 0, proc.stderr
+    calls: list[Call] = []
+    inside = False
+    for line in out.read_text().splitlines():
+        if MARK in line:
+            if inside:
+                break
+            inside = True
+            continue
+        m = LINE.match(line)
+        if inside and m:
+            calls.append((m["name"], m["args"], int(m["ret"]), m["err"]))
+    expected = [b"x" * 100, b"g", b"x" * 100, 2, 21, 18, 21, b"g", b"x" * 100]
+    assert proc.stdout.strip() == repr(expected)
+    opened: list[int] = []
+    closed: list[int] = []
+    for name, args, ret, _err in calls:
+        if name in ("openat", "openat2"):
+            assert name == ("openat2" if resolver == "openat2" else "openat"), calls
+            assert "O_CLOEXEC" in args, args
+            if resolver == "openat2":
+                assert resolve_flags((name, args, ret, _err)) & {"RESOLVE_BENEATH", "RESOLVE_NO_SYMLINKS"}
+            if ret >= 0:
+                opened.append(ret)
+        elif name == "close":
+            closed.append(int(args))
+        elif name == "close_range":
+            low, high = (int(x) for x in args.split(", ")[:2])
+            closed.extend(range(low, high + 1))
+    assert sorted(opened) == sorted(closed), calls
+    assert len([c for c in calls if c[0] == "read"]) >= 5  # the five files read

@@ -8,6 +8,7 @@ import shutil
 import subprocess
 import threading
 import time
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 import pytest
@@ -15,10 +16,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import safefs
+from safefs.workspace import search
 from safefs.workspace.errors import WorkspaceError
 from safefs.workspace.search import (
     BINARY_SNIFF_BYTES,
     BLOCK_BYTES,
+    READ_BATCH,
     compile_search,
     glob,
     grep,
@@ -337,3 +340,81 @@ def test_the_literal_start_of_a_pattern() -> None:
     assert required_literal("a|b") is None and required_literal("^foo") is None
     assert required_literal("foo", ignore_case=True) is None
     assert required_literal("a.b", literal=True) == b"a.b"
+
+
+def _mixed_tree(base: Path) -> None:
+    """More files than one read-ahead batch: matches, binaries, files over a block, links, a
+    FIFO, a hidden directory, in several directories."""
+    for d in range(4):
+        directory = base / f"dir{d}"
+        directory.mkdir()
+        for i in range(READ_BATCH):
+            n = d * READ_BATCH + i
+            body = f"line one\nneedle {n}\nline three\n" if n % 7 == 0 else "nothing here\n" * 3
+            if n % 31 == 0:
+                body = "needle\0binary\n"
+            (directory / f"f{i:03}.txt").write_text(body)
+        (directory / "big.txt").write_bytes(b"filler\n" * (BLOCK_BYTES // 7) + b"needle at the end\n")
+        os.symlink(f"f{0:03}.txt", directory / "link.txt")
+        os.mkfifo(directory / "fifo.txt")
+    (base / "secret").mkdir()
+    for i in range(READ_BATCH + 5):
+        (base / "secret" / f"s{i}.txt").write_text("needle, hidden\n")
+
+
+@pytest.mark.parametrize("mode", ["files_with_matches", "content", "count"])
+def test_reading_ahead_in_batches_changes_nothing_but_the_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mode: str
+) -> None:
+    _mixed_tree(tmp_path)
+    hidden = lambda e: e.real == "secret"  # noqa: E731
+    batches: list[list[str]] = []
+    with safefs.Root(str(tmp_path)) as root:
+        real_read_heads = root.read_heads
+
+        def recording(paths: list[str], size: int) -> list[bytes | OSError]:
+            batches.append(list(paths))
+            assert len(paths) <= READ_BATCH and size == BLOCK_BYTES + 1
+            return real_read_heads(paths, size)
+
+        monkeypatch.setattr(root, "read_heads", recording)
+        batched = grep(
+            root, r"needle \d+|needle at", mode=mode, hide=hidden, after=1 if mode == "content" else 0
+        )
+        monkeypatch.setattr(search, "_read_ahead", _one_file_at_a_time)
+        each = grep(
+            root, r"needle \d+|needle at", mode=mode, hide=hidden, after=1 if mode == "content" else 0
+        )
+    assert len(batches) > 4, "the files were not read in batches"
+    read = [p for batch in batches for p in batch]
+    assert not [p for p in read if p.startswith("secret")], "a hidden file was read"
+    assert len(read) == len(set(read))
+    assert batched == each
+    # Links and the FIFOs are listed by the walk but never read, as before.
+    assert batched.binary_skipped == len(range(0, 4 * READ_BATCH, 31)) and batched.unreadable == 0
+    assert batched.files_searched == 4 * READ_BATCH + 4 - batched.binary_skipped
+    assert batched.files_matched > 4 * READ_BATCH // 7
+
+
+def _one_file_at_a_time(
+    root: safefs.Root, paths: Iterable[str], size: int
+) -> Iterator[tuple[str, bytes | OSError]]:
+    for path in paths:
+        try:
+            yield path, root.read_head(path, size)
+        except OSError as exc:
+            yield path, exc
+
+
+def test_a_search_stopped_while_reading_ahead_leaves_no_thread(tmp_path: Path) -> None:
+    _mixed_tree(tmp_path)
+    before = threading.active_count()
+    with safefs.Root(str(tmp_path)) as root:
+        cancel = threading.Event()
+        cancel.set()
+        assert grep(root, "needle", cancel=cancel).stop == STOP_CANCELLED
+        stopped = grep(root, "needle", seconds=0.0)
+        assert stopped.stop == STOP_TIME
+        full = grep(root, "needle", mode="count", max_results=1000)
+        assert full.stop is None and full.files_matched > 0
+    assert threading.active_count() == before
