@@ -131,8 +131,11 @@ def draw(run: dict[str, Any], directory: str) -> list[str]:
             if seconds
             else "Escapes"
         )
-        ax.tick_params(axis="x", labelrotation=30, labelsize=8)
-        fig.text(0.99, -0.04, stamp, ha="right", va="top", fontsize=7, color="grey")
+        # Names end at their bar, and the stamp goes bottom left, under the short first names:
+        # the long last name would run into it on the right.
+        ax.tick_params(axis="x", labelsize=8)
+        plt.setp(ax.get_xticklabels(), rotation=30, ha="right", rotation_mode="anchor")
+        fig.text(0.01, -0.04, stamp, ha="left", va="top", fontsize=7, color="grey")
         written += _save(plt, fig, directory, "escapes")
     size = _series(run, "size_us")
     if size:
