@@ -67,11 +67,17 @@ def traced_read(
 ) -> tuple[list[Call], str]:
     """The traced system calls of one ``read_bytes(rel)`` (between the marks), and what it
     returned (repr of the bytes, or the errno)."""
-    out = tmp_path / "strace.out"
     code = CHILD.format(mark=MARK, setup=setup, teardown=teardown)
+    return traced(tmp_path, code, str(root), resolver, symlinks, rel)
+
+
+def traced(tmp_path: Path, code: str, *args: str) -> tuple[list[Call], str]:
+    """The traced system calls of ``python -c code args...`` between its two marks, and what it
+    printed."""
+    out = tmp_path / "strace.out"
     strace = ["strace", "-qq", "-e", f"trace={TRACED}", "-o", str(out)]
     proc = subprocess.run(
-        [*strace, sys.executable, "-c", code, str(root), resolver, symlinks, rel],
+        [*strace, sys.executable, "-c", code, *args],
         capture_output=True,
         text=True,
         timeout=120,
@@ -252,30 +258,9 @@ def test_a_batch_of_read_heads_opens_each_file_by_the_resolver_and_closes_it_onc
     if resolver == "openat2" and not _sys.HAVE_NATIVE:
         pytest.skip("openat2 needs Linux")
     rels = ["f", "d/g", "link", "missing", "d", "../ws/f", "dir-link", "deep-link", "f"]
-    out = tmp_path / "strace.out"
-    strace = ["strace", "-qq", "-e", f"trace={TRACED}", "-o", str(out)]
-    proc = subprocess.run(
-        [*strace, sys.executable, "-c", HEADS_CHILD.format(mark=MARK), str(tree), resolver, "beneath", *rels],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    if proc.returncode != 0 and "ptrace" in proc.stderr:
-        pytest.skip(f"strace cannot trace here: {proc.stderr.strip()}")
-    assert proc.returncode == 0, proc.stderr
-    calls: list[Call] = []
-    inside = False
-    for line in out.read_text().splitlines():
-        if MARK in line:
-            if inside:
-                break
-            inside = True
-            continue
-        m = LINE.match(line)
-        if inside and m:
-            calls.append((m["name"], m["args"], int(m["ret"]), m["err"]))
+    calls, printed = traced(tmp_path, HEADS_CHILD.format(mark=MARK), str(tree), resolver, "beneath", *rels)
     expected = [b"x" * 100, b"g", b"x" * 100, 2, 21, 18, 21, b"g", b"x" * 100]
-    assert proc.stdout.strip() == repr(expected)
+    assert printed == repr(expected)
     opened: list[int] = []
     closed: list[int] = []
     for name, args, ret, _err in calls:
