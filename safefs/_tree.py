@@ -138,7 +138,8 @@ def _single_name(name: Any) -> bytes:
     """An entry a caller left in ``dirs``: a single name of that directory, nothing else (no
     ``/``, ``.`` or ``..``), or the walk would list directories it never found."""
     raw = os.fsencode(name) if isinstance(name, str) else name
-    if not isinstance(raw, bytes) or not raw or b"/" in raw or raw in (b".", b"..") or b"\0" in raw:
+    # Byte values, not b"/" and b"\0": those would first raise and clear a TypeError each.
+    if not isinstance(raw, bytes) or not raw or 0x2F in raw or raw in (b".", b"..") or 0 in raw:
         raise ValueError(f"walk: {name!r} in dirs is not a name in that directory")
     return raw
 
