@@ -145,6 +145,8 @@ def conversation_problem(messages: Any) -> str | None:
     pending: list[str] = []
     for index, message in enumerate(messages):
         role = message.get("role")
+        if role == "system" and isinstance(message.get("content"), str):
+            continue  # a system message among the turns (Claude Code 2.1 sends one) takes no turn
         if role != expected_role:
             return f"messages.{index}: roles must alternate, expected {expected_role}"
         content = message.get("content")
