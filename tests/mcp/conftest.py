@@ -47,3 +47,12 @@ def make_arena(base: Path) -> Arena:
 @pytest.fixture
 def arena(tmp_path: Path) -> Iterator[Arena]:
     yield make_arena(tmp_path)
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    """The directory a real client's snippet serves: one file, ``a.txt``, holding ``hello``."""
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "a.txt").write_text("hello\n")
+    return project

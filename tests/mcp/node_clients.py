@@ -4,6 +4,7 @@ is missing or the package does not install or run here."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -27,3 +28,12 @@ def npm_binary(package: str, binary: str, prefix: Path = mcp_client.NODE_PREFIX)
     if installed is None:
         pytest.skip(note)
     return installed
+
+
+def client_env(home: Path, *private: str) -> dict[str, str]:
+    """The environment a client runs with: this one, less the variables whose names start with
+    one of ``private`` (the client's own keys and settings), with ``HOME`` at ``home``, so the
+    client's configuration goes there, not into the user's."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(private)}
+    env["HOME"] = str(home)
+    return env

@@ -28,7 +28,7 @@ from typing import Any
 import pytest
 
 from tests.agent.messages_api_server import LoopbackMessagesAPI, serve, text_reply, tool_reply
-from tests.mcp.node_clients import CLAUDE_CODE, npm_binary
+from tests.mcp.node_clients import CLAUDE_CODE, client_env, npm_binary
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 API_KEY = "sk-ant-loopback-claude-code"
@@ -65,24 +65,14 @@ def readme_words(project: Path) -> list[str]:
     return words
 
 
-def client_env(home: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "CLAUDE"))}
-    env["HOME"] = str(home)  # the client's configuration goes there, not the user's
-    return env
-
-
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    project = tmp_path / "project"
-    project.mkdir()
-    (project / "a.txt").write_text("hello\n")
-    return project
+def claude_env(home: Path) -> dict[str, str]:
+    return client_env(home, "ANTHROPIC_", "CLAUDE")
 
 
 def test_the_readme_line_adds_a_server_claude_code_connects_to(tmp_path: Path, project: Path) -> None:
     claude = npm_binary(*CLAUDE_CODE)
     words = readme_words(project)
-    env = client_env(tmp_path / "home")
+    env = claude_env(tmp_path / "home")
 
     def run(*args: str) -> str:
         done = subprocess.run(
@@ -160,7 +150,7 @@ def test_a_claude_code_session_from_another_folder_reads_through_safefs(
     claude = npm_binary(*CLAUDE_CODE)
     elsewhere = tmp_path / "elsewhere"  # the folder Claude Code works in, the root it sends
     elsewhere.mkdir()
-    env = client_env(tmp_path / "home")
+    env = claude_env(tmp_path / "home")
     # the README's line, run where Claude Code will be started: its default scope is that folder
     done = subprocess.run(
         [str(claude), *readme_words(project)[1:]],

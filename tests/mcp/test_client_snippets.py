@@ -21,8 +21,6 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from safefs.mcp.cli import parser
 from safefs.mcp.tools import tools_for
 from tests.mcp.fake_model import FakeModel, function_call, message
@@ -33,6 +31,7 @@ from tests.mcp.node_clients import (
     INSPECTOR_2,
     NODE_22,
     NODE_22_PREFIX,
+    client_env,
     npm_binary,
 )
 
@@ -95,19 +94,7 @@ def _real(body: str, project: Path) -> str:
 
 
 def _client_env(home: Path) -> dict[str, str]:
-    env = {
-        k: v for k, v in os.environ.items() if not k.startswith(("GEMINI_", "GOOGLE_", "OPENAI_", "CODEX_"))
-    }
-    env["HOME"] = str(home)  # the client's configuration goes there, not the user's
-    return env
-
-
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    project = tmp_path / "project"
-    project.mkdir()
-    (project / "a.txt").write_text("hello\n")
-    return project
+    return client_env(home, "GEMINI_", "GOOGLE_", "OPENAI_", "CODEX_")
 
 
 def test_gemini_cli_connects_with_the_readme_snippet(tmp_path: Path, project: Path) -> None:
