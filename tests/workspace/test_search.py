@@ -199,6 +199,19 @@ def test_other_threads_go_on_while_a_search_runs(tmp_path: Path) -> None:
     assert alive and done == 200
 
 
+def count_listings(root: safefs.Root) -> list[str]:
+    """The directories ``root.scandir`` lists from now on, in a list that grows as it does."""
+    listed: list[str] = []
+    real_scandir = root.scandir
+
+    def counting_scandir(path: str = ".") -> object:
+        listed.append(path)
+        return real_scandir(path)
+
+    root.scandir = counting_scandir  # type: ignore[method-assign, assignment]
+    return listed
+
+
 def test_an_ignored_tree_is_never_entered(tmp_path: Path) -> None:
     for i in range(200):
         (tmp_path / "node_modules" / f"dep{i}" / "lib").mkdir(parents=True)
@@ -207,14 +220,7 @@ def test_an_ignored_tree_is_never_entered(tmp_path: Path) -> None:
     (tmp_path / "src" / "app.py").write_text("")
     (tmp_path / ".gitignore").write_text("node_modules/\n")
     with safefs.Root(str(tmp_path)) as root:
-        listed: list[str] = []
-        real_scandir = root.scandir
-
-        def counting_scandir(path: str = ".") -> object:
-            listed.append(path)
-            return real_scandir(path)
-
-        root.scandir = counting_scandir  # type: ignore[method-assign, assignment]
+        listed = count_listings(root)
         assert [m.rel for m in glob(root, "**/*.py").matches] == ["src/app.py"]
         assert sorted(listed) == [".", "src"]  # the 400 directories below node_modules: none
         listed.clear()
@@ -236,14 +242,7 @@ def test_glob_beside_an_ignored_node_modules_of_100k_files(tmp_path: Path) -> No
 
     def listings() -> tuple[list[str], list[str]]:
         with safefs.Root(str(repo)) as root:
-            listed: list[str] = []
-            real_scandir = root.scandir
-
-            def counting_scandir(path: str = ".") -> object:
-                listed.append(path)
-                return real_scandir(path)
-
-            root.scandir = counting_scandir  # type: ignore[method-assign, assignment]
+            listed = count_listings(root)
             return [m.rel for m in glob(root, "**/*.py").matches], sorted(listed)
 
     without, listed_without = listings()
