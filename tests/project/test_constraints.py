@@ -18,7 +18,7 @@ from packaging.utils import canonicalize_name
 
 PROJECT = Path(__file__).resolve().parents[2]
 CONSTRAINTS = PROJECT / "constraints.txt"
-OURS = {"safefs", "safefs-agent"}
+OURS = {"safefs", "safefs-agent", "safefs-bench"}
 
 
 def makefile_variable(name: str) -> str:
@@ -65,7 +65,7 @@ def dependency_tree(roots: dict[str, set[str]]) -> set[str]:
 def installed_tree() -> set[str]:
     extras = set(makefile_variable("EXTRAS").split(","))
     try:
-        return dependency_tree({"safefs": extras, "safefs-agent": set()})
+        return dependency_tree({"safefs": extras, "safefs-agent": set(), "safefs-bench": {"plot"}})
     except md.PackageNotFoundError as exc:
         pytest.skip(f"not the development environment: {exc} is not installed")
 
