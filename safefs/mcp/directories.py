@@ -28,7 +28,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import safefs
-from safefs.workspace.errors import WorkspaceError, os_failure, require_path
+from safefs.workspace.errors import PATH, WorkspaceError, os_failure, require_path
 from safefs.workspace.names import from_shown
 
 NO_DIRECTORIES = "no allowed directories"
@@ -47,7 +47,7 @@ class Directory:
 
 
 def escape(path: str) -> WorkspaceError:
-    return WorkspaceError(f"{safefs.ESCAPE_MESSAGE}: {path!r}")
+    return WorkspaceError.naming(f"{safefs.ESCAPE_MESSAGE}: {PATH}", path)
 
 
 class Directories:
@@ -96,6 +96,22 @@ class Directories:
         if best is None:
             raise escape(path)
         return best[0], unicode_equivalent(best[0].root, best[1])
+
+    def spellings(self, paths: Iterable[str]) -> dict[str, str]:
+        """For each client path that names something under a directory, its path relative to
+        that directory (what the workspace operations are given, and name in their errors)
+        mapped back to the client's spelling. A relative path that is also one of ``paths`` is
+        left out: it already is a spelling the client sent."""
+        given = list(paths)
+        out: dict[str, str] = {}
+        for path in given:
+            try:
+                rel = self.locate(path)[1]
+            except WorkspaceError:
+                continue
+            if rel not in given:
+                out.setdefault(rel, path)
+        return out
 
     def displays(self) -> list[str]:
         return [d.display for d in self.directories]

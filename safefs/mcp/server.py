@@ -29,7 +29,7 @@ import safefs
 from safefs.mcp.calls import error_result, run_guarded, tool_definition
 from safefs.mcp.directories import Directories
 from safefs.mcp.roots import RootsPolicy
-from safefs.mcp.tools import McpTool
+from safefs.mcp.tool import McpTool
 
 SERVER_NAME = "safefs-mcp"
 ROOTS_TIMEOUT = 10.0  # seconds a client gets to answer roots/list; then its roots are not used
