@@ -31,6 +31,7 @@ import os
 import sys
 import threading
 import time
+import traceback
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -251,7 +252,11 @@ class Session:
                     self.workers -= 1
                     return
                 call = self.waiting.popleft()
-            answer = None if call.cancel.is_set() else self._run(call)
+            try:
+                answer = None if call.cancel.is_set() else self._run(call)
+            except Exception as exc:  # a bug, or no fd left to import a module: the call still ends
+                traceback.print_exc(file=sys.stderr)
+                answer = error_result(f"internal error in {call.tool.name}: {type(exc).__name__}")
             if answer is None:
                 call.finished()
             else:
