@@ -11,7 +11,7 @@ from typing import Any
 from safefs.mcp.birth_time import birth_time
 from safefs.mcp.cancelling import cancel_event
 from safefs.mcp.directories import Directories, Directory
-from safefs.mcp.node_format import edit_diff, format_size, js_date, locale_order
+from safefs.mcp.node_format import edit_diff, format_size, js_date, listing_tag, locale_order
 from safefs.mcp.tool import Media, Reply
 from safefs.workspace import edits, files, listing, search, text
 from safefs.workspace.errors import WorkspaceError
@@ -185,52 +185,53 @@ def delete_file(dirs: Directories, args: dict[str, Any]) -> Reply:
 # -- listing and searching -------------------------------------------------------------------
 
 
-def _tag(item: listing.Listed) -> str:
-    entry = item.entry
-    if entry.kind == "dir":
-        return f"[DIR] {entry.name}"
-    if entry.kind == "link":
-        return f"[LINK] {entry.name} -> {item.link}"
-    return f"[FILE] {entry.name}"
+# A listing keeps no more entries than a result could show (a line is at least 8 characters);
+# the rest are counted, and a sorted listing sorts all of them first.
+LISTED = MAX_RESULT_CHARS // 8
 
 
 def list_directory(dirs: Directories, args: dict[str, Any]) -> Reply:
     d, rel = dirs.locate(args["path"])
-    items = listing.list_directory(d.root, rel).items
-    return join_capped(
-        (_tag(i) for i in items),
+    listed = listing.list_directory(d.root, rel, max_entries=LISTED)
+    shown = join_capped(
+        (listing_tag(i) for i in listed.items),
+        limit=MAX_RESULT_CHARS - (NOTE_CHARS if listed.stopped_early else 0),
+        more=listed.more,
         what="entries",
         how_to_continue="use search_files with a pattern to narrow the listing",
     )
+    return f"{shown}\n{listed.note}" if listed.stopped_early else shown
+
+
+def _by_size(item: listing.Listed) -> int:
+    return -(item.size or 0)  # largest first; directories (no size) after the files, by name
+
+
+def _by_name(item: listing.Listed) -> tuple[str, str, str]:
+    return locale_order(item.entry.name)
 
 
 def list_directory_with_sizes(dirs: Directories, args: dict[str, Any]) -> Reply:
     d, rel = dirs.locate(args["path"])
-    listed = listing.list_directory(d.root, rel)
-    items = listed.items
-    if args.get("sortBy", "name") == "size":
-        items.sort(key=lambda i: -(i.size or 0))
-    else:
-        items.sort(key=lambda i: locale_order(i.entry.name))
+    order = _by_size if args.get("sortBy", "name") == "size" else _by_name
+    listed = listing.list_directory(d.root, rel, order=order, max_entries=LISTED)
     lines = []
-    for i in items:
+    for i in listed.items:
         is_dir = i.entry.kind == "dir"
         size = "" if is_dir else format_size(i.size or 0).rjust(10)
         lines.append(f"{'[DIR]' if is_dir else '[FILE]'} {i.entry.name.ljust(30)} {size}")
-    files_ = [i for i in items if i.entry.kind != "dir"]
-    # The totals count every entry the listing saw, also those past its cap; the size only
-    # those listed, and it says so when some were not.
-    combined = format_size(sum(i.size or 0 for i in files_))
+    # The order, the totals and the size cover every entry the listing saw, also those not
+    # shown; a walk that stopped says so.
     summary = (
         f"\nTotal: {listed.files_seen} files, {listed.dirs_seen} directories\n"
-        f"Combined size: {combined}"
-        + (f" (of the {len(items)} entries listed; {listed.more} more not listed)" if listed.more else "")
+        f"Combined size: {format_size(listed.file_bytes or 0)}"
         + (f"\n{listed.note}" if listed.stopped_early else "")
     )
     return (
         join_capped(
             lines,
             limit=MAX_RESULT_CHARS - len(summary),
+            more=listed.more,
             what="entries",
             how_to_continue="use search_files to narrow the listing",
         )

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 
 from safefs.workspace.edits import Hunk
 from safefs.workspace.limits import MAX_RESULT_CHARS, cut_text
+from safefs.workspace.listing import Listed
 
 
 def format_size(size: int) -> str:
@@ -20,6 +21,17 @@ def format_size(size: int) -> str:
     while i + 1 < len(units) and size >= 1024 ** (i + 1):
         i += 1
     return f"{size} B" if i == 0 else f"{size / 1024**i:.2f} {units[i]}"
+
+
+def listing_tag(item: Listed) -> str:
+    """One line of ``list_directory``: ``[DIR] name``, ``[FILE] name``, and, where the official
+    server shows a link as what it leads to, ``[LINK] name -> target``."""
+    entry = item.entry
+    if entry.kind == "dir":
+        return f"[DIR] {entry.name}"
+    if entry.kind == "link":
+        return f"[LINK] {entry.name} -> {item.link}"
+    return f"[FILE] {entry.name}"
 
 
 def locale_order(name: str) -> tuple[str, str, str]:

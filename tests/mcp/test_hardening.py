@@ -42,7 +42,7 @@ def test_undecodable_names_in_every_listing_and_search_tool(undecodable: Path) -
         calls: list[tuple[str, dict[str, Any], list[str]]] = [
             ("list_directory", {"path": "."}, [f"[FILE] {SHOWN}", f"[DIR] {DIR_SHOWN}"]),
             ("list_directory_with_sizes", {"path": "."}, [SHOWN, DIR_SHOWN]),
-            ("directory_tree", {"path": "."}, [f'"name": "{SHOWN}"', f'"name": "{DIR_SHOWN}"']),
+            ("directory_tree", {"path": "."}, [json.dumps(SHOWN), json.dumps(DIR_SHOWN)]),  # JSON
             (
                 "search_files",
                 {"path": ".", "pattern": "**/*"},
