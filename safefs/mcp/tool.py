@@ -5,7 +5,7 @@ function that runs it, and the kinds of reply it gives. The table of tools is
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from safefs.mcp.directories import Directories
@@ -34,6 +34,14 @@ Reply = str | Media
 Handler = Callable[[Directories, dict[str, Any]], Reply]
 
 
+TEXT_OUTPUT = {
+    "type": "object",
+    "properties": {"content": {"type": "string"}},
+    "required": ["content"],
+    "additionalProperties": False,
+}
+
+
 @dataclass(frozen=True, eq=False, kw_only=True)  # compared and hashed by identity: one object per tool
 class McpTool:
     name: str
@@ -44,7 +52,7 @@ class McpTool:
     annotations: Mapping[str, bool]
     run: Handler
     path_args: tuple[str, ...] = ()  # argument names holding one path, or a list of paths
-    output_schema: Mapping[str, Any] | None = None
+    output_schema: Mapping[str, Any] | None = field(default_factory=lambda: TEXT_OUTPUT)  # most give text
 
     @property
     def read_only(self) -> bool:
@@ -52,6 +60,11 @@ class McpTool:
 
     def input_schema(self) -> dict[str, Any]:
         return {"type": "object", "properties": dict(self.properties), "required": list(self.required)}
+
+    @classmethod
+    def on_path(cls, **fields: Any) -> McpTool:
+        """A tool whose one argument is ``path``."""
+        return cls(properties={"path": {"type": "string"}}, required=("path",), path_args=("path",), **fields)
 
     def target_paths(self, args: Mapping[str, Any]) -> list[str]:
         """The paths (as the client gave them) that a call with ``args`` touches."""
@@ -65,12 +78,6 @@ class McpTool:
         return out
 
 
-TEXT_OUTPUT = {
-    "type": "object",
-    "properties": {"content": {"type": "string"}},
-    "required": ["content"],
-    "additionalProperties": False,
-}
 _MEDIA_BLOCK = {
     "anyOf": [
         {

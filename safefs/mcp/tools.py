@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from safefs.mcp import handlers
-from safefs.mcp.tool import MEDIA_OUTPUT, READ_ONLY, TEXT_OUTPUT, McpTool, writes
+from safefs.mcp.tool import MEDIA_OUTPUT, READ_ONLY, McpTool, writes
 from safefs.workspace import files, search
 from safefs.workspace.limits import MAX_ENTRIES, MAX_RESULT_CHARS
 
@@ -71,7 +71,6 @@ def all_tools() -> list[McpTool]:
             annotations=READ_ONLY,
             run=handlers.read_text_file,
             path_args=("path",),
-            output_schema=TEXT_OUTPUT,
         ),
         McpTool(
             name="read_text_file",
@@ -82,18 +81,14 @@ def all_tools() -> list[McpTool]:
             annotations=READ_ONLY,
             run=handlers.read_text_file,
             path_args=("path",),
-            output_schema=TEXT_OUTPUT,
         ),
-        McpTool(
+        McpTool.on_path(
             name="read_media_file",
             title="Read Media File",
             description="Read an image or audio file (or any file, as an embedded resource) as base64 "
             f"with its MIME type; files over {files.MAX_MEDIA_BYTES} bytes are refused." + _WITHIN,
-            properties={"path": PATH},
-            required=("path",),
             annotations=READ_ONLY,
             run=handlers.read_media_file,
-            path_args=("path",),
             output_schema=MEDIA_OUTPUT,
         ),
         McpTool(
@@ -106,7 +101,6 @@ def all_tools() -> list[McpTool]:
             annotations=READ_ONLY,
             run=handlers.read_multiple_files,
             path_args=("paths",),
-            output_schema=TEXT_OUTPUT,
         ),
         McpTool(
             name="write_file",
@@ -118,7 +112,6 @@ def all_tools() -> list[McpTool]:
             annotations=writes(destructive=True, idempotent=True),
             run=handlers.write_file,
             path_args=("path",),
-            output_schema=TEXT_OUTPUT,
         ),
         McpTool(
             name="edit_file",
@@ -149,30 +142,21 @@ def all_tools() -> list[McpTool]:
             annotations=writes(destructive=True, idempotent=False),
             run=handlers.edit_file,
             path_args=("path",),
-            output_schema=TEXT_OUTPUT,
         ),
-        McpTool(
+        McpTool.on_path(
             name="create_directory",
             title="Create Directory",
             description="Create a directory and any missing parents; an existing one is fine." + _WITHIN,
-            properties={"path": PATH},
-            required=("path",),
             annotations=writes(destructive=False, idempotent=True),
             run=handlers.create_directory,
-            path_args=("path",),
-            output_schema=TEXT_OUTPUT,
         ),
-        McpTool(
+        McpTool.on_path(
             name="list_directory",
             title="List Directory",
             description="List a directory: [DIR], [FILE] or [LINK] and the name, one per line; a symlink "
             f"shows where it leads and is never followed out. At most {MAX_ENTRIES} entries." + _WITHIN,
-            properties={"path": PATH},
-            required=("path",),
             annotations=READ_ONLY,
             run=handlers.list_directory,
-            path_args=("path",),
-            output_schema=TEXT_OUTPUT,
         ),
         McpTool(
             name="list_directory_with_sizes",
@@ -191,7 +175,6 @@ def all_tools() -> list[McpTool]:
             annotations=READ_ONLY,
             run=handlers.list_directory_with_sizes,
             path_args=("path",),
-            output_schema=TEXT_OUTPUT,
         ),
         McpTool(
             name="directory_tree",
@@ -210,7 +193,6 @@ def all_tools() -> list[McpTool]:
             annotations=READ_ONLY,
             run=handlers.directory_tree,
             path_args=("path",),
-            output_schema=TEXT_OUTPUT,
         ),
         McpTool(
             name="move_file",
@@ -222,7 +204,6 @@ def all_tools() -> list[McpTool]:
             annotations=writes(destructive=True, idempotent=False),
             run=handlers.move_file,
             path_args=("source", "destination"),
-            output_schema=TEXT_OUTPUT,
         ),
         McpTool(
             name="search_files",
@@ -240,7 +221,6 @@ def all_tools() -> list[McpTool]:
             annotations=READ_ONLY,
             run=handlers.search_files,
             path_args=("path",),
-            output_schema=TEXT_OUTPUT,
         ),
         McpTool(
             name="search_file_contents",
@@ -276,18 +256,13 @@ def all_tools() -> list[McpTool]:
             annotations=READ_ONLY,
             run=handlers.search_file_contents,
             path_args=("path",),
-            output_schema=TEXT_OUTPUT,
         ),
-        McpTool(
+        McpTool.on_path(
             name="get_file_info",
             title="Get File Info",
             description="Metadata of a file or directory: size, times, type and permissions." + _WITHIN,
-            properties={"path": PATH},
-            required=("path",),
             annotations=READ_ONLY,
             run=handlers.get_file_info,
-            path_args=("path",),
-            output_schema=TEXT_OUTPUT,
         ),
         McpTool(
             name="list_allowed_directories",
@@ -298,21 +273,16 @@ def all_tools() -> list[McpTool]:
             annotations=READ_ONLY,
             run=handlers.list_allowed_directories,
             path_args=(),
-            output_schema=TEXT_OUTPUT,
         ),
     ]
 
 
-DELETE_TOOL = McpTool(
+DELETE_TOOL = McpTool.on_path(
     name="delete_file",
     title="Delete File",
     description="Delete a file, a symlink (never its target) or an empty directory." + _WITHIN,
-    properties={"path": PATH},
-    required=("path",),
     annotations=writes(destructive=True, idempotent=False),
     run=handlers.delete_file,
-    path_args=("path",),
-    output_schema=TEXT_OUTPUT,
 )
 
 
