@@ -77,28 +77,18 @@ class SafefsServer:
         tool = self.tools.get(params.name)
         if tool is None:
             return types.CallToolResult.model_validate(error_result(f"Unknown tool: {params.name}"))
-        directories = await self._directories_for(ctx)  # leased: released by the call's thread
-        cancel = threading.Event()
+        directories = await self._directories_for(ctx)  # leased: released by whoever ends the call
+        call = _LeasedCall(self._in_use, directories)
         try:
             result = await anyio.to_thread.run_sync(
-                self._run_leased, tool, directories, params.arguments or {}, cancel, abandon_on_cancel=True
+                call.run, tool, params.arguments or {}, abandon_on_cancel=True
             )
         except anyio.get_cancelled_exc_class():
-            cancel.set()  # the client cancelled: the operation stops at its next check
+            call.abandon()  # the client cancelled: the operation stops at its next check
             raise
         if result is None:  # cancelled between the thread's end and here: nobody waits for it
             return types.CallToolResult.model_validate(error_result("cancelled"))
         return types.CallToolResult.model_validate(result)
-
-    def _run_leased(
-        self, tool: McpTool, directories: Directories, args: dict[str, Any], cancel: threading.Event
-    ) -> dict[str, Any] | None:
-        """Run in the call's thread, which may outlive a cancelled request: the lease ends when
-        the operation does, not when the client stops waiting."""
-        try:
-            return run_guarded(tool, directories, args, cancel)
-        finally:
-            self._in_use.release(directories)
 
     async def _directories_for(self, ctx: Any) -> Directories:
         """The session's directories, from its client's roots the first time it calls, leased to
@@ -146,3 +136,35 @@ class SafefsServer:
             self._in_use.retire(d)
         self._per_session.clear()
         self._in_use.close_all()
+
+
+class _LeasedCall:
+    """One HTTP call's run and its lease on the directories. The thread may outlive a cancelled
+    request, so the lease ends when the operation does, not when the client stops waiting; and
+    a call cancelled before its thread started (waiting for a thread) never runs, so the
+    canceller ends the lease. Exactly one of the two ends it."""
+
+    def __init__(self, in_use: DirectoriesInUse, directories: Directories) -> None:
+        self.in_use = in_use
+        self.directories = directories
+        self.cancel = threading.Event()
+        self.lock = threading.Lock()
+        self.state = "waiting"  # then "running" or "abandoned"
+
+    def run(self, tool: McpTool, args: dict[str, Any]) -> dict[str, Any] | None:
+        with self.lock:
+            if self.state == "abandoned":
+                return None
+            self.state = "running"
+        try:
+            return run_guarded(tool, self.directories, args, self.cancel)
+        finally:
+            self.in_use.release(self.directories)
+
+    def abandon(self) -> None:
+        self.cancel.set()
+        with self.lock:
+            never_ran = self.state == "waiting"
+            self.state = "abandoned" if never_ran else self.state
+        if never_ran:
+            self.in_use.release(self.directories)
