@@ -78,7 +78,7 @@ class SafefsServer:
         if tool is None:
             return types.CallToolResult.model_validate(error_result(f"Unknown tool: {params.name}"))
         directories = await self._directories_for(ctx)  # leased: released by whoever ends the call
-        call = _LeasedCall(self._in_use, directories)
+        call = LeasedCall(self._in_use, directories)
         try:
             result = await anyio.to_thread.run_sync(
                 call.run, tool, params.arguments or {}, abandon_on_cancel=True
@@ -138,7 +138,7 @@ class SafefsServer:
         self._in_use.close_all()
 
 
-class _LeasedCall:
+class LeasedCall:
     """One HTTP call's run and its lease on the directories. The thread may outlive a cancelled
     request, so the lease ends when the operation does, not when the client stops waiting; and
     a call cancelled before its thread started (waiting for a thread) never runs, so the

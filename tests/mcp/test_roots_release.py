@@ -126,3 +126,25 @@ class LeaseMachine(RuleBasedStateMachine):
 
 TestLeases = LeaseMachine.TestCase
 TestLeases.settings = settings(max_examples=200, stateful_step_count=30, deadline=None)
+
+
+def test_an_http_call_ends_its_lease_once_whether_it_ran_or_was_abandoned_first(tmp_path: Path) -> None:
+    from safefs.mcp.server import LeasedCall
+    from safefs.mcp.tools import all_tools
+
+    tool = next(t for t in all_tools() if t.name == "list_allowed_directories")
+    for abandon_first in (True, False):
+        keep = Directories([])
+        replaced = Directories.open([str(tmp_path)])
+        in_use = DirectoriesInUse(keep)
+        in_use.acquire(replaced)
+        in_use.retire(replaced)  # replaced while the call waits: closed when its lease ends
+        call = LeasedCall(in_use, replaced)
+        if abandon_first:
+            call.abandon()  # cancelled before a thread took it: it never runs
+            assert call.run(tool, {}) is None
+        else:
+            assert call.run(tool, {}) is not None
+            call.abandon()  # cancelled after it ran: the lease is already over
+        assert in_use.in_use() == 0
+        assert replaced.directories[0].root.closed
