@@ -33,8 +33,8 @@ import threading
 import time
 import traceback
 from collections import deque
-from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import IO, Any
 
 from safefs.mcp import jsonrpc
@@ -73,7 +73,6 @@ class Call:
     tool: McpTool
     args: dict[str, Any]
     cancel: threading.Event = field(default_factory=threading.Event)
-    finished: Callable[[], None] = lambda: None  # once its answer is written, or it ends without one
 
 
 class Session:
@@ -223,25 +222,25 @@ class Session:
             self.write(result(request_id, error_result(f"Unknown tool: {name}")))
             return
         call = Call(request_id, tool, args)
-        call.finished = lambda: self._finished(call)
+        refusal: dict[str, Any] | None = None
+        start_worker = False
         with self.lock:
-            refusal = (
-                f"Invalid Request: id {request_id!r} is already used by a call in progress"
-                if request_id in self.in_progress
-                else f"{MAX_PENDING} calls are in progress; try again"
-                if len(self.in_progress) >= MAX_PENDING
-                else None
-            )
-            if refusal is None:
+            if request_id in self.in_progress:
+                refusal = error(
+                    request_id,
+                    INVALID_REQUEST,
+                    f"Invalid Request: id {request_id!r} is already used by a call in progress",
+                )
+            elif len(self.in_progress) >= MAX_PENDING:
+                refusal = error(request_id, SERVER_BUSY, f"{MAX_PENDING} calls are in progress; try again")
+            else:
                 self.in_progress[request_id] = call
                 self.waiting.append(call)
                 start_worker = self.workers < MAX_RUNNING
                 self.workers += start_worker
         if refusal is not None:
-            code = INVALID_REQUEST if refusal.startswith("Invalid") else SERVER_BUSY
-            self.write(error(request_id, code, refusal))
-            return
-        if start_worker:
+            self.write(refusal)
+        elif start_worker:
             threading.Thread(target=self._work, name="mcp-call", daemon=True).start()
 
     def _work(self) -> None:
@@ -258,9 +257,11 @@ class Session:
                 traceback.print_exc(file=sys.stderr)
                 answer = error_result(f"internal error in {call.tool.name}: {type(exc).__name__}")
             if answer is None:
-                call.finished()
-            else:
-                self.outbox.answer(result(call.id, answer), done=call.finished, cancel=call.cancel)
+                self._finished(call)
+            else:  # still in progress until the answer is written
+                self.outbox.answer(
+                    result(call.id, answer), done=partial(self._finished, call), cancel=call.cancel
+                )
 
     def _run(self, call: Call) -> dict[str, Any] | None:
         directories = self._leased_directories()
@@ -274,10 +275,6 @@ class Session:
             if self.in_progress.get(call.id) is call:
                 del self.in_progress[call.id]
             self.idle.notify_all()
-
-    def calls_in_progress(self) -> int:
-        with self.lock:
-            return len(self.in_progress)
 
     def drain(self) -> None:
         """At end of input: let the calls in progress answer (a client may close its end of the
