@@ -52,9 +52,7 @@ def test_the_mcp_diff_writes_every_count_and_names_the_path(old: str, new: str) 
     assert headers == [f"@@ -{h.old_start},{h.old_count} +{h.new_start},{h.new_count} @@" for h in hunks]
 
 
-paths = st.text(
-    st.characters(codec="utf-8", exclude_characters="\0"), min_size=1, max_size=8
-)
+paths = st.text(st.characters(codec="utf-8", exclude_characters="\0"), min_size=1, max_size=8)
 
 
 @given(before=st.text(max_size=10).filter(lambda t: PATH not in t), path=paths, other=paths)
