@@ -16,7 +16,7 @@ from typing import Any
 
 from safefs.mcp.cancelling import cancellable
 from safefs.mcp.directories import Directories
-from safefs.mcp.tools import McpTool, Media, Reply, as_given, target_paths
+from safefs.mcp.tool import McpTool, Media, Reply
 from safefs.workspace.arguments import argument_problem
 from safefs.workspace.errors import WorkspaceError
 from safefs.workspace.names import shown
@@ -31,7 +31,7 @@ def tool_definition(tool: McpTool) -> dict[str, Any]:
         "annotations": dict(tool.annotations),
     }
     if tool.output_schema is not None:
-        definition["outputSchema"] = tool.output_schema
+        definition["outputSchema"] = dict(tool.output_schema)
     return definition
 
 
@@ -73,7 +73,9 @@ def run_validated(
         with cancellable(cancel):
             return reply_result(tool.run(directories, args))
     except WorkspaceError as exc:
-        return error_result(as_given(str(exc), directories, target_paths(tool, args)))
+        # The message names each path in the spelling the client sent, not the directory-relative
+        # one the workspace operation was given.
+        return error_result(exc.spelled(directories.spellings(tool.target_paths(args)).get))
     except Exception as exc:  # a bug: report the kind, keep the traceback for the operator
         traceback.print_exc(file=sys.stderr)
         return error_result(f"internal error in {tool.name}: {type(exc).__name__}")

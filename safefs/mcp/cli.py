@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from safefs.mcp.roots import RootsPolicy
-    from safefs.mcp.tools import McpTool
+    from safefs.mcp.tool import McpTool
 
 PROG = "safefs-mcp"
 EXTRA_MODULES = {"mcp", "mcp_types", "re2", "anyio", "jsonschema", "uvicorn", "starlette"}

@@ -20,6 +20,7 @@ sub-root opened through safefs, a root outside every DIR is ignored) and
 
 from __future__ import annotations
 
+import errno
 import re
 import sys
 import unicodedata
@@ -28,10 +29,31 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import safefs
-from safefs.workspace.errors import WorkspaceError, os_failure, require_path
+from safefs.workspace.errors import PATH, WorkspaceError, os_failure, require_path
 from safefs.workspace.names import from_shown
 
 NO_DIRECTORIES = "no allowed directories"
+# What a client root that names no usable directory fails with: it is then ignored. Any other
+# failure (EMFILE at the fd limit, ENOMEM, EIO) says nothing about the root, and narrowing fails
+# as a whole (:class:`RootsUnopenable`) rather than quietly leaving the root out.
+NOT_A_DIRECTORY = frozenset(
+    {errno.ENOENT, errno.ENOTDIR, errno.EACCES, errno.EPERM, errno.ELOOP, errno.ENAMETOOLONG, errno.EXDEV}
+)
+
+
+class RootsUnopenable(OSError):
+    """A client root could not be opened for a reason that is not about the root itself."""
+
+
+def _ignorable(exc: OSError) -> bool:
+    """Whether ``exc`` says the root names no usable directory (so it may be ignored)."""
+    return isinstance(exc, safefs.PathEscapeError) or exc.errno in NOT_A_DIRECTORY
+
+
+def _unopenable(exc: OSError) -> RootsUnopenable:
+    return RootsUnopenable(exc.errno, exc.strerror or type(exc).__name__)
+
+
 WINDOWS_PATH = re.compile(r"^(?:[A-Za-z]:[\\/]|\\\\)")  # C:\x, C:/x, \\server\share
 
 
@@ -47,7 +69,7 @@ class Directory:
 
 
 def escape(path: str) -> WorkspaceError:
-    return WorkspaceError(f"{safefs.ESCAPE_MESSAGE}: {path!r}")
+    return WorkspaceError.naming(f"{safefs.ESCAPE_MESSAGE}: {PATH}", path)
 
 
 class Directories:
@@ -97,6 +119,22 @@ class Directories:
             raise escape(path)
         return best[0], unicode_equivalent(best[0].root, best[1])
 
+    def spellings(self, paths: Iterable[str]) -> dict[str, str]:
+        """For each client path that names something under a directory, its path relative to
+        that directory (what the workspace operations are given, and name in their errors)
+        mapped back to the client's spelling. A relative path that is also one of ``paths`` is
+        left out: it already is a spelling the client sent."""
+        given = list(paths)
+        out: dict[str, str] = {}
+        for path in given:
+            try:
+                rel = self.locate(path)[1]
+            except WorkspaceError:
+                continue
+            if rel not in given:
+                out.setdefault(rel, path)
+        return out
+
     def displays(self) -> list[str]:
         return [d.display for d in self.directories]
 
@@ -104,24 +142,29 @@ class Directories:
         """The part of these directories that lies inside the client's roots (file URIs or
         absolute paths). A root that holds a whole DIR keeps the DIR; a root inside a DIR is
         opened beneath it through safefs, so a root that names a symlink out of a DIR is
-        refused, not followed."""
+        refused, not followed. :class:`RootsUnopenable` when a root could not be opened for a
+        reason other than naming no usable directory (nothing opened here is left open)."""
         out: list[Directory] = []
-        for uri in uris:
-            path = root_path(uri)
-            if path is None:
-                continue
-            held = _open_outer(path)
-            try:
-                for d in self.directories:
-                    if held is not None and _holds(held, d.root):
-                        out.append(Directory(d.root, owned=False))
-                        continue
-                    sub = _inside(d.root, path)
-                    if sub is not None:
-                        out.append(Directory(sub))
-            finally:
-                if held is not None:
-                    held.close()
+        try:
+            for uri in uris:
+                path = root_path(uri)
+                if path is None:
+                    continue
+                held = _open_outer(path)
+                try:
+                    for d in self.directories:
+                        if held is not None and _holds(held, d.root):
+                            out.append(Directory(d.root, owned=False))
+                            continue
+                        sub = _inside(d.root, path)
+                        if sub is not None:
+                            out.append(Directory(sub))
+                finally:
+                    if held is not None:
+                        held.close()
+        except RootsUnopenable:
+            Directories(out).close()
+            raise
         kept: dict[str, Directory] = {}
         for d in out:
             if d.display in kept and d.owned:
@@ -142,6 +185,9 @@ class Directories:
             try:
                 d = Directory(safefs.Root(path))
             except OSError as exc:
+                if not _ignorable(exc):
+                    Directories(list(opened.values())).close()
+                    raise _unopenable(exc) from None
                 print(f"safefs-mcp: client root ignored ({exc.strerror}): {path}", file=sys.stderr)
                 continue
             if d.display in opened:
@@ -194,7 +240,9 @@ def _open_outer(path: str) -> safefs.Root | None:
     through it. None when there is no directory there: it then holds no DIR."""
     try:
         return safefs.Root(path)
-    except OSError:
+    except OSError as exc:
+        if not _ignorable(exc):
+            raise _unopenable(exc) from None
         return None
 
 
@@ -220,6 +268,8 @@ def _inside(root: safefs.Root, path: str) -> safefs.Root | None:
     try:
         sub: safefs.Root = root.opendir(rel)
     except OSError as exc:
+        if not _ignorable(exc):
+            raise _unopenable(exc) from None
         print(f"safefs-mcp: client root ignored ({exc.strerror}): {path}", file=sys.stderr)
         return None
     return sub

@@ -6,14 +6,19 @@ outside, no answer, an answer that is not a roots list) the DIRs stay, and
 ``list_allowed_directories`` says why. ``--roots replace``: the roots replace the DIRs, as the
 official server does, so a client can widen what is served. No DIR at all: the client's roots
 are served (the official server's roots-only mode).
+
+A root that could not be opened for a reason that is not about the root (the process is at its
+fd limit) fails closed: nothing is served until the roots change, and the reason is given on
+stderr and by every call, never the wider DIRs in the narrower roots' place.
 """
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from safefs.mcp.directories import Directories, Directory
+from safefs.mcp.directories import Directories, Directory, RootsUnopenable
 
 NARROW = "narrow"
 REPLACE = "replace"
@@ -48,6 +53,17 @@ class RootsPolicy:
         it is not :attr:`given` (closing leaves the DIRs it shares open)."""
         if not uris:
             return self.unavailable("the client's roots list is empty")
+        try:
+            return self._for_roots(uris)
+        except RootsUnopenable as exc:
+            why = (
+                f"the client's roots could not be opened ({exc.strerror}); "
+                "nothing is served until they change"
+            )
+            print(f"safefs-mcp: {why}", file=sys.stderr)
+            return Directories([], why)
+
+    def _for_roots(self, uris: Sequence[str]) -> Directories:
         if self.roots_only or self.mode == REPLACE:
             opened = Directories.open_roots(uris)
             if opened.directories:

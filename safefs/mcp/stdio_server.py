@@ -6,129 +6,150 @@ as soon as Python has started. What the protocol needs from a filesystem server 
 ``initialize``, ``ping``, ``tools/list``, ``tools/call``, the client's roots (``roots/list``
 and ``notifications/roots/list_changed``) and ``notifications/cancelled``.
 
-- Every tool call runs in a thread of its own, so a slow call never delays the next message,
-  another call, or a cancel; every pattern is matched in linear time, in short steps, so no
-  call holds the interpreter lock for long. Cancelling sets the call's event (the workspace
-  operations stop at their next check) and no answer is sent for it, as the protocol asks.
+- Tool calls run in up to :data:`MAX_RUNNING` worker threads, so a slow call never delays the
+  next message, another call, or a cancel; every pattern is matched in linear time, in short
+  steps, so no call holds the interpreter lock for long. Cancelling sets the call's event (the
+  workspace operations stop at their next check) and no answer is sent for it, as the protocol
+  asks.
+- A call is in progress from the moment it is read until its answer is written
+  (:mod:`safefs.mcp.outbox`): past :data:`MAX_PENDING` calls in progress, the next is refused
+  with -32000. A client that stops reading its answers therefore meets the cap, then a full
+  pipe, and the server stops reading it: its threads and memory stay bounded.
 - A line that is not UTF-8 JSON, or whose JSON holds a lone surrogate (``"\\ud800"``), is
   answered with a JSON-RPC parse error (-32700); a message that is not a request, a
-  notification or a response gets -32600.
+  notification or a response, or whose id is not a string or an integer, gets -32600
+  (:mod:`safefs.mcp.jsonrpc`).
+- Directories a roots change replaced are closed once no call uses them
+  (:mod:`safefs.mcp.in_use`).
 - As the SDK's transport does, fd 0 and fd 1 are moved to private descriptors and pointed at
   /dev/null and stderr, so stray output from a library cannot corrupt the protocol stream.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 import threading
 import time
-from collections.abc import Callable
+import traceback
+from collections import deque
+from dataclasses import dataclass, field
+from functools import partial
 from typing import IO, Any
 
+from safefs.mcp import jsonrpc
 from safefs.mcp.calls import error_result, run_guarded, tool_definition
 from safefs.mcp.directories import Directories
+from safefs.mcp.in_use import DirectoriesInUse
+from safefs.mcp.jsonrpc import (
+    INVALID_PARAMS,
+    INVALID_REQUEST,
+    METHOD_NOT_FOUND,
+    PARSE_ERROR,
+    SERVER_BUSY,
+    RequestId,
+    error,
+    is_request_id,
+    parse_line,
+    result,
+)
+from safefs.mcp.outbox import Outbox
 from safefs.mcp.roots import RootsPolicy
-from safefs.mcp.tools import McpTool
+from safefs.mcp.tool import McpTool
 
 PROTOCOL_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
 MAX_LINE = 256 << 20  # one JSON-RPC message; a write_file of a large file is one line
-MAX_RUNNING = 64  # tool calls running at once; more wait for a slot, in order
-MAX_PENDING = 1024  # calls running or waiting; past this a call is refused, not given a thread
+MAX_RUNNING = 64  # tool calls running at once, each in a worker thread; more wait, in order
+MAX_PENDING = 1024  # calls in progress (waiting, running or answered but not yet written)
 ROOTS_TIMEOUT = 10.0  # seconds a client gets to answer roots/list; then its roots are not used
 DRAIN_TIMEOUT = 10.0  # at end of input, seconds the running calls get to answer; then they are cancelled
 
-PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS = -32700, -32600, -32601, -32602
-SERVER_BUSY = -32000  # the JSON-RPC range for server errors
+BAD_ID = "Invalid Request: an id must be a string or an integer"
 
 
-class ParseError(ValueError):
-    pass
-
-
-def parse_line(line: bytes) -> Any:
-    """One message; ParseError for bytes that are not UTF-8 JSON free of lone surrogates."""
-    try:
-        text = line.decode("utf-8")
-        message = json.loads(text)
-    except (UnicodeDecodeError, ValueError) as exc:
-        raise ParseError(str(exc)) from None
-    if "\\u" in text or "\\U" in text:  # only an escape can carry a lone surrogate
-        try:
-            json.dumps(message, ensure_ascii=False).encode("utf-8")
-        except UnicodeEncodeError:
-            raise ParseError("a string holds a lone surrogate") from None
-    return message
+@dataclass(eq=False)
+class Call:
+    id: RequestId
+    tool: McpTool
+    args: dict[str, Any]
+    cancel: threading.Event = field(default_factory=threading.Event)
 
 
 class Session:
-    """The one client session a stdio server has: its roots, its running calls."""
+    """The one client session a stdio server has: its roots, its calls in progress."""
 
-    def __init__(self, policy: RootsPolicy, tools: list[McpTool], write: Callable[[dict[str, Any]], None]):
+    def __init__(self, policy: RootsPolicy, tools: list[McpTool], outbox: Outbox):
         self.policy = policy
         self.tools = {t.name: t for t in tools}
-        self.write = write
+        self.outbox = outbox
+        self.write = outbox.send
         self.lock = threading.Lock()
-        self.running: dict[Any, threading.Event] = {}  # request id -> cancel event
-        self.threads: list[threading.Thread] = []
-        self.slots = threading.BoundedSemaphore(MAX_RUNNING)
+        self.idle = threading.Condition(self.lock)  # notified when a call leaves ``in_progress``
+        self.in_progress: dict[RequestId, Call] = {}
+        self.waiting: deque[Call] = deque()
+        self.workers = 0
         self.client_roots = False
+        self.in_use = DirectoriesInUse(policy.given)
         self.directories = policy.without_roots()
         self.roots_ready = threading.Event()
         self.roots_ready.set()
         self.roots_request: int | None = None
         self.next_id = 0
-        self.old: list[Directories] = []  # replaced by a roots change; closed at exit
 
     # -- messages from the client -------------------------------------------------------------
 
     def handle(self, line: bytes) -> None:
         try:
             message = parse_line(line)
-        except ParseError as exc:
-            self.write(_error(None, PARSE_ERROR, f"Parse error: {exc}"))
+        except jsonrpc.ParseError as exc:
+            self.write(error(None, PARSE_ERROR, f"Parse error: {exc}"))
             return
         if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
-            self.write(_error(_id_of(message), INVALID_REQUEST, "Invalid Request"))
+            self.write(error(_id_of(message), INVALID_REQUEST, "Invalid Request"))
+            return
+        if "id" in message and not is_request_id(message["id"]):
+            self.write(error(None, INVALID_REQUEST, BAD_ID))
             return
         method = message.get("method")
         if method is None:
             if "id" in message and ("result" in message or "error" in message):
                 self._response(message)
             else:
-                self.write(_error(_id_of(message), INVALID_REQUEST, "Invalid Request"))
+                self.write(error(_id_of(message), INVALID_REQUEST, "Invalid Request"))
             return
         params = message.get("params")
         if not isinstance(method, str) or not isinstance(params, dict | None):
-            self.write(_error(_id_of(message), INVALID_REQUEST, "Invalid Request"))
+            self.write(error(_id_of(message), INVALID_REQUEST, "Invalid Request"))
             return
         if "id" not in message:
             self._notification(method, params or {})
             return
         self._request(message["id"], method, params or {})
 
-    def _request(self, request_id: Any, method: str, params: dict[str, Any]) -> None:
+    def _request(self, request_id: RequestId, method: str, params: dict[str, Any]) -> None:
         if method == "initialize":
-            self.write(_result(request_id, self._initialize(params)))
+            self.write(result(request_id, self._initialize(params)))
         elif method == "ping":
-            self.write(_result(request_id, {}))
+            self.write(result(request_id, {}))
         elif method == "tools/list":
-            self.write(_result(request_id, {"tools": [tool_definition(t) for t in self.tools.values()]}))
+            self.write(result(request_id, {"tools": [tool_definition(t) for t in self.tools.values()]}))
         elif method == "tools/call":
             self._start_call(request_id, params)
         else:
-            self.write(_error(request_id, METHOD_NOT_FOUND, f"Method not found: {method}"))
+            self.write(error(request_id, METHOD_NOT_FOUND, f"Method not found: {method}"))
 
     def _notification(self, method: str, params: dict[str, Any]) -> None:
         if method == "notifications/initialized" or method == "notifications/roots/list_changed":
             if self.client_roots:
                 self._ask_roots()
         elif method == "notifications/cancelled":
+            request_id = params.get("requestId")
+            if not isinstance(request_id, str | int):
+                return  # names no call; a notification is never answered
             with self.lock:
-                event = self.running.get(params.get("requestId"))
-            if event is not None:
-                event.set()
+                call = self.in_progress.get(request_id)
+            if call is not None:
+                call.cancel.set()
 
     def _initialize(self, params: dict[str, Any]) -> dict[str, Any]:
         from safefs import __version__
@@ -157,8 +178,8 @@ class Session:
             if message["id"] != self.roots_request:
                 return  # an answer to a request we gave up on
             self.roots_request = None
-        result = message.get("result")
-        roots = result.get("roots") if isinstance(result, dict) else None
+        answer = message.get("result")
+        roots = answer.get("roots") if isinstance(answer, dict) else None
         if "error" in message:
             self._use(self.policy.unavailable("the client answered roots/list with an error"))
         elif not isinstance(roots, list) or not all(
@@ -170,115 +191,117 @@ class Session:
 
     def _use(self, directories: Directories) -> None:
         with self.lock:
-            self.old.append(self.directories)  # a call may still be using them
+            self.in_use.retire(self.directories)  # closed once no call uses them
             self.directories = directories
             self.roots_ready.set()
 
-    def current_directories(self) -> Directories:
+    def _leased_directories(self) -> Directories:
+        """The session's directories, leased to the calling call (release them after)."""
         if not self.roots_ready.wait(ROOTS_TIMEOUT):
             with self.lock:
                 if not self.roots_ready.is_set():
                     self.roots_request = None
-                    self.old.append(self.directories)
+                    self.in_use.retire(self.directories)
                     self.directories = self.policy.unavailable(
                         f"the client did not answer roots/list within {ROOTS_TIMEOUT:g} s"
                     )
                     self.roots_ready.set()
         with self.lock:
+            self.in_use.acquire(self.directories)  # under the lock: no retire in between
             return self.directories
 
     # -- tool calls ---------------------------------------------------------------------------
 
-    def _start_call(self, request_id: Any, params: dict[str, Any]) -> None:
+    def _start_call(self, request_id: RequestId, params: dict[str, Any]) -> None:
         name, args = params.get("name"), params.get("arguments") or {}
         if not isinstance(name, str) or not isinstance(args, dict):
-            self.write(_error(request_id, INVALID_PARAMS, "tools/call needs a name and an arguments object"))
+            self.write(error(request_id, INVALID_PARAMS, "tools/call needs a name and an arguments object"))
             return
         tool = self.tools.get(name)
         if tool is None:
-            self.write(_result(request_id, error_result(f"Unknown tool: {name}")))
+            self.write(result(request_id, error_result(f"Unknown tool: {name}")))
             return
-        cancel = threading.Event()
+        call = Call(request_id, tool, args)
+        refusal: dict[str, Any] | None = None
+        start_worker = False
         with self.lock:
-            busy = len(self.running) >= MAX_PENDING
-            if not busy:
-                self.running[request_id] = cancel
-        if busy:
-            self.write(_error(request_id, SERVER_BUSY, f"{MAX_PENDING} calls are in progress; try again"))
-            return
-        thread = threading.Thread(
-            target=self._call, args=(request_id, tool, args, cancel), name=f"call-{name}", daemon=True
-        )
-        thread.start()
-        self.threads = [t for t in self.threads if t.is_alive()]
-        self.threads.append(thread)
-
-    def _call(self, request_id: Any, tool: McpTool, args: dict[str, Any], cancel: threading.Event) -> None:
-        try:
-            with self.slots:
-                result = (
-                    None if cancel.is_set() else run_guarded(tool, self.current_directories(), args, cancel)
+            if request_id in self.in_progress:
+                refusal = error(
+                    request_id,
+                    INVALID_REQUEST,
+                    f"Invalid Request: id {request_id!r} is already used by a call in progress",
                 )
-        finally:
+            elif len(self.in_progress) >= MAX_PENDING:
+                refusal = error(request_id, SERVER_BUSY, f"{MAX_PENDING} calls are in progress; try again")
+            else:
+                self.in_progress[request_id] = call
+                self.waiting.append(call)
+                start_worker = self.workers < MAX_RUNNING
+                self.workers += start_worker
+        if refusal is not None:
+            self.write(refusal)
+        elif start_worker:
+            threading.Thread(target=self._work, name="mcp-call", daemon=True).start()
+
+    def _work(self) -> None:
+        """A worker: runs waiting calls in order until none is left, then ends."""
+        while True:
             with self.lock:
-                self.running.pop(request_id, None)
-        if result is not None:
-            self.write(_result(request_id, result))
+                if not self.waiting:
+                    self.workers -= 1
+                    return
+                call = self.waiting.popleft()
+            try:
+                answer = None if call.cancel.is_set() else self._run(call)
+            except Exception as exc:  # a bug, or no fd left to import a module: the call still ends
+                traceback.print_exc(file=sys.stderr)
+                answer = error_result(f"internal error in {call.tool.name}: {type(exc).__name__}")
+            if answer is None:
+                self._finished(call)
+            else:  # still in progress until the answer is written
+                self.outbox.answer(
+                    result(call.id, answer), done=partial(self._finished, call), cancel=call.cancel
+                )
+
+    def _run(self, call: Call) -> dict[str, Any] | None:
+        directories = self._leased_directories()
+        try:
+            return run_guarded(call.tool, directories, call.args, call.cancel)
+        finally:
+            self.in_use.release(directories)
+
+    def _finished(self, call: Call) -> None:
+        with self.lock:
+            if self.in_progress.get(call.id) is call:
+                del self.in_progress[call.id]
+            self.idle.notify_all()
 
     def drain(self) -> None:
-        """At end of input: let the running calls answer (a client may close its end of the pipe
-        right after its last request), cancelling those that take too long."""
+        """At end of input: let the calls in progress answer (a client may close its end of the
+        pipe right after its last request), cancelling those that take too long."""
         deadline = time.monotonic() + DRAIN_TIMEOUT
-        for thread in self.threads:
-            thread.join(max(0.0, deadline - time.monotonic()))
         with self.lock:
-            for event in self.running.values():
-                event.set()
+            while self.in_progress and self.idle.wait(max(0.0, deadline - time.monotonic())):
+                pass
+            for call in self.in_progress.values():
+                call.cancel.set()
 
     def close(self) -> None:
         with self.lock:
-            kept = {id(self.policy.given)}
-            for d in [*self.old, self.directories]:
-                if id(d) not in kept:
-                    kept.add(id(d))
-                    d.close()
+            self.in_use.retire(self.directories)
+            self.directories = self.policy.without_roots()
+        self.in_use.close_all()
 
 
-def _id_of(message: Any) -> Any:
-    return message.get("id") if isinstance(message, dict) else None
-
-
-def _result(request_id: Any, result: dict[str, Any]) -> dict[str, Any]:
-    return {"jsonrpc": "2.0", "id": request_id, "result": result}
-
-
-def _error(request_id: Any, code: int, message: str) -> dict[str, Any]:
-    return {"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": message}}
-
-
-class LineWriter:
-    """Whole messages, one per line, from any thread."""
-
-    def __init__(self, stream: IO[bytes]) -> None:
-        self.stream = stream
-        self.lock = threading.Lock()
-
-    def __call__(self, message: dict[str, Any]) -> None:
-        try:
-            data = json.dumps(message, ensure_ascii=False).encode("utf-8")
-        except UnicodeEncodeError:  # a lone surrogate slipped through: \\u-escaped, still JSON
-            data = json.dumps(message).encode("ascii")
-        with self.lock:
-            try:
-                self.stream.write(data + b"\n")
-                self.stream.flush()
-            except (BrokenPipeError, ValueError):
-                pass  # the client has gone; the read loop ends at end of input
+def _id_of(message: Any) -> RequestId | None:
+    request_id = message.get("id") if isinstance(message, dict) else None
+    return request_id if is_request_id(request_id) else None
 
 
 def serve(policy: RootsPolicy, tools: list[McpTool], stdin: IO[bytes], stdout: IO[bytes]) -> None:
     """Answer the client on ``stdin``/``stdout`` until end of input."""
-    session = Session(policy, tools, LineWriter(stdout))
+    outbox = Outbox(stdout)
+    session = Session(policy, tools, outbox)
     try:
         while True:
             line = stdin.readline(MAX_LINE + 1)
@@ -286,13 +309,14 @@ def serve(policy: RootsPolicy, tools: list[McpTool], stdin: IO[bytes], stdout: I
                 session.drain()
                 return
             if len(line) > MAX_LINE:
-                session.write(_error(None, PARSE_ERROR, f"Parse error: a message over {MAX_LINE} bytes"))
+                session.write(error(None, PARSE_ERROR, f"Parse error: a message over {MAX_LINE} bytes"))
                 while line and not line.endswith(b"\n"):
                     line = stdin.readline(MAX_LINE)
                 continue
             if line.strip():
                 session.handle(line)
     finally:
+        outbox.close(DRAIN_TIMEOUT)  # a client that reads nothing more does not hold the exit
         session.close()
 
 
@@ -303,6 +327,8 @@ def run(policy: RootsPolicy, tools: list[McpTool]) -> None:
     os.dup2(null, 0)
     os.close(null)
     os.dup2(2, 1)
-    with os.fdopen(wire_in, "rb") as stdin, os.fdopen(wire_out, "wb") as stdout:
+    # Unbuffered output: the writer thread may be blocked on a client that does not read, and
+    # closing a buffered stream would wait for it.
+    with os.fdopen(wire_in, "rb") as stdin, os.fdopen(wire_out, "wb", buffering=0) as stdout:
         serve(policy, tools, stdin, stdout)
     sys.stdout.flush()

@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import safefs
-from safefs.workspace.errors import WorkspaceError, os_failure, require_path
+from safefs.workspace.errors import PATH, WorkspaceError, os_failure, require_path
 from safefs.workspace.limits import MAX_RESULT_CHARS, cut_text
 
 MAX_EDIT_BYTES = 64 << 20  # an edit holds the file twice in memory; larger ones are refused
@@ -101,8 +101,11 @@ def apply_edits(text: str, edits: Sequence[Edit], path: str) -> tuple[str, int]:
         raise WorkspaceError(f"too many edits in one call: {len(edits)}, at most {MAX_EDITS}")
     done = 0
     for i, edit in enumerate(edits):
-        label = f"edit of {path!r}" if len(edits) == 1 else f"edit {i + 1} of {path!r}"
-        text, count = _apply_one(text, edit, label)
+        label = f"edit of {PATH}" if len(edits) == 1 else f"edit {i + 1} of {PATH}"
+        try:
+            text, count = _apply_one(text, edit, label)
+        except WorkspaceError as exc:  # the label named the path: keep it as data
+            raise WorkspaceError.naming(exc.message, path) if PATH in exc.message else exc from None
         done += count
     return text, done
 
@@ -133,9 +136,25 @@ def _common_suffix(a: str, b: str, limit: int) -> int:
 _HUNK = re.compile(r"^@@ -(\d+)(,\d+)? \+(\d+)(,\d+)? @@")
 
 
-def unified_diff(old: str, new: str, path: str, *, limit: int = MAX_RESULT_CHARS) -> str:
+@dataclass(frozen=True)
+class Hunk:
+    """One hunk of a unified diff, as data: where it starts in each file (1-based; the line
+    before an empty range), how many lines it covers there, and its lines after the ``@@``
+    header, each ending in a line break (a ``\\ No newline at end of file`` line included)."""
+
+    old_start: int
+    old_count: int
+    new_start: int
+    new_count: int
+    lines: tuple[str, ...]
+
+
+def unified_diff(
+    old: str, new: str, path: str, *, limit: int = MAX_RESULT_CHARS, hunks: list[Hunk] | None = None
+) -> str:
     """A unified diff of ``old`` -> ``new`` computed over the changed region and its context
-    only, with line numbers of the whole file."""
+    only, with line numbers of the whole file. ``hunks``, when given, receives the same diff as
+    data, whole (the text is cut at ``limit``), for a caller that writes it in its own format."""
     if old == new:
         return ""
     start = _common_prefix(old, new)
@@ -166,13 +185,24 @@ def unified_diff(old: str, new: str, path: str, *, limit: int = MAX_RESULT_CHARS
         n=CONTEXT_LINES,
     )
     out: list[str] = []
+    headers: list[tuple[int, int, int, int, int]] = []  # where each hunk starts in ``out``, and its range
     for line in lines:
         match = _HUNK.match(line)
         if match is not None:
             a, b = int(match.group(1)) + first_line, int(match.group(3)) + first_line
             line = f"@@ -{a}{match.group(2) or ''} +{b}{match.group(4) or ''} @@\n"
-        out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
+            headers.append((len(out), a, _count(match.group(2)), b, _count(match.group(4))))
+        out.extend([line] if line.endswith("\n") else [line + "\n", "\\ No newline at end of file\n"])
+    if hunks is not None:
+        ends = [h[0] for h in headers[1:]] + [len(out)]
+        for (at, a, a_count, b, b_count), end in zip(headers, ends, strict=True):
+            hunks.append(Hunk(a, a_count, b, b_count, tuple(out[at + 1 : end])))
     return cut_text("".join(out), limit, "read the file to see the rest of the change")
+
+
+def _count(group: str | None) -> int:
+    """A hunk header's line count: difflib leaves out a count of one."""
+    return 1 if group is None else int(group[1:])
 
 
 @dataclass(frozen=True)
@@ -180,6 +210,13 @@ class EditResult:
     diff: str
     replacements: int
     attempts: int = 1  # reads it took: more than 1 when the file changed under the edit
+    hunks: tuple[Hunk, ...] = ()  # the diff as data, whole
+
+
+def _edit_result(old: str, new: str, path: str, replacements: int, attempt: int) -> EditResult:
+    hunks: list[Hunk] = []
+    diff = unified_diff(old, new, path, hunks=hunks)
+    return EditResult(diff, replacements, attempt, tuple(hunks))
 
 
 def _lock(fd: int, path: str) -> None:
@@ -190,7 +227,9 @@ def _lock(fd: int, path: str) -> None:
             return
         except BlockingIOError:
             if time.monotonic() > deadline:
-                raise WorkspaceError(f"file is being edited by someone else; try again: {path!r}") from None
+                raise WorkspaceError.naming(
+                    f"file is being edited by someone else; try again: {PATH}", path
+                ) from None
             time.sleep(0.002)
         except OSError:
             return  # a file system without flock: the inode/size/mtime check still guards
@@ -213,31 +252,32 @@ def edit_file(root: safefs.Root, path: str, edits: Sequence[Edit], *, dry_run: b
                     _lock(stream.fileno(), path)
                 read_as = os.fstat(stream.fileno())
                 if read_as.st_size > MAX_EDIT_BYTES:
-                    raise WorkspaceError(
-                        f"file too large to edit: {path!r} is over {MAX_EDIT_BYTES >> 20} MiB"
+                    raise WorkspaceError.naming(
+                        f"file too large to edit: {PATH} is over {MAX_EDIT_BYTES >> 20} MiB", path
                     )
                 data = stream.read(MAX_EDIT_BYTES + 1)
                 if len(data) > MAX_EDIT_BYTES:
-                    raise WorkspaceError(
-                        f"file too large to edit: {path!r} is over {MAX_EDIT_BYTES >> 20} MiB"
+                    raise WorkspaceError.naming(
+                        f"file too large to edit: {PATH} is over {MAX_EDIT_BYTES >> 20} MiB", path
                     )
                 try:
                     text = data.decode("utf-8", "strict")
                 except UnicodeDecodeError as exc:
-                    raise WorkspaceError(
-                        f"not valid UTF-8: {path!r} (at byte offset {exc.start}); "
-                        "only UTF-8 text files can be edited"
+                    raise WorkspaceError.naming(
+                        f"not valid UTF-8: {PATH} (at byte offset {exc.start}); "
+                        "only UTF-8 text files can be edited",
+                        path,
                     ) from None
                 new_text, replacements = apply_edits(text, edits, path)
                 if dry_run or new_text == text:
-                    return EditResult(unified_diff(text, new_text, path), replacements, attempt)
+                    return _edit_result(text, new_text, path, replacements, attempt)
                 encoded = new_text.encode("utf-8", "strict")
                 if _identity(root.stat(path)) != _identity(read_as):
                     continue  # changed since it was read: apply the edits to the new content
                 root.write_bytes(path, encoded)
-                return EditResult(unified_diff(text, new_text, path), replacements, attempt)
+                return _edit_result(text, new_text, path, replacements, attempt)
         except OSError as exc:
             raise os_failure(exc, path) from None
-    raise WorkspaceError(
-        f"file changed while it was being edited, {CAS_ATTEMPTS} times: {path!r}; read it again and retry"
+    raise WorkspaceError.naming(
+        f"file changed while it was being edited, {CAS_ATTEMPTS} times: {PATH}; read it again and retry", path
     )

@@ -7,18 +7,58 @@ workspace, can reach the model.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+
 from safefs import ESCAPE_MESSAGE, NotRegularFileError, PathEscapeError
+
+PATH = "\0"  # where a template names a path: no path holds NUL (one that does is refused)
 
 
 class WorkspaceError(Exception):
-    """A refused or failed operation; ``str()`` is safe to show a model."""
+    """A refused or failed operation; ``str()`` is safe to show a model.
 
-    def __init__(self, message: str) -> None:
+    An error about paths keeps them as data: :attr:`paths` (as the operation was given them)
+    and the :attr:`template` they go into, so a caller that was given the path in another
+    spelling can show the message in that one (:meth:`spelled`) instead of patching the text."""
+
+    def __init__(self, message: str, *, paths: Sequence[str] = (), template: str = "") -> None:
         super().__init__(message)
         self.message = message
+        self.paths = tuple(paths)
+        self.template = template
+
+    @classmethod
+    def naming(cls, template: str, *paths: str) -> WorkspaceError:
+        """An error whose ``template`` names ``paths``, one at each :data:`PATH` in turn
+        (``WorkspaceError.naming(f"not valid UTF-8: {PATH}", path)``), each shown quoted."""
+        if template.count(PATH) != len(paths):
+            raise ValueError("the template must name each path once")
+        return cls(_fill(template, [repr(p) for p in paths]), paths=paths, template=template)
+
+    def spelled(self, spelling: Callable[[str], str | None]) -> str:
+        """The message with each path that ``spelling`` gives another spelling shown as that,
+        quoted as typed (a client passes it back as it is); the others as in ``str()``."""
+        if not self.template:
+            return self.message
+        shown = []
+        for path in self.paths:
+            other = spelling(path)
+            shown.append(repr(path) if other is None else quoted(other))
+        return _fill(self.template, shown)
 
     def __str__(self) -> str:
         return self.message
+
+
+def quoted(path: str) -> str:
+    """``path`` in quotes as typed: repr would double the backslash of an escaped byte
+    (``caf\\xe9.txt``), which a client could not pass back."""
+    return f"'{path}'" if path.isprintable() and "'" not in path else repr(path)
+
+
+def _fill(template: str, shown: Sequence[str]) -> str:
+    pieces = template.split(PATH)
+    return pieces[0] + "".join(s + piece for s, piece in zip(shown, pieces[1:], strict=True))
 
 
 def describe_os_error(exc: OSError, *paths: str) -> str:
@@ -33,7 +73,14 @@ def describe_os_error(exc: OSError, *paths: str) -> str:
 
 
 def os_failure(exc: OSError, *paths: str) -> WorkspaceError:
-    return WorkspaceError(describe_os_error(exc, *paths))
+    """:func:`describe_os_error`'s message, with ``paths`` kept as data."""
+    if isinstance(exc, PathEscapeError):
+        reason = ESCAPE_MESSAGE
+    elif isinstance(exc, NotRegularFileError):
+        reason = "not a regular file"
+    else:
+        reason = exc.strerror or type(exc).__name__
+    return WorkspaceError.naming(f"{reason.replace(PATH, '')}: " + " -> ".join(PATH for _ in paths), *paths)
 
 
 def check_path(path: str) -> str | None:

@@ -12,7 +12,7 @@ import stat as stat_mod
 from dataclasses import dataclass
 
 import safefs
-from safefs.workspace.errors import WorkspaceError, os_failure, require_path
+from safefs.workspace.errors import PATH, WorkspaceError, os_failure, require_path
 
 MAX_MEDIA_BYTES = 16 << 20  # larger files are refused by read_media, not read
 
@@ -133,5 +133,7 @@ def read_media(root: safefs.Root, path: str, *, max_bytes: int = MAX_MEDIA_BYTES
     except OSError as exc:
         raise os_failure(exc, path) from None
     if len(data) > max_bytes:
-        raise WorkspaceError(f"file too large for a media read: {path!r} is over {max_bytes} bytes")
+        raise WorkspaceError.naming(
+            f"file too large for a media read: {PATH} is over {max_bytes} bytes", path
+        )
     return Media(base64.b64encode(data).decode("ascii"), mime, len(data))

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import errno
+import heapq
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -12,6 +13,7 @@ import safefs
 from safefs.workspace.errors import require_path
 from safefs.workspace.json_text import dumps_indented
 from safefs.workspace.limits import MAX_ENTRIES, MAX_RESULT_CHARS
+from safefs.workspace.names import shown as shown_name
 from safefs.workspace.patterns import glob_match
 from safefs.workspace.walk import Entry, Hide, Walk
 
@@ -60,6 +62,10 @@ class Listing:
     seen: int = 0  # entries the walk yielded: ``len(items) + more``
     files_seen: int = 0
     dirs_seen: int = 0
+    file_bytes: int | None = None  # the size of every file seen, when the listing was ordered
+
+
+Order = Callable[[Listed], Any]
 
 
 def list_tree(
@@ -71,9 +77,14 @@ def list_tree(
     hide: Hide | None = None,
     max_entries: int = MAX_ENTRIES,
     cancel: threading.Event | None = None,
+    order: Order | None = None,
 ) -> Listing:
     """Entries under ``path`` down to ``depth`` levels, sorted. With ``ignore`` (the default)
-    git's ignore rules apply and ``.git`` is left out; without, ``.git`` is listed, not entered."""
+    git's ignore rules apply and ``.git`` is left out; without, ``.git`` is listed, not entered.
+
+    ``items`` holds the first ``max_entries`` in walk order, or, with ``order``, the first
+    ``max_entries`` of every entry seen sorted by ``order`` (stable), with the size of every
+    file summed in ``file_bytes``: a sort and a total that cover the whole listing."""
     require_path(path)
     walk = Walk(
         root,
@@ -85,6 +96,8 @@ def list_tree(
         descend=lambda e: e.name != ".git",
         cancel=cancel,
     )
+    if order is not None:
+        return _ordered(root, walk, max_entries, order)
     items: list[Listed] = []
     more = files = dirs = 0
     for entry in walk:
@@ -99,9 +112,37 @@ def list_tree(
     return Listing(items, more, walk.stopped_early, walk.note(), walk.visited, files, dirs)
 
 
-def list_directory(root: safefs.Root, path: str, *, ignore: bool = False) -> Listing:
-    """The entries of one directory (sorted by name), with sizes of files."""
-    return list_tree(root, path, 1, ignore=ignore, max_entries=MAX_ENTRIES * 100)
+def _ordered(root: safefs.Root, walk: Walk, max_entries: int, order: Order) -> Listing:
+    """Every entry looked at, only the first ``max_entries`` by ``order`` kept (a heap: memory
+    for those alone, time n log k)."""
+    files = dirs = file_bytes = 0
+
+    def every() -> Iterator[Listed]:
+        nonlocal files, dirs, file_bytes
+        for entry in walk:
+            item = _listed(root, entry)
+            if entry.kind == "dir":
+                dirs += 1
+            else:
+                files += 1
+                file_bytes += item.size or 0
+            yield item
+
+    items = heapq.nsmallest(max_entries, every(), key=order)
+    seen = files + dirs
+    return Listing(items, seen - len(items), walk.stopped_early, walk.note(), seen, files, dirs, file_bytes)
+
+
+def list_directory(
+    root: safefs.Root,
+    path: str,
+    *,
+    ignore: bool = False,
+    order: Order | None = None,
+    max_entries: int = MAX_ENTRIES * 100,
+) -> Listing:
+    """The entries of one directory (sorted by name, or by ``order``), with sizes of files."""
+    return list_tree(root, path, 1, ignore=ignore, max_entries=max_entries, order=order)
 
 
 def excluded_by(patterns: Sequence[str], rel: str) -> bool:
@@ -173,7 +214,12 @@ def _tree_once(
             else:
                 cut_at_top += 1
             continue
-        node: dict[str, Any] = {"name": entry.name, "type": "directory" if entry.kind == "dir" else "file"}
+        # A name that is not UTF-8 is given as shown (``caf\\xe9.txt``) before it is JSON-encoded:
+        # the tree stays JSON, and the name as decoded is the spelling a client passes back.
+        node: dict[str, Any] = {
+            "name": shown_name(entry.name),
+            "type": "directory" if entry.kind == "dir" else "file",
+        }
         shown += 1
         stack[-1].append(node)
         if entry.kind == "dir":

@@ -35,7 +35,7 @@ from safefs.workspace.errors import WorkspaceError, os_failure, require_path
 from safefs.workspace.limits import MAX_ENTRIES, MAX_GREP_FILE_BYTES, shorten_line
 from safefs.workspace.patterns import compile_glob, glob_depth, literal_prefix, matches
 from safefs.workspace.regex import Regex, compile_regex
-from safefs.workspace.walk import STOP_CANCELLED, STOP_TIME, Entry, Hide, Walk, join, stop_note
+from safefs.workspace.walk import STOP_CANCELLED, STOP_TIME, Entry, Hide, Walk, stop_note
 
 BINARY_SNIFF_BYTES = 8192
 BLOCK_BYTES = 256 << 10
@@ -104,37 +104,43 @@ def glob(
     out while the ignore rules apply; ``skip_git`` decides it otherwise (default: as ``ignore``)."""
     require_path(path)
     regex = compile_glob(pattern)
-    prefix = literal_prefix(pattern)
-    start = join(path, prefix) if prefix else path
-    depth = glob_depth(pattern)
-    if prefix and depth is not None:
-        depth -= prefix.count("/") + 1
-    if prefix:
-        try:
-            if not root.is_dir(start):
-                return GlobResult([], 0, False)
-        except OSError:
-            return GlobResult([], 0, False)
+    # The walk starts at ``path`` (the rules and the .git skip apply to the prefix's own
+    # directories, as to any other: ``build/*`` lists nothing when build/ is ignored) and goes
+    # down the pattern's literal prefix alone (``src/`` for ``src/**/*.py``), never beside it.
+    on_prefix = _on_prefix(literal_prefix(pattern))
     walk = Walk(
         root,
-        start,
-        max_depth=depth,
+        path,
+        max_depth=glob_depth(pattern),
         ignore=ignore,
         skip_git=ignore if skip_git is None else skip_git,
-        hide=hide,
+        hide=on_prefix if hide is None else lambda e: on_prefix(e) or hide(e),
         deadline=time.monotonic() + SEARCH_SECONDS if deadline is None else deadline,
         cancel=cancel,
     )
     found: list[Entry] = []
     more = 0
     for entry in walk:
-        rel = f"{prefix}/{entry.rel}" if prefix else entry.rel
-        if matches(regex, rel):
+        if matches(regex, entry.rel):
             if len(found) < max_results:
-                found.append(Entry(entry.path, rel, entry.name, entry.kind, entry.depth, entry.real))
+                found.append(entry)
             else:
                 more += 1
     return GlobResult(found, more, walk.stopped_early, walk.note())
+
+
+def _on_prefix(prefix: str) -> Hide:
+    """A ``hide`` for a walk that only goes down ``prefix``: it leaves out every entry that is
+    neither on the prefix (``src``, ``src/app`` for ``src/app``) nor below it."""
+    if not prefix:
+        return lambda entry: False
+    below = prefix + "/"
+
+    def off_prefix(entry: Entry) -> bool:
+        rel = entry.rel
+        return not (rel.startswith(below) or below.startswith(rel + "/"))
+
+    return off_prefix
 
 
 @dataclass

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import IO
 
 import safefs
-from safefs.workspace.errors import WorkspaceError, os_failure, require_path
+from safefs.workspace.errors import PATH, WorkspaceError, os_failure, require_path
 from safefs.workspace.limits import MAX_RESULT_CHARS
 
 HEAD_CHARS = 8000
@@ -127,9 +127,9 @@ def _reading(root: safefs.Root, path: str) -> Iterator[IO[bytes]]:
     except OSError as exc:
         raise os_failure(exc, path) from None
     except InvalidUtf8 as exc:
-        raise WorkspaceError(f"not valid UTF-8: {path!r} ({exc})") from None
+        raise WorkspaceError.naming(f"not valid UTF-8: {PATH} ({exc})", path) from None
     except ReadCancelled:
-        raise WorkspaceError(f"read of {path!r} cancelled") from None
+        raise WorkspaceError.naming(f"read of {PATH} cancelled", path) from None
 
 
 def read_whole(root: safefs.Root, path: str, cancel: threading.Event | None = None) -> str:
@@ -364,8 +364,8 @@ def tail_lines(
         try:
             text = data.decode("utf-8", errors)
         except UnicodeDecodeError as exc:
-            raise WorkspaceError(
-                f"not valid UTF-8: {path!r} (invalid UTF-8 near the end, at byte {exc.start})"
+            raise WorkspaceError.naming(
+                f"not valid UTF-8: {PATH} (invalid UTF-8 near the end, at byte {exc.start})", path
             ) from None
         while len(text) > budget and "\n" in text[:-1]:
             text = text[text.index("\n") + 1 :]  # drop whole lines from the start to fit

@@ -6,9 +6,7 @@ from __future__ import annotations
 
 import json
 import os
-import queue
 import subprocess
-import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -16,8 +14,9 @@ from typing import Any
 import anyio
 import pytest
 
-from safefs.mcp.stdio_server import MAX_PENDING
+from safefs.mcp.stdio_server import MAX_PENDING, MAX_RUNNING
 from tests.mcp.client import mcp_client, server_command
+from tests.mcp.raw_stdio import RawServer
 
 NAME = b"caf\xe9.txt"  # Latin-1 bytes: not UTF-8
 SHOWN = "caf\\xe9.txt"
@@ -43,7 +42,7 @@ def test_undecodable_names_in_every_listing_and_search_tool(undecodable: Path) -
         calls: list[tuple[str, dict[str, Any], list[str]]] = [
             ("list_directory", {"path": "."}, [f"[FILE] {SHOWN}", f"[DIR] {DIR_SHOWN}"]),
             ("list_directory_with_sizes", {"path": "."}, [SHOWN, DIR_SHOWN]),
-            ("directory_tree", {"path": "."}, [f'"name": "{SHOWN}"', f'"name": "{DIR_SHOWN}"']),
+            ("directory_tree", {"path": "."}, [json.dumps(SHOWN), json.dumps(DIR_SHOWN)]),  # JSON
             (
                 "search_files",
                 {"path": ".", "pattern": "**/*"},
@@ -265,46 +264,14 @@ def test_a_catastrophic_pattern_stops_nothing_else_and_ends_when_cancelled(tmp_p
         assert client.text("read_text_file", {"path": "a.txt"}) == (False, "a" * 40 + "\n")
 
 
-class _Pipe:
-    """A server over raw stdio: lines written as they are, answers read by a thread into a queue."""
-
-    def __init__(self, ws: Path) -> None:
-        self.proc = subprocess.Popen(
-            [*server_command(), str(ws)],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-        )
-        self.answers: queue.Queue[dict[str, Any]] = queue.Queue()
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self) -> None:
-        assert self.proc.stdout is not None
-        for line in self.proc.stdout:
-            self.answers.put(json.loads(line))
-
-    def send(self, *messages: dict[str, Any]) -> None:
-        assert self.proc.stdin is not None
-        self.proc.stdin.write(b"".join(json.dumps(m).encode() + b"\n" for m in messages))
-        self.proc.stdin.flush()
-
-    def next(self, timeout: float = 30.0) -> dict[str, Any]:
-        return self.answers.get(timeout=timeout)
-
-    def threads(self) -> int:
-        status = Path(f"/proc/{self.proc.pid}/status").read_text()
-        return int(next(line for line in status.splitlines() if line.startswith("Threads:")).split()[1])
-
-
 @pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="counts threads in /proc")
 def test_calls_past_the_cap_are_refused_without_a_thread(tmp_path: Path) -> None:
-    """1,024 calls in progress at once (64 running, the rest waiting for a slot); the next one is
-    refused with -32000 at once, the server still answers a ping, and once the calls can go on
-    every one of them is answered. The calls are held by an unanswered roots/list: every call
-    waits for the client's roots, without using the CPU."""
+    """1,024 calls in progress at once (64 running in the worker threads, the rest waiting for
+    one); the next one is refused with -32000 at once, the server still answers a ping, and once
+    the calls can go on every one of them is answered. The calls are held by an unanswered
+    roots/list: every call waits for the client's roots, without using the CPU."""
     (tmp_path / "a.txt").write_text("a\n")
-    server = _Pipe(tmp_path)
-    try:
+    with RawServer(str(tmp_path)) as server:
         server.send(
             {
                 "jsonrpc": "2.0",
@@ -339,7 +306,7 @@ def test_calls_past_the_cap_are_refused_without_a_thread(tmp_path: Path) -> None
         }
         assert pong == {"jsonrpc": "2.0", "id": "ping", "result": {}}
         threads = server.threads()
-        assert MAX_PENDING < threads <= MAX_PENDING + 4  # one per call in progress, none for the refused
+        assert threads <= MAX_RUNNING + 3  # one per call running, none for those waiting or refused
         server.send(
             {"jsonrpc": "2.0", "id": roots_request["id"], "result": {"roots": [{"uri": tmp_path.as_uri()}]}}
         )
@@ -349,9 +316,3 @@ def test_calls_past_the_cap_are_refused_without_a_thread(tmp_path: Path) -> None
         assert all(a["result"]["content"][0]["text"] == "[FILE] a.txt" for a in answered)
         server.send({**calls[0], "id": "again"})  # the cap counts calls in progress, not calls made
         assert server.next()["id"] == "again"
-    finally:
-        server.proc.kill()
-        server.proc.wait(timeout=10)
-        for stream in (server.proc.stdin, server.proc.stdout, server.proc.stderr):
-            assert stream is not None
-            stream.close()

@@ -7,6 +7,7 @@ import json
 import os
 import queue
 import socket
+import stat
 import subprocess
 import threading
 import urllib.error
@@ -333,3 +334,55 @@ def test_roots_over_http_are_asked_once_per_session(served: Served) -> None:
     assert texts[:5] == ["in sub\n"] * 5
     assert texts[5] == f"Allowed directories:\n{served.ws}"
     assert len(asked) == 2  # once for the session, once after the change
+
+
+def _directory_fds(pid: int) -> int:
+    """The directories a process holds open (its sockets come and go with the connections)."""
+    held = 0
+    for fd in os.listdir(f"/proc/{pid}/fd"):
+        try:
+            held += stat.S_ISDIR(os.stat(f"/proc/{pid}/fd/{fd}").st_mode)
+        except OSError:
+            continue  # closed meanwhile
+    return held
+
+
+@pytest.mark.skipif(not Path("/proc/self/fd").exists(), reason="counts fds in /proc")
+def test_roots_changes_over_http_leave_no_fd_behind(tmp_path: Path) -> None:
+    """Each change makes the next call ask for the roots and open the new sub-root; the one it
+    replaces is closed once its last call is done, so the server's fds stay flat."""
+    ws = tmp_path / "ws"
+    for name in ("a", "b"):
+        (ws / name).mkdir(parents=True)
+        (ws / name / f"in-{name}.txt").write_text(f"{name}\n")
+    proc, lines = _start(["--http", "127.0.0.1:0", str(ws)], {**os.environ, "SAFEFS_MCP_TOKEN": TOKEN})
+    seen: list[str] = []
+    roots = [(ws / "a").as_uri()]
+
+    async def answer(context: Any) -> types.ListRootsResult:
+        return types.ListRootsResult.model_validate({"roots": [{"uri": u} for u in roots]})
+
+    async def session(url: str) -> list[int]:
+        fds = []
+        async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {TOKEN}"}, timeout=30) as http:
+            async with streamable_http_client(url, http_client=http) as (read, write):
+                async with ClientSession(read, write, list_roots_callback=answer) as client:
+                    await client.initialize()
+                    for i in range(120):
+                        name = "ab"[i % 2]
+                        roots[:] = [(ws / name).as_uri()]
+                        with warnings.catch_warnings():  # the client SDK marks roots deprecated
+                            warnings.simplefilter("ignore")
+                            await client.send_roots_list_changed()
+                        result = await client.call_tool("list_directory", {"path": "."})
+                        assert getattr(result.content[0], "text", "") == f"[FILE] in-{name}.txt"
+                        if i in (19, 119):
+                            fds.append(_directory_fds(proc.pid))
+        return fds
+
+    try:
+        before, after = anyio.run(session, _wait_for_url(lines, seen))
+    finally:
+        _stop(proc)
+    print(f"\nserver directory fds after 20 roots changes: {before}, after 120: {after}")
+    assert after == before

@@ -16,7 +16,7 @@ from typing import Any
 import mcp_types as types
 import pytest
 
-from safefs.mcp.tools import js_date
+from safefs.mcp.node_format import js_date
 from tests.mcp.client import Client, mcp_client
 from tests.mcp.conftest import Arena, make_arena
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from safefs.mcp.tool import McpTool
 from safefs.mcp.tools import all_tools, target_paths, tools_for
 
 
@@ -39,3 +40,20 @@ def test_flags_select_the_tools() -> None:
     assert "delete_file" in {t.name for t in tools_for(read_only=False, allow_delete=True)}
     read_only = tools_for(read_only=True, allow_delete=True)
     assert read_only and all(t.read_only for t in read_only)
+
+
+def test_a_tool_is_built_with_keywords_only() -> None:
+    fields = {
+        "name": "t",
+        "title": "T",
+        "description": "d",
+        "properties": {},
+        "annotations": {},
+        "run": print,
+    }
+    with pytest.raises(TypeError):
+        McpTool(*fields.values())  # type: ignore[call-arg]
+    tool = McpTool(**fields)  # type: ignore[arg-type]
+    assert tool.output_schema is not None and tool.output_schema["properties"] == {
+        "content": {"type": "string"}
+    }
