@@ -166,7 +166,7 @@ def test_a_form_feed_is_inside_a_line_of_the_diff_as_in_git() -> None:
     assert "No newline" not in diff
 
 
-BREAKS = ["\n", "\r\n", "\r", "\f", "\v", "\x1c", "\x85", "\u2028", "\u2029", "a", "b", "é"]
+BREAKS = ["\n", "\r\n", "\r", "\f", "\v", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029", "a", "b", "é"]
 texts = st.lists(st.sampled_from(BREAKS), max_size=40).map("".join)
 
 
