@@ -281,8 +281,9 @@ def _replace_if_unchanged(root: safefs.Root, path: str, read_as: os.stat_result,
     parent, _, name = target.rpartition("/")
     with root.opendir(parent or ".") as directory:
         temp = f".{name[:100]}.{secrets.token_hex(6)}{TEMP_SUFFIX}"
+        out = directory.open(temp, "xb")  # a new name: an entry already there is never touched
         try:
-            with directory.open(temp, "xb") as out:
+            with out:
                 # The replaced file's mode bits are kept, as write_bytes keeps them.
                 os.fchmod(
                     out.fileno(), stat_mod.S_IMODE(read_as.st_mode) & ~(stat_mod.S_ISUID | stat_mod.S_ISGID)

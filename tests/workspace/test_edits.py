@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import safefs
-from safefs.workspace.edits import Edit, EditResult, diff_lines, edit_file, unified_diff
+from safefs.workspace.edits import TEMP_SUFFIX, Edit, EditResult, diff_lines, edit_file, unified_diff
 from safefs.workspace.errors import WorkspaceError
 
 
@@ -231,7 +231,7 @@ while not os.path.exists(stop):
         seen = int(f.read().split("seq=", 1)[1].split("\\n", 1)[0])
     if seen < last:
         lost += 1  # an edit made on an older content replaced our write
-    time.sleep(random.random() * 0.01)
+    time.sleep(random.random() * 0.03)
     last += 1
     with open(path + ".w", "w") as f:
         f.write(f"{padding}seq={last}\\nEND\\n")
@@ -270,3 +270,74 @@ def test_a_write_landing_while_the_edit_writes_is_never_lost(root: safefs.Root, 
     assert writer.returncode == 0
     assert counts["writes"] > 0 and outcomes["first try"] + outcomes["retried"] > 0
     assert counts["lost"] == 0
+    assert not [p.name for p in tmp_path.iterdir() if p.name.endswith(TEMP_SUFFIX)]  # none left behind
+
+
+# A writer that takes no lock, driven by the test: each line it reads makes it replace the file.
+ON_CUE = """
+import os, sys
+path = sys.argv[1]
+for n, _ in enumerate(sys.stdin, 1):
+    with open(path + ".w", "w") as f:
+        f.write(f"seq={n}\\nEND\\n")
+    os.replace(path + ".w", path)
+    print("done", flush=True)
+"""
+
+
+def test_a_write_landing_as_the_edit_starts_writing_is_kept(
+    root: safefs.Root, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "f.txt").write_text("seq=0\nEND\n")
+    writer = subprocess.Popen(
+        [sys.executable, "-c", ON_CUE, str(tmp_path / "f.txt")],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    cues = 0
+
+    def cue() -> None:  # the first time the edit starts writing, the writer replaces the file
+        nonlocal cues
+        if cues == 0:
+            assert writer.stdin is not None and writer.stdout is not None
+            writer.stdin.write("go\n")
+            writer.stdin.flush()
+            assert writer.stdout.readline() == "done\n"
+        cues += 1
+
+    plain_open, plain_write = safefs.Root.open, safefs.Root.write_bytes
+
+    def open_cued(self: safefs.Root, path: str, mode: str = "r", **kw: object) -> object:
+        if set(mode) & set("wxa+"):
+            cue()
+        return plain_open(self, path, mode, **kw)  # type: ignore[arg-type]
+
+    def write_cued(self: safefs.Root, path: str, data: bytes, **kw: object) -> int:
+        cue()
+        return plain_write(self, path, data, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(safefs.Root, "open", open_cued)
+    monkeypatch.setattr(safefs.Root, "write_bytes", write_cued)
+    try:
+        result = edit_file(root, "f.txt", [Edit("END\n", "edited\nEND\n")])
+    finally:
+        writer.communicate(timeout=10)
+    print(f"writes started by the edit: {cues}, reads it took: {result.attempts}")
+    assert cues >= 1
+    # The writer's content is there, with the edit applied on top of it: nothing was lost.
+    assert (tmp_path / "f.txt").read_text() == "seq=1\nedited\nEND\n"
+    assert result.attempts == 2
+
+
+def test_an_edit_through_a_link_replaces_its_target_and_keeps_the_mode(
+    root: safefs.Root, tmp_path: Path
+) -> None:
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "real.txt").write_text("a\n")
+    (tmp_path / "sub" / "real.txt").chmod(0o640)
+    (tmp_path / "link.txt").symlink_to("sub/real.txt")
+    edit_file(root, "link.txt", [Edit("a", "b")])
+    assert (tmp_path / "link.txt").is_symlink() and (tmp_path / "sub" / "real.txt").read_text() == "b\n"
+    assert (tmp_path / "sub" / "real.txt").stat().st_mode & 0o777 == 0o640
+    assert sorted(p.name for p in (tmp_path / "sub").iterdir()) == ["real.txt"]
