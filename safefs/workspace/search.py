@@ -264,7 +264,7 @@ def _check(opts: _Options) -> None:
 
 
 def _show(line: bytes) -> str:
-    return shorten_line(line.decode("utf-8", "replace").rstrip("\r"))
+    return shorten_line(line.decode("utf-8", "replace").removesuffix("\r"))  # a CRLF line end
 
 
 def _search_file(blocks: Iterable[bytes], shown: str, opts: _Options, out: list[str]) -> int:
