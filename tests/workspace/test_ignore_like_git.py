@@ -237,21 +237,14 @@ def test_each_construct_that_disagreed_agrees_with_git(tmp_path: Path, case: str
 
 
 BYTE_NAMES = [
-    b"a",
-    b"b",
-    b"ab",
-    b"-",
-    b"\xc3\xa9",
-    b"\xc3\xa9x",
-    b"\xe6\x97\xa5",
-    b"caf\xe9",
-    b"x.log",
-    b"foo",
-]
+    b"a", b"b", b"c", b"e", b"ab", b"-", b"\xc3\xa9", b"\xc3\xa9x", b"\xe6\x97\xa5", b"caf\xe9",
+    b"x.log", b"x.log ", b"foo", b"[", b"\\",
+]  # fmt: skip
 BYTE_LINES = [
     b"?", b"??", b"???", b"[a\\-c]", b"[!z-a]", b"[z-a]", b"[\xc3\xa9]", b"[!\xc3\xa9]x", b"?x", b"caf\xe9",
     b"*\xe9", b"foo//", b"foo/", b"!foo", b"*.log", b"!x.log", b"[[:alpha:]]", b"[a-]", b"[]a]", b"[\\]]",
     b"\xe6?\xa5", b"caf\xe8", b"*", b"!*/", b"a/", b"!a", b"**/b", b"[[:a]b:]]", b"\\?",
+    b"[\\a-c]", b"[a-\\c]", b"[!a-c-e]", b"[[:digit:]-z]", b"x.log\\ ", b"x.log  ", b"[[:foo:]]", b"[", b"\\",
 ]  # fmt: skip
 byte_paths = st.lists(
     st.lists(st.sampled_from(BYTE_NAMES), min_size=1, max_size=3).map(b"/".join), max_size=10
