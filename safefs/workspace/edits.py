@@ -254,8 +254,8 @@ def _identity(st: os.stat_result) -> tuple[int, int, int, int, int, int]:
 def _open_locked(root: safefs.Root, path: str, *, lock: bool) -> IO[bytes]:
     """The file open for reading and, with ``lock``, holding its exclusive flock while the path
     still names it. An editor that waited while another renamed a new file into place locks the
-    new file: editors take turns in the order the kernel wakes them, and none sees the file
-    change under it."""
+    new file: editors take turns, one at a time, and none sees the file change under it (but
+    for a writer that takes no lock). Waiting is bounded by ``LOCK_SECONDS``."""
     deadline = time.monotonic() + LOCK_SECONDS
     while True:
         stream: IO[bytes] = root.open(path, "rb")  # a FIFO or device is refused, never opened
