@@ -22,9 +22,10 @@ the new content is being written is never overwritten. What remains is the few m
 between that check and the rename, and a writer that rewrites the file in place within one
 tick of the file system's clock, with the same size (the timestamps cannot tell it).
 
-Line ends: a file whose line breaks are CRLF gets CRLF in the text an edit inserts, whatever the
-caller wrote. The diff splits lines where git's diff does, at ``\n`` only: a form feed, a lone
-CR, U+0085 or U+2028 is part of a line.
+Line ends: a file whose line breaks are CRLF (more CRLF than bare LF in its first 64 Ki
+characters) gets CRLF in the text an edit inserts, whatever the caller wrote. The diff splits
+lines where git's diff does, at ``\n`` only: a form feed, a lone CR, U+0085 or U+2028 is part
+of a line.
 
 The diff covers only the region that changed, plus ``CONTEXT_LINES`` around it: the cost of an
 edit is a read, a replace and a write, not a diff of the whole file.
@@ -54,6 +55,7 @@ LOCK_SECONDS = 10.0
 CONTEXT_LINES = 3
 _COMPARE_BLOCK = 1 << 16
 TEMP_SUFFIX = ".safefs-tmp"
+CRLF_SAMPLE = 1 << 16
 
 
 @dataclass(frozen=True)
@@ -83,9 +85,11 @@ def _encodable(text: str, label: str, what: str) -> None:
 
 
 def _uses_crlf(text: str) -> bool:
-    """Whether the file's line breaks are CRLF: it has some, and more CRLF than bare LF."""
-    crlf = text.count("\r\n")
-    return crlf > 0 and 2 * crlf > text.count("\n")
+    """Whether the file's line breaks are CRLF: in its first ``CRLF_SAMPLE`` characters (a
+    file's line ends are judged without counting all of a large file), more CRLF than bare LF."""
+    sample = text[:CRLF_SAMPLE]
+    crlf = sample.count("\r\n")
+    return crlf > 0 and 2 * crlf > sample.count("\n")
 
 
 _BARE_LF = re.compile(r"(?<!\r)\n")
@@ -103,12 +107,11 @@ def _apply_one(text: str, edit: Edit, label: str) -> tuple[str, int]:
     _encodable(edit.new, label, "new text")
     old, new = edit.old, edit.new
     count = occurrences(text, old, at_most=2)
-    crlf = _uses_crlf(text)
-    if count == 0 and crlf and "\n" in old and "\r\n" not in old:
+    if count == 0 and "\n" in old and "\r\n" not in old and _uses_crlf(text):
         # The file uses CRLF line ends; the caller wrote LF ones.
         old = _crlf(old)
         count = occurrences(text, old, at_most=2)
-    if crlf:
+    if "\n" in new and _uses_crlf(text):
         new = _crlf(new)  # what is inserted keeps the file's line ends
     if count == 0:
         raise WorkspaceError(
