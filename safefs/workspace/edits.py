@@ -7,11 +7,25 @@ for every occurrence. Text that is missing or ambiguous is refused with a messag
 to fix the call: an edit never lands on a guess. Several edits are applied in turn to the text
 in memory and written once: all of them or none.
 
-Compare-and-swap: the file is read under an exclusive ``flock`` (so edits through safefs, in this
-process or another, take turns), and before the new content is renamed into place the path must
-still name the file that was read (same inode, size and ``mtime_ns``). If it does not (a writer
-that takes no lock replaced or changed it), the edit is applied again to the new content, up to
-``CAS_ATTEMPTS`` times, then refused: an edit is never silently lost.
+Taking turns: the file is read under an exclusive ``flock``, and the lock counts only while the
+path still names the locked file. An editor that waited while another replaced the file (every
+edit renames a new file into place) finds the path naming a new file, and locks that one
+instead: edits through safefs, in this process or another, run one after the other and never
+spend a retry on each other.
+
+Compare-and-swap: the new content is written to a temp file beside the file the path leads to,
+and then, immediately before the rename, the name the rename replaces must still be the file
+that was read (same device, inode, size, ``mtime_ns`` and ``ctime_ns``). If it is not (a writer
+that takes no lock replaced or changed it), the temp file is removed and the edit is applied
+again to the new content, up to ``CAS_ATTEMPTS`` times, then refused: a write that lands while
+the new content is being written is never overwritten. What remains is the few microseconds
+between that check and the rename, and a writer that rewrites the file in place within one
+tick of the file system's clock, with the same size (the timestamps cannot tell it).
+
+Line ends: a file whose line breaks are CRLF (more CRLF than bare LF in its first 64 Ki
+characters) gets CRLF in the text an edit inserts, whatever the caller wrote. The diff splits
+lines where git's diff does, at ``\n`` only: a form feed, a lone CR, U+0085 or U+2028 is part
+of a line.
 
 The diff covers only the region that changed, plus ``CONTEXT_LINES`` around it: the cost of an
 edit is a read, a replace and a write, not a diff of the whole file.
@@ -23,9 +37,12 @@ import difflib
 import fcntl
 import os
 import re
+import secrets
+import stat as stat_mod
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import IO
 
 import safefs
 from safefs.workspace.errors import PATH, WorkspaceError, os_failure, require_path
@@ -37,6 +54,8 @@ CAS_ATTEMPTS = 3
 LOCK_SECONDS = 10.0
 CONTEXT_LINES = 3
 _COMPARE_BLOCK = 1 << 16
+TEMP_SUFFIX = ".safefs-tmp"
+CRLF_SAMPLE = 1 << 16
 
 
 @dataclass(frozen=True)
@@ -65,6 +84,22 @@ def _encodable(text: str, label: str, what: str) -> None:
         ) from None
 
 
+def _uses_crlf(text: str) -> bool:
+    """Whether the file's line breaks are CRLF: in its first ``CRLF_SAMPLE`` characters (a
+    file's line ends are judged without counting all of a large file), more CRLF than bare LF."""
+    sample = text[:CRLF_SAMPLE]
+    crlf = sample.count("\r\n")
+    return crlf > 0 and 2 * crlf > sample.count("\n")
+
+
+_BARE_LF = re.compile(r"(?<!\r)\n")
+
+
+def _crlf(text: str) -> str:
+    """``text`` with each bare LF as CRLF (a CRLF already there stays one)."""
+    return _BARE_LF.sub("\r\n", text) if "\n" in text else text
+
+
 def _apply_one(text: str, edit: Edit, label: str) -> tuple[str, int]:
     if not edit.old:
         raise WorkspaceError(f"{label}: the text to replace must not be empty")
@@ -72,10 +107,12 @@ def _apply_one(text: str, edit: Edit, label: str) -> tuple[str, int]:
     _encodable(edit.new, label, "new text")
     old, new = edit.old, edit.new
     count = occurrences(text, old, at_most=2)
-    if count == 0 and "\r\n" in text and "\n" in old and "\r\n" not in old:
+    if count == 0 and "\n" in old and "\r\n" not in old and _uses_crlf(text):
         # The file uses CRLF line ends; the caller wrote LF ones.
-        old, new = old.replace("\n", "\r\n"), new.replace("\n", "\r\n")
+        old = _crlf(old)
         count = occurrences(text, old, at_most=2)
+    if "\n" in new and _uses_crlf(text):
+        new = _crlf(new)  # what is inserted keeps the file's line ends
     if count == 0:
         raise WorkspaceError(
             f"{label}: text not found; read the file and copy the exact text, "
@@ -133,6 +170,18 @@ def _common_suffix(a: str, b: str, limit: int) -> int:
     return i
 
 
+def diff_lines(text: str) -> list[str]:
+    """``text`` as git's diff sees its lines: each ends at ``\n`` (kept), the last perhaps
+    without one. Not ``str.splitlines``, which also ends a line at a form feed, a lone CR,
+    U+001C-U+001E, U+0085, U+2028 and U+2029."""
+    lines = text.split("\n")
+    last = lines.pop()
+    out = [line + "\n" for line in lines]
+    if last:
+        out.append(last)
+    return out
+
+
 _HUNK = re.compile(r"^@@ -(\d+)(,\d+)? \+(\d+)(,\d+)? @@")
 
 
@@ -176,8 +225,8 @@ def unified_diff(
     new_hi = hi - len(old) + len(new)
     first_line = old.count("\n", 0, lo)
     lines = difflib.unified_diff(
-        old[lo:hi].splitlines(keepends=True),
-        new[lo:new_hi].splitlines(keepends=True),
+        diff_lines(old[lo:hi]),
+        diff_lines(new[lo:new_hi]),
         fromfile=path,
         tofile=path,
         fromfiledate="original",
@@ -219,12 +268,13 @@ def _edit_result(old: str, new: str, path: str, replacements: int, attempt: int)
     return EditResult(diff, replacements, attempt, tuple(hunks))
 
 
-def _lock(fd: int, path: str) -> None:
-    deadline = time.monotonic() + LOCK_SECONDS
+def _lock(fd: int, deadline: float, path: str) -> bool:
+    """Wait for the exclusive flock on ``fd``; False on a file system without flock (the
+    compare-and-swap still guards)."""
     while True:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            return
+            return True
         except BlockingIOError:
             if time.monotonic() > deadline:
                 raise WorkspaceError.naming(
@@ -232,11 +282,68 @@ def _lock(fd: int, path: str) -> None:
                 ) from None
             time.sleep(0.002)
         except OSError:
-            return  # a file system without flock: the inode/size/mtime check still guards
+            return False
 
 
-def _identity(st: os.stat_result) -> tuple[int, int, int, int]:
-    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+def _same_file(a: os.stat_result, b: os.stat_result) -> bool:
+    return (a.st_dev, a.st_ino) == (b.st_dev, b.st_ino)
+
+
+def _identity(st: os.stat_result) -> tuple[int, int, int, int, int, int]:
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns, stat_mod.S_IFMT(st.st_mode))
+
+
+def _open_locked(root: safefs.Root, path: str, *, lock: bool) -> IO[bytes]:
+    """The file open for reading and, with ``lock``, holding its exclusive flock while the path
+    still names it. An editor that waited while another renamed a new file into place locks the
+    new file: editors take turns, one at a time, and none sees the file change under it (but
+    for a writer that takes no lock). Waiting is bounded by ``LOCK_SECONDS``."""
+    deadline = time.monotonic() + LOCK_SECONDS
+    while True:
+        stream: IO[bytes] = root.open(path, "rb")  # a FIFO or device is refused, never opened
+        if not lock:
+            return stream
+        try:
+            if not _lock(stream.fileno(), deadline, path):
+                return stream
+            if _same_file(os.fstat(stream.fileno()), root.stat(path)):
+                return stream
+        except BaseException:
+            stream.close()
+            raise
+        stream.close()  # replaced while this editor waited: lock the file the path names now
+        if time.monotonic() > deadline:
+            raise WorkspaceError.naming(f"file is being edited by someone else; try again: {PATH}", path)
+
+
+def _replace_if_unchanged(root: safefs.Root, path: str, read_as: os.stat_result, data: bytes) -> bool:
+    """Replace the file ``path`` leads to with ``data`` if it is still the file ``read_as``
+    describes; False, having changed nothing, if it is not."""
+    target: str = root.resolve(path, strict=True)  # a symlink is written through, as write_bytes does
+    parent, _, name = target.rpartition("/")
+    with root.opendir(parent or ".") as directory:
+        temp = f".{name[:100]}.{secrets.token_hex(6)}{TEMP_SUFFIX}"
+        out = directory.open(temp, "xb")  # a new name: an entry already there is never touched
+        try:
+            with out:
+                # The replaced file's mode bits are kept, as write_bytes keeps them.
+                os.fchmod(
+                    out.fileno(), stat_mod.S_IMODE(read_as.st_mode) & ~(stat_mod.S_ISUID | stat_mod.S_ISGID)
+                )
+                out.write(data)
+            # The compare-and-swap, immediately before the rename and on the name it replaces:
+            # a write that landed while the new content was being written is seen here.
+            if _identity(directory.stat(name, follow_symlinks=False)) != _identity(read_as):
+                directory.remove(temp)
+                return False
+            directory.rename(temp, name)
+        except BaseException:
+            try:
+                directory.remove(temp)
+            except OSError:
+                pass
+            raise
+    return True
 
 
 def edit_file(root: safefs.Root, path: str, edits: Sequence[Edit], *, dry_run: bool = False) -> EditResult:
@@ -247,9 +354,7 @@ def edit_file(root: safefs.Root, path: str, edits: Sequence[Edit], *, dry_run: b
         raise WorkspaceError("no edits given")
     for attempt in range(1, CAS_ATTEMPTS + 1):
         try:
-            with root.open(path, "rb") as stream:  # a FIFO or device is refused, never opened
-                if not dry_run:
-                    _lock(stream.fileno(), path)
+            with _open_locked(root, path, lock=not dry_run) as stream:
                 read_as = os.fstat(stream.fileno())
                 if read_as.st_size > MAX_EDIT_BYTES:
                     raise WorkspaceError.naming(
@@ -271,11 +376,10 @@ def edit_file(root: safefs.Root, path: str, edits: Sequence[Edit], *, dry_run: b
                 new_text, replacements = apply_edits(text, edits, path)
                 if dry_run or new_text == text:
                     return _edit_result(text, new_text, path, replacements, attempt)
-                encoded = new_text.encode("utf-8", "strict")
-                if _identity(root.stat(path)) != _identity(read_as):
-                    continue  # changed since it was read: apply the edits to the new content
-                root.write_bytes(path, encoded)
-                return _edit_result(text, new_text, path, replacements, attempt)
+                if _replace_if_unchanged(root, path, read_as, new_text.encode("utf-8", "strict")):
+                    return _edit_result(text, new_text, path, replacements, attempt)
+                # Changed since it was read, by a writer that takes no lock: apply the edits
+                # to the new content.
         except OSError as exc:
             raise os_failure(exc, path) from None
     raise WorkspaceError.naming(

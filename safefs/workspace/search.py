@@ -16,11 +16,18 @@ matches; a block is small enough that each call is short, and the deadline and t
 are checked between files and blocks, so other threads (another MCP call) go on and a cancel
 lands within one block. Binary files (a NUL byte in the first 8 KiB) and files over
 ``MAX_GREP_FILE_BYTES`` are skipped and counted.
+
+Lines are ripgrep's: a line ends at ``\n`` and the newline ending the file starts no line after
+it, so a pattern that matches empty text (``^$``, ``.*``) never matches past it; a UTF-8 byte
+order mark at the start of a file is not part of line 1. A pattern that looks at where its text
+starts or ends (``\\A``, ``\\z``, ``(?-m)^``) matches each line on its own, as in ripgrep, where
+each line is the text: such a pattern is matched line by line (see :func:`matches_per_line`).
 """
 
 from __future__ import annotations
 
 import os
+import re
 import threading
 import time
 from collections import deque
@@ -38,6 +45,7 @@ from safefs.workspace.regex import Regex, compile_regex
 from safefs.workspace.walk import STOP_CANCELLED, STOP_TIME, Entry, Hide, Walk, stop_note
 
 BINARY_SNIFF_BYTES = 8192
+BOM = b"\xef\xbb\xbf"  # a UTF-8 byte order mark: not part of line 1
 BLOCK_BYTES = 256 << 10
 READ_BATCH = 64  # files read by one Root.read_heads call (see _read_ahead)
 SEARCH_SECONDS = 30.0  # every search has a deadline; past it the result is partial
@@ -185,6 +193,25 @@ class _Options:
     deadline: float
     cancel: threading.Event | None
     needle: bytes | None = None  # bytes every match holds (see required_literal)
+    per_line: bool = False  # matched one line at a time (see matches_per_line)
+
+
+# ``\A``, ``\z`` or a flag group turning ``m`` off: where a block of lines starts or ends differs
+# from where a line does. Written broadly: a pattern it wrongly names is only matched slower.
+_TEXT_EDGES = re.compile(r"\\[Az]|\(\?[a-zA-Z]*-[a-zA-Z]*m")
+
+
+def matches_per_line(pattern: str, *, literal: bool = False) -> bool:
+    r"""Whether ``pattern`` must be matched a line at a time: it looks at the start or the end of
+    the text it is matched against (``\A``, ``\z``, ``^``/``$`` with ``m`` turned off), which
+    ripgrep takes to be each line, and a search of a block of lines would take to be the block."""
+    return not literal and _TEXT_EDGES.search(pattern) is not None
+
+
+def _end(block: bytes) -> int:
+    """Where the search of a block stops: before the newline that ends it, so that the empty text
+    after the file's last newline, which is no line, is never matched."""
+    return len(block) - 1 if block.endswith(b"\n") else len(block)
 
 
 # Characters with a meaning in RE2's syntax; any other character of a pattern matches itself.
@@ -243,7 +270,7 @@ def _check(opts: _Options) -> None:
 
 
 def _show(line: bytes) -> str:
-    return shorten_line(line.decode("utf-8", "replace").rstrip("\r"))
+    return shorten_line(line.decode("utf-8", "replace").removesuffix("\r"))  # a CRLF line end
 
 
 def _search_file(blocks: Iterable[bytes], shown: str, opts: _Options, out: list[str]) -> int:
@@ -255,12 +282,14 @@ def _search_file(blocks: Iterable[bytes], shown: str, opts: _Options, out: list[
     before: deque[tuple[int, bytes]] = deque(maxlen=opts.before)
     after_left = 0
     last_printed = 0
+    by_line = opts.per_line or (opts.mode == "content" and (opts.before or opts.after))
     for block in blocks:
-        if opts.mode != "content" or (not opts.before and not opts.after):
+        end = _end(block)
+        if not by_line:
             pos = 0
             counted = 0  # newlines in block[:pos]
-            while True:
-                found = regex.search(block, pos)
+            while pos <= end:
+                found = regex.search(block, pos, end)
                 if found is None:
                     break
                 start = found.start()
@@ -276,15 +305,14 @@ def _search_file(blocks: Iterable[bytes], shown: str, opts: _Options, out: list[
                     out.append(f"{shown}:{number + counted}:{_show(block[line_start:line_end])}")
                     counted += 1
                 pos = line_end + 1
-                if pos > len(block):
-                    break
             number += block.count(b"\n")
             continue
-        # Content with context: only a block holding a match (or owing context) is split.
+        # Line by line: only a block holding a match (or owing context) is split, unless the
+        # pattern is one that a search of the block cannot judge.
         lines = block.split(b"\n")
         if lines and lines[-1] == b"":
             lines.pop()
-        if after_left == 0 and regex.search(block) is None:
+        if not opts.per_line and after_left == 0 and regex.search(block, 0, end) is None:
             for i in range(max(0, len(lines) - opts.before), len(lines)):
                 before.append((number + i, lines[i]))
             number += len(lines)
@@ -301,6 +329,10 @@ def _search_file(blocks: Iterable[bytes], shown: str, opts: _Options, out: list[
             n = number + i
             if regex.search(line) is not None:
                 matched += 1
+                if opts.mode == "files_with_matches":
+                    return matched
+                if opts.mode != "content":
+                    continue
                 for bn, bl in before:
                     emit(bn, bl, "-")
                 before.clear()
@@ -373,7 +405,8 @@ def grep(
     regex = compile_search(pattern, ignore_case=ignore_case, literal=literal)
     wanted = _name_filter(file_glob, file_type)
     needle = required_literal(pattern, ignore_case=ignore_case, literal=literal)
-    opts = _Options(regex, mode, before, after, time.monotonic() + seconds, cancel, needle)
+    per_line = matches_per_line(pattern, literal=literal)
+    opts = _Options(regex, mode, before, after, time.monotonic() + seconds, cancel, needle, per_line)
     result = GrepResult(mode)
     try:
         single_file = root.is_file(path)
@@ -406,14 +439,21 @@ def grep(
                 continue
             else:
                 result.files_searched += 1
+                if data.startswith(BOM):
+                    data = data[3:]
                 # One search of the whole file answers most files: no match (the common case),
                 # or a match where a yes is all that is asked; only a file with a match to show
                 # is gone through. Bytes that every match holds, when the pattern has them, are
                 # looked for first: most files lack them, and a substring search costs less than
                 # a call into RE2.
-                if (needle is not None and needle not in data) or search(data) is None:
+                if not data or (needle is not None and needle not in data):
+                    continue  # an empty file has no line to match
+                if per_line:
+                    found = _search_file((data,), target, opts, out)
+                elif search(data, 0, _end(data)) is None:
                     continue
-                found = 1 if mode == "files_with_matches" else _search_file((data,), target, opts, out)
+                else:
+                    found = 1 if mode == "files_with_matches" else _search_file((data,), target, opts, out)
             if not found:
                 continue
             result.files_matched += 1
@@ -487,6 +527,8 @@ def _search_stream(root: safefs.Root, path: str, opts: _Options, result: GrepRes
             result.large_skipped += 1
             return 0
         first = stream.read(BINARY_SNIFF_BYTES)
+        if first.startswith(BOM):
+            first = first[3:]
         if b"\0" in first:
             result.binary_skipped += 1
             return 0

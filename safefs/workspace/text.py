@@ -175,6 +175,10 @@ def lines_of(
     """Lines ``offset`` .. ``offset + limit - 1`` of ``stream`` within ``budget`` characters
     (``numbered``: each line after its ``cat -n`` prefix, counted in the budget).
 
+    Lines are shown whole: one that does not fit is left for the next read (``last`` is the
+    line before it), however many chunks it took to decode. Only the range's first line may be
+    shown in part, when it alone is longer than the budget (``line_cut``).
+
     Only the bytes up to the end of the range are decoded; past it the rest of the file is only
     counted, newline bytes in raw chunks (a UTF-8 multi-byte sequence never holds the byte
     ``\n``), and only for ``COUNT_AFTER_RANGE_BYTES`` unless ``count_all``: a range near the
@@ -186,6 +190,7 @@ def lines_of(
     line = 1  # the line the next character belongs to
     last_shown = offset - 1
     cut = line_cut = False
+    line_from = size_from = 0  # in ``kept``, where the line being shown starts, and the size before it
     last_char = ""
     decoder = codecs.getincrementaldecoder("utf-8")(errors)
     consumed = 0  # bytes read before the current chunk
@@ -248,13 +253,19 @@ def lines_of(
                     continue  # nothing of this line yet (the chunk ended at a newline)
                 if offset <= line <= end and not cut:
                     starts = last_shown < line
+                    if starts:  # where this line's parts begin, to take them back if it overflows
+                        line_from, size_from = len(kept), size
                     part = (number_prefix(line) if numbered and starts else "") + piece
                     part += "\n" if ends_line else ""
                     if size + len(part) > budget:
-                        if starts and not kept:  # one line longer than the budget
-                            kept.append(part[:budget])
+                        if line_from == 0:  # the range's first line is longer than the budget
+                            kept.append(part[: budget - size])
                             line_cut = True
                             last_shown = line
+                        else:  # a line shown whole or not at all: the next read starts at it
+                            del kept[line_from:]
+                            size = size_from
+                            last_shown = line - 1
                         cut = True
                     else:
                         kept.append(part)

@@ -3,6 +3,7 @@ here, fixed cases for each rule of gitignore(5) and random trees (hypothesis).""
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import tempfile
@@ -14,8 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import safefs
-from safefs.workspace.gitignore import NameFilter
-from safefs.workspace.patterns import path_bytes
+from safefs.workspace.gitignore import NameFilter, name_bytes
 from safefs.workspace.walk import Walk, is_ignored
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
@@ -186,5 +186,88 @@ def test_the_name_filter_compares_text_as_the_rules_compare_bytes(
     keys: list[str], endings: list[str], names: list[str]
 ) -> None:
     # As a .gitignore is parsed: each pattern's name or ending as the bytes its paths are matched as.
-    quick = NameFilter(frozenset(path_bytes(k) for k in keys), tuple(path_bytes(e) for e in endings))
-    assert quick.may_match_any(names) == any(quick.may_match(path_bytes(n)) for n in names)
+    quick = NameFilter(frozenset(name_bytes(k) for k in keys), tuple(name_bytes(e) for e in endings))
+    assert quick.may_match_any(names) == any(quick.may_match(name_bytes(n)) for n in names)
+
+
+def build_bytes(base: Path, files: dict[bytes, bytes]) -> None:
+    subprocess.run(["git", "init", "-q", str(base)], check=True)
+    for name, data in files.items():
+        path = base / os.fsdecode(name)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+
+
+def git_lists_bytes(base: Path) -> set[bytes]:
+    out = subprocess.run(
+        ["git", "-c", "core.quotePath=false", "-C", str(base), "ls-files", "-co", "--exclude-standard", "-z"],
+        check=True,
+        capture_output=True,
+    ).stdout
+    return {name for name in out.split(b"\0") if name}
+
+
+def walk_lists_bytes(base: Path) -> set[bytes]:
+    with safefs.Root(str(base)) as root:
+        return {os.fsencode(e.rel) for e in Walk(root) if e.kind != "dir"}
+
+
+# The six kinds of line that disagreed with git, each with names it should and should not match.
+CONSTRUCTS: dict[str, tuple[bytes, list[bytes]]] = {
+    "a byte order mark before the first rule": (b"\xef\xbb\xbf*.log\n", [b"a.log", b"b.txt"]),
+    "two trailing slashes": (b"foo//\n", [b"foo/x", b"bar/foo/y", b"z"]),
+    "an escaped dash in a class": (b"[a\\-c]\n", [b"a", b"b", b"c", b"-", b"d"]),
+    "a reversed range, negated": (b"[!z-a]\n", [b"a", b"\xc3\xa9", b"ab"]),
+    "? and a class against a multi-byte name": (
+        b"?\n[\xc3\xa9]x\n",
+        [b"\xc3\xa9", b"\xc3\xa9x", b"e", b"ex", b"\xe6\x97\xa5"],
+    ),
+    "non-UTF-8 bytes in a pattern": (
+        b"caf\xe9\n*\xff\n[\xe0]?\n",
+        [b"caf\xe9", b"caf\xe8", b"caf\xc3\xa9", b"a\xff", b"a\xfe", b"a\xc3\xbf", b"\xe1b"],
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(CONSTRUCTS))
+def test_each_construct_that_disagreed_agrees_with_git(tmp_path: Path, case: str) -> None:
+    rules, names = CONSTRUCTS[case]
+    build_bytes(tmp_path, {b".gitignore": rules, **{name: b"x\n" for name in names}})
+    assert walk_lists_bytes(tmp_path) == git_lists_bytes(tmp_path)
+
+
+BYTE_NAMES = [
+    b"a", b"b", b"c", b"e", b"ab", b"-", b"\xc3\xa9", b"\xc3\xa9x", b"\xe6\x97\xa5", b"caf\xe9",
+    b"x.log", b"x.log ", b"foo", b"[", b"\\",
+]  # fmt: skip
+BYTE_LINES = [
+    b"?", b"??", b"???", b"[a\\-c]", b"[!z-a]", b"[z-a]", b"[\xc3\xa9]", b"[!\xc3\xa9]x", b"?x", b"caf\xe9",
+    b"*\xe9", b"foo//", b"foo/", b"!foo", b"*.log", b"!x.log", b"[[:alpha:]]", b"[a-]", b"[]a]", b"[\\]]",
+    b"\xe6?\xa5", b"caf\xe8", b"*", b"!*/", b"a/", b"!a", b"**/b", b"[[:a]b:]]", b"\\?",
+    b"[\\a-c]", b"[a-\\c]", b"[!a-c-e]", b"[[:digit:]-z]", b"x.log\\ ", b"x.log  ", b"[[:foo:]]", b"[", b"\\",
+]  # fmt: skip
+byte_paths = st.lists(
+    st.lists(st.sampled_from(BYTE_NAMES), min_size=1, max_size=3).map(b"/".join), max_size=10
+)
+byte_rules = st.tuples(st.booleans(), st.lists(st.sampled_from(BYTE_LINES), max_size=5)).map(
+    lambda t: (b"\xef\xbb\xbf" if t[0] else b"") + b"".join(line + b"\n" for line in t[1])
+)
+
+
+def _consistent_bytes(names: list[bytes]) -> list[bytes]:
+    return [os.fsencode(n) for n in _consistent([os.fsdecode(n) for n in names])]
+
+
+@settings(max_examples=150, deadline=None)
+@given(names=byte_paths, top=byte_rules, nested=byte_rules)
+def test_random_trees_with_multibyte_names_and_byte_patterns_agree_with_git(
+    names: list[bytes], top: bytes, nested: bytes
+) -> None:
+    with tempfile.TemporaryDirectory() as scratch:
+        base = Path(scratch)
+        tree = {name: b"x\n" for name in _consistent_bytes(names)}
+        tree[b".gitignore"] = top
+        if not any(n == b"a" or n.startswith(b"a/") for n in tree):
+            tree[b"a/.gitignore"] = nested
+        build_bytes(base, tree)
+        assert walk_lists_bytes(base) == git_lists_bytes(base), tree

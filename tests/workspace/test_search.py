@@ -417,3 +417,34 @@ def test_a_search_stopped_while_reading_ahead_leaves_no_thread(tmp_path: Path) -
         full = grep(root, "needle", mode="count", max_results=1000)
         assert full.stop is None and full.files_matched > 0
     assert threading.active_count() == before
+
+
+@pytest.mark.parametrize("whole", [True, False], ids=["read whole", "streamed"])
+def test_a_pattern_matching_empty_text_matches_no_line_after_the_last_newline(
+    tmp_path: Path, whole: bool
+) -> None:
+    lines = 40 if whole else 40_000  # 40,000 lines of 10 bytes: two blocks and more
+    (tmp_path / "f.txt").write_text("".join(f"line {i:04}\n"[-10:] for i in range(lines)))
+    root = safefs.Root(str(tmp_path))
+    assert grep(root, "^$", mode="files_with_matches").entries == []  # no blank line
+    for pattern in (".*", "^", "x*", "$"):
+        assert grep(root, pattern, mode="count").entries == [f"f.txt:{lines}"], pattern
+    (tmp_path / "empty.txt").write_text("")
+    (tmp_path / "f.txt").write_text("a\n" * (lines // 2) + "\n" + "a\n" * (lines // 2))
+    assert grep(root, "^$", mode="content").entries == [f"f.txt:{lines // 2 + 1}:"]
+
+
+@pytest.mark.parametrize("pattern", [r"\Aline", "(?-m)^line", r"\d\z", r"(?-m)\d$"])
+def test_a_pattern_on_the_edges_of_its_text_takes_each_line_as_its_text(tmp_path: Path, pattern: str) -> None:
+    # As in ripgrep: \A and \z (and ^, $ without m) match at the start and end of every line,
+    # not where a block of the file starts.
+    (tmp_path / "f.txt").write_text("".join(f"line {i:04}\n" for i in range(40_000)) + "x line\n")
+    root = safefs.Root(str(tmp_path))
+    assert grep(root, pattern, mode="count").entries == ["f.txt:40000"]
+
+
+def test_a_utf8_byte_order_mark_is_not_part_of_line_1(tmp_path: Path) -> None:
+    (tmp_path / "a.cs").write_bytes(b"\xef\xbb\xbfusing System;\r\nclass A {}\r\n")
+    (tmp_path / "big.cs").write_bytes(b"\xef\xbb\xbfusing System;\n" + b"// padding\n" * 30_000)
+    root = safefs.Root(str(tmp_path))
+    assert grep(root, "^using", mode="content").entries == ["a.cs:1:using System;", "big.cs:1:using System;"]

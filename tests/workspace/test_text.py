@@ -45,3 +45,32 @@ def test_every_range_equals_the_reference(lines: tuple[Path, list[str]]) -> None
                     assert offset - 1 + len(shown) < got.total < len(text), (offset, limit)
                 whole = read_lines(root, path.name, offset, limit, budget=10**9, count_all=True)
                 assert whole.total_known and whole.total == len(text)
+
+
+def test_a_line_that_does_not_fit_is_shown_whole_or_not_at_all(tmp_path: Path) -> None:
+    # 35,000 three-byte characters: a line that takes more than one read to decode.
+    (tmp_path / "f.txt").write_text("short\n" + "€" * 35_000 + "\nend\n")
+    with safefs.Root(str(tmp_path)) as root:
+        first = read_lines(root, "f.txt", 1, 10, budget=29_800)
+        assert (first.text, first.last, first.cut_at_budget, first.line_cut) == ("short\n", 1, True, False)
+        second = read_lines(root, "f.txt", first.last + 1, 10, budget=29_800)  # where it said to go on
+        assert second.text == "€" * 29_800 and second.last == 2 and second.line_cut
+
+
+@pytest.mark.parametrize("budget", [7, 100, 1000, 20_000, 70_000])
+def test_paging_by_the_continue_offset_shows_every_line_whole_once(
+    lines: tuple[Path, list[str]], budget: int
+) -> None:
+    path, text = lines
+    with safefs.Root(str(path.parent)) as root:
+        offset, pages = 2400, 0
+        while offset <= 2700:
+            got = read_lines(root, path.name, offset, 2000, budget=budget)
+            pages += 1
+            assert got.last >= offset, (offset, budget)  # every read moves on
+            if got.line_cut:
+                assert got.last == offset and text[offset - 1].startswith(got.text)
+                assert len(got.text) == budget and len(text[offset - 1]) > budget
+            else:
+                assert got.text == "".join(text[offset - 1 : got.last]), (offset, budget)
+            offset = got.last + 1
