@@ -145,6 +145,7 @@ class LinuxSandbox:
         # share them. One left by a killed agent is an empty directory, which git passes over.
         self._git_lock = threading.Lock()
         self._placeholders = git.GitPlan()
+        self._broken: str | None = None  # set when a command's repository could not be disabled
         weakref.finalize(self, git.remove_placeholders, root, self._placeholders)
 
     @property
@@ -218,6 +219,8 @@ class LinuxSandbox:
         ruleset = -1
         try:
             with self._git_lock:
+                if self._broken is not None:
+                    raise OSError(self._broken)
                 plan = git.plan_protection(self.root)
                 self._placeholders.placeholders += plan.placeholders
             ruleset = self._ruleset()
@@ -226,8 +229,12 @@ class LinuxSandbox:
             keep: list[Any] = []
             spec = self._spec(argv, env, ruleset, idmap, plan, keep)
             before = free_bytes(self.root.fileno())
-            outcome = supervised(spec, keep, timeout=timeout, output_cap=output_cap, cancel=cancel)
-            notes = space_notes(before, free_bytes(self.root.fileno()))
+            try:
+                outcome = supervised(spec, keep, timeout=timeout, output_cap=output_cap, cancel=cancel)
+            except BaseException:
+                self._disable_repositories(plan)  # whatever ran of it
+                raise
+            notes = space_notes(before, free_bytes(self.root.fileno())) + self._disable_repositories(plan)
             read_only = f"read-only: {', '.join(plan.read_only)}" if plan.read_only else "nothing read-only"
             return dataclasses.replace(outcome, notes=outcome.notes + notes, layers=self._layers(read_only))
         except OSError as exc:
@@ -235,6 +242,21 @@ class LinuxSandbox:
         finally:
             if ruleset >= 0:
                 os.close(ruleset)
+
+    def _disable_repositories(self, plan: git.GitPlan) -> tuple[str, ...]:
+        """Notes on the repositories the command made, disabled (:mod:`safefs.sandbox.git`)."""
+        with self._git_lock:
+            try:
+                done = git.disable_new_repositories(self.root, plan)
+            except OSError as exc:
+                self._broken = f"a repository the last command made could not be disabled ({exc})"
+                return (f"note: {self._broken}; no further command will run",)
+        if not done:
+            return ()
+        return (
+            "note: this command made git repositories, disabled so that git outside the sandbox "
+            "does not use their config or hooks: " + "; ".join(done),
+        )
 
     def _spec(
         self,
@@ -272,6 +294,7 @@ class LinuxSandbox:
         )
         spec.tmp_access = landlock.READ_WRITE & landlock.handled_fs(self.abi)
         spec.read_only = _cstrs(ffi, keep, plan.read_only)
+        spec.pinned = _cstrs(ffi, keep, plan.pinned)
         program = ffi.new("char[]", self.seccomp_program)
         keep.append(program)
         spec.seccomp_filter = program
@@ -297,7 +320,7 @@ def _command_spec(keep: list[Any], argv: Sequence[str], env: Mapping[str, str], 
     spec.workspace_fd = fd
     spec.ruleset_fd = spec.drop_uid = spec.drop_gid = spec.idmap_userns_fd = -1
     spec.map_uid, spec.map_gid = os.getuid(), os.getgid()
-    spec.tmp_options = spec.read_only = spec.seccomp_filter = ffi.NULL
+    spec.tmp_options = spec.read_only = spec.pinned = spec.seccomp_filter = ffi.NULL
     return spec
 
 
