@@ -177,7 +177,7 @@ def _head_of(root: safefs.Root, git_dir: str) -> str | None:
     except NotADirectoryError:
         return None
     head = next((name for name in names if name.casefold() == "head"), None)
-    return None if head is None else posixpath.join(git_dir, head)
+    return None if head is None else head if git_dir == "." else f"{git_dir}/{head}"
 
 
 def _set_aside(root: safefs.Root, path: str) -> str:
