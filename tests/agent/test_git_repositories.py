@@ -97,8 +97,8 @@ def test_a_submodule_renamed_away_leaves_no_fresh_repository_in_its_place(
     marker = marker_of(ws)
     command = f"{move}; {fresh_repository('libs/sub/.git', marker)}; ls -a libs"
     (out,) = run_calls(inline, messages_api, ws, tmp_path, [bash(command)], "--mode", "full")
-    assert "Device or resource busy" in out, out  # the directory above git's state is pinned
     assert host_git_ran_marker(ws.path, marker) == []
+    assert "Device or resource busy" in out, out  # the directory above git's state is pinned
     assert (ws.path / "libs" / "sub" / ".git" / "HEAD").is_file()  # the submodule's own, untouched
 
 
@@ -116,8 +116,8 @@ def test_a_hooks_directory_renamed_away_cannot_be_replaced(
         "&& chmod +x .husky/_/pre-commit; ls -a .husky"
     )
     (out,) = run_calls(inline, messages_api, ws, tmp_path, [bash(command)], "--mode", "full")
-    assert "Device or resource busy" in out, out
     assert host_git_ran_marker(ws.path, marker, commit=True) == []
+    assert "Device or resource busy" in out, out
 
 
 # -- 2. a work tree made into a repository ------------------------------------------------------
@@ -141,8 +141,8 @@ def test_the_workspace_cannot_be_made_a_repository_by_a_command(
     (out,) = run_calls(
         inline, messages_api, ws, tmp_path, [bash(make_root_a_repository(ws, marker))], "--mode", "full"
     )
-    assert "HEAD -> HEAD.untrusted" in out, out
     assert host_git_ran_marker(ws.path, marker) == []
+    assert "HEAD -> HEAD.untrusted" in out, out
 
 
 @pytest.mark.parametrize("layout", ["no-git", "monorepo-package"])
@@ -160,8 +160,8 @@ def test_the_workspace_cannot_be_made_a_repository_by_the_write_tool(
         write("HEAD", "ref: refs/heads/main\n"),
     ]
     got = run_calls(inline, messages_api, ws, tmp_path, calls)
-    assert "would make '.' a git repository" in got[-1], got
     assert host_git_ran_marker(ws.path, marker) == []
+    assert "would make '.' a git repository" in got[-1], got
 
 
 # -- 3. a bare repository under any name, in the default mode -----------------------------------
@@ -181,8 +181,8 @@ def test_four_writes_cannot_plant_a_bare_repository(
         write(f"{name}/refs/heads/.keep", ""),
     ]
     got = run_calls(inline, messages_api, ws, tmp_path, calls)
-    assert f"would make {name!r} a git repository" in got[-1], got
     assert host_git_ran_marker(ws.path, marker) == []
+    assert f"would make {name!r} a git repository" in got[-1], got
     # Nor can a write change a repository that is there already (its config, its hooks).
     (ws.path / name / "refs" / "heads" / ".keep").parent.mkdir(parents=True, exist_ok=True)
     got = run_calls(inline, messages_api, ws, tmp_path, [write(f"{name}/config", fsmonitor_config(marker))])
@@ -206,8 +206,8 @@ def test_an_included_config_cannot_be_written_by_the_write_tool(
     with_includes(ws)
     marker = marker_of(ws)
     (got,) = run_calls(inline, messages_api, ws, tmp_path, [write(included, fsmonitor_config(marker))])
-    assert "denied: git repository path" in got, got
     assert host_git_ran_marker(ws.path, marker) == []
+    assert "denied: git repository path" in got, got
 
 
 @needs_sandbox
@@ -218,10 +218,10 @@ def test_an_included_config_cannot_be_written_by_a_command(
     marker = marker_of(ws)
     config = fsmonitor_config(marker).replace("\n", "\\n").replace("\t", "\\t")
     command = (
-        f"printf '{config}' >> .gitconfig; mkdir -p tools; printf '{config}' > tools/git.inc; "
-        "mv .gitconfig moved; rm -f tools/git.inc; ls -a . tools"
+        f"printf '{config}' >> .gitconfig; mv .gitconfig .gitconfig.old; printf '{config}' > .gitconfig; "
+        f"mkdir -p tools; printf '{config}' > tools/git.inc; ls -a . tools"
     )
     (out,) = run_calls(inline, messages_api, ws, tmp_path, [bash(command)], "--mode", "full")
-    assert "Read-only file system" in out, out
     assert host_git_ran_marker(ws.path, marker) == []
+    assert "Read-only file system" in out, out
     assert not (ws.path / "tools" / "git.inc").exists()  # the placeholder is gone after the run
