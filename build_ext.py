@@ -91,6 +91,7 @@ sandbox_ffibuilder.cdef(
         uint64_t tmp_access;
         char **read_only;
         char **pinned;
+        char **hidden;
         const void *seccomp_filter;
         unsigned short seccomp_len;
         int new_session_keyring;

@@ -311,6 +311,7 @@ def command_run(args: argparse.Namespace, redact_holder: list[Redactor]) -> int:
                 allow_network=args.allow_network,
                 allow_old_landlock=args.allow_old_landlock,
                 tmp_size=args.sandbox_tmp_size << 20,
+                hidden=tuple(policy_options.run_record_files(args)),
             ),
         )
         # Closed before the workspace is: the bash sandbox removes the placeholders it made there.

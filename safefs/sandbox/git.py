@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import contextlib
 import posixpath
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import safefs
@@ -41,14 +42,16 @@ UNTRUSTED = ".untrusted"
 
 @dataclass
 class GitPlan:
-    """``read_only``: the paths to bind read-only; ``pinned``: the directories above them, made
-    mount points; ``placeholders``: what was made for it (empty directories and files, removed
-    by :func:`remove_placeholders`); ``repositories``: the repositories there when planned."""
+    """``read_only``: the paths to bind read-only; ``hidden``: files to cover (a run's own
+    record); ``pinned``: the directories above both, made mount points; ``placeholders``: what
+    was made for it (empty directories and files, removed by :func:`remove_placeholders`);
+    ``repositories``: the repositories there when planned."""
 
     read_only: list[str] = field(default_factory=list)
     pinned: list[str] = field(default_factory=list)
     placeholders: list[str] = field(default_factory=list)
     repositories: frozenset[str] = frozenset()
+    hidden: list[str] = field(default_factory=list)
 
     def add(self, path: str) -> None:
         if path not in self.read_only:
@@ -61,8 +64,9 @@ class GitPlan:
             if not any(_under(path, other) for other in kept):
                 kept.append(path)
         self.read_only = kept
+        self.hidden = [path for path in self.hidden if not any(_under(path, other) for other in kept)]
         pinned: set[str] = set()
-        for path in kept:
+        for path in kept + self.hidden:
             parent = posixpath.dirname(path)
             while parent and not any(_under(parent, other) for other in kept):
                 pinned.add(parent)
@@ -124,14 +128,36 @@ def _parts_from(first: str, path: str) -> list[str]:
     return ["/".join(parts[:end]) for end in range(first.count("/") + 1, len(parts) + 1)]
 
 
-def plan_protection(root: safefs.Root) -> GitPlan:
-    """The read-only and pinned paths for the workspace's repositories now. ``OSError`` when
-    they cannot be protected (a ``.git`` that is a symbolic link; a tree too large to search):
-    the command must then not run."""
+def hidden_files(root: safefs.Root, paths: Iterable[str]) -> list[str]:
+    """The files of ``paths`` (absolute) that lie in the workspace now, canonical and relative,
+    with the ``.partial`` files set aside beside them."""
+    found: list[str] = []
+    for path in paths:
+        try:
+            located = root.resolve(root.relative(path))
+            if located == "." or not root.is_file(located):
+                continue
+            directory, name = posixpath.split(located)
+            found.append(located)
+            found += [
+                posixpath.join(directory, other)
+                for other in root.listdir(directory or ".")
+                if other.startswith(name + ".partial") and root.is_file(posixpath.join(directory, other))
+            ]
+        except (safefs.PathEscapeError, OSError, ValueError):
+            continue  # outside the workspace (or gone): out of the command's reach already
+    return list(dict.fromkeys(found))
+
+
+def plan_protection(root: safefs.Root, *, hidden: Iterable[str] = ()) -> GitPlan:
+    """The read-only and pinned paths for the workspace's repositories now, and the ``hidden``
+    files (absolute paths) that lie in it. ``OSError`` when they cannot be protected (a
+    ``.git`` that is a symbolic link; a tree too large to search): the command must then not
+    run."""
     found = gitrepos.find_repositories(root)
     if found.links:
         raise OSError(f"{found.links[0]} is a symbolic link, which the sandbox cannot pin in place")
-    plan = GitPlan(repositories=frozenset(found.repositories()))
+    plan = GitPlan(repositories=frozenset(found.repositories()), hidden=hidden_files(root, hidden))
     try:
         if not root.exists(gitrepos.DOT_GIT, follow_symlinks=False):
             _protect(root, plan, gitrepos.DOT_GIT)

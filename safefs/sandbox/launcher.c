@@ -102,6 +102,7 @@ struct sbx_spec {
     uint64_t tmp_access;     /* Landlock rights on that tmpfs */
     char **read_only;        /* workspace-relative paths bound read-only (NULL-terminated) */
     char **pinned;           /* directories above them, bound onto themselves first (same) */
+    char **hidden;           /* files covered by /dev/null, read-only and nodev: unopenable */
     const void *seccomp_filter; /* struct sock_filter[], assembled by safefs.sandbox.seccomp */
     unsigned short seccomp_len; /* its instructions (0: no filter) */
     int new_session_keyring; /* join a fresh, empty session keyring before exec */
@@ -304,6 +305,47 @@ static int bind_paths(int ws, char *const *paths, uint64_t attr)
     return 0;
 }
 
+/* Each file is covered by a read-only, nodev bind of /dev/null: a device node on a nodev mount
+ * cannot be opened at all (EACCES), for reading or writing, and a mount point can be neither
+ * renamed, removed nor replaced. */
+static int cover_paths(int ws, char *const *paths)
+{
+    if (!paths || !*paths)
+        return 0;
+    int null = open("/dev/null", O_PATH | O_CLOEXEC);
+    if (null < 0)
+        return -1;
+    int r = 0;
+    for (; *paths && r == 0; paths++) {
+        struct sbx_open_how how = { O_PATH | O_NOFOLLOW | O_CLOEXEC, 0,
+                                    SBX_RESOLVE_BENEATH | SBX_RESOLVE_NO_SYMLINKS |
+                                        SBX_RESOLVE_NO_MAGICLINKS };
+        int fd = (int)syscall(SYS_openat2, ws, *paths, &how, sizeof how);
+        if (fd < 0) {
+            r = -1;
+            break;
+        }
+        int tree = (int)syscall(SYS_open_tree, null, "",
+                                SBX_OPEN_TREE_CLONE | AT_EMPTY_PATH | O_CLOEXEC);
+        struct sbx_mount_attr ma = { SBX_MOUNT_ATTR_RDONLY | SBX_MOUNT_ATTR_NOSUID |
+                                         SBX_MOUNT_ATTR_NODEV, 0, 0, 0 };
+        if (tree < 0 ||
+            syscall(SYS_mount_setattr, tree, "", AT_EMPTY_PATH, &ma, sizeof ma) < 0 ||
+            syscall(SYS_move_mount, tree, "", fd, "",
+                    SBX_MOVE_MOUNT_F_EMPTY_PATH | SBX_MOVE_MOUNT_T_EMPTY_PATH) < 0)
+            r = -1;
+        int saved = errno;
+        if (tree >= 0)
+            close(tree);
+        close(fd);
+        errno = saved;
+    }
+    int saved = errno;
+    close(null);
+    errno = saved;
+    return r;
+}
+
 /* mkdir -p of ``path`` (absolute), in whatever is mounted there now. */
 static int make_dirs(const char *path)
 {
@@ -493,7 +535,8 @@ static int init_main(void *arg)
             ws = open_workspace(s);
             if (bind_paths(ws, s->pinned, 0) < 0 ||
                 bind_paths(ws, s->read_only, SBX_MOUNT_ATTR_RDONLY | SBX_MOUNT_ATTR_NOSUID |
-                                                 SBX_MOUNT_ATTR_NODEV) < 0)
+                                                 SBX_MOUNT_ATTR_NODEV) < 0 ||
+                cover_paths(ws, s->hidden) < 0)
                 fail(st, ST_PROTECT_GIT);
         }
     }
