@@ -51,6 +51,22 @@ def _fold(name: str) -> str:
     return name.casefold()
 
 
+def _spellings(name: str) -> frozenset[str]:
+    """Every spelling of the ASCII ``name`` that folds to it (``HEAD``, ``head``, ``HeAd``...): no
+    other character folds to an ASCII letter but U+212A (Kelvin, k) and U+017F (long s), neither
+    in these names."""
+    spellings = {""}
+    for char in name:
+        spellings = {s + c for s in spellings for c in {char.lower(), char.upper()}}
+    return frozenset(spellings)
+
+
+# Checked against a directory's listing as a set, before any name is folded one by one: a walk
+# of a large tree spends its time here.
+_HEADS = _spellings("head")
+_DOT_GITS = _spellings(".git")
+
+
 def looks_like_git_dir(names: set[str] | frozenset[str]) -> bool:
     """Whether a directory with entries of these names may be a git directory: ``HEAD``, and
     either ``commondir`` or both ``objects`` and ``refs`` (git also validates ``HEAD``'s text and
@@ -152,21 +168,19 @@ def find_repositories(root: safefs.Root, *, max_directories: int = MAX_DIRECTORI
                 "for git repositories"
             )
         here = top.removeprefix("./") if top != "." else "."
-        if looks_like_git_dir(set(dirs) | set(files)):
+        names = set(dirs).union(files)
+        if not names.isdisjoint(_HEADS) and looks_like_git_dir(names):
             found.git_dirs.append(here)
             dirs.clear()
             continue
-        for name in files:
-            if _fold(name) == DOT_GIT:
-                path = _join(here, name)
-                (found.links if root.is_symlink(path) else found.dot_git).append(path)
-        kept = []
-        for name in dirs:
-            if _fold(name) == DOT_GIT:
-                found.dot_git.append(_join(here, name))
-            else:
-                kept.append(name)
-        dirs[:] = kept
+        if names.isdisjoint(_DOT_GITS):
+            continue
+        for name in _DOT_GITS.intersection(files):
+            path = _join(here, name)
+            (found.links if root.is_symlink(path) else found.dot_git).append(path)
+        for name in _DOT_GITS.intersection(dirs):
+            found.dot_git.append(_join(here, name))
+        dirs[:] = [name for name in dirs if name not in _DOT_GITS]
     _follow(root, found)
     return found
 
