@@ -157,6 +157,8 @@ def plan_protection(root: safefs.Root, *, hidden: Iterable[str] = ()) -> GitPlan
     found = gitrepos.find_repositories(root)
     if found.links:
         raise OSError(f"{found.links[0]} is a symbolic link, which the sandbox cannot pin in place")
+    if "." in found.git_dirs:
+        raise OSError("the workspace is itself a git directory, whose config a command could rewrite")
     plan = GitPlan(repositories=frozenset(found.repositories()), hidden=hidden_files(root, hidden))
     try:
         if not root.exists(gitrepos.DOT_GIT, follow_symlinks=False):
@@ -177,24 +179,22 @@ def disable_new_repositories(root: safefs.Root, plan: GitPlan) -> list[str]:
     the module's description). Returns what was done, one line each; ``OSError`` when the
     workspace cannot be searched or a repository cannot be disabled."""
     done: list[str] = []
-    known = set(plan.repositories)
-    while True:  # a repository inside a new one is found once the outer one is disabled
-        found = gitrepos.find_repositories(root, max_directories=gitrepos.MAX_DIRECTORIES * 10)
-        new = [path for path in found.repositories() if path not in known]
-        changed = False
-        for path in new:
-            known.add(path)
-            is_dot_git = posixpath.basename(path).casefold() == gitrepos.DOT_GIT
-            if is_dot_git and (root.is_symlink(path) or not root.is_dir(path)):
-                done.append(f"{path} -> {_set_aside(root, path)}")
-                changed = True
-                continue
-            head = _head_of(root, path)
-            if head is not None:
-                done.append(f"{head} -> {_set_aside(root, head)}")
-                changed = True
-        if not changed:
-            return done
+    # The repositories there before were read-only to the command: nothing in them is new, so
+    # they are not entered. Every other directory is, new repositories included.
+    found = gitrepos.find_repositories(
+        root, max_directories=gitrepos.MAX_DIRECTORIES * 10, enter_all_but=plan.repositories
+    )
+    for path in found.repositories():
+        if path in plan.repositories:
+            continue
+        is_dot_git = posixpath.basename(path).casefold() == gitrepos.DOT_GIT
+        if is_dot_git and (root.is_symlink(path) or not root.is_dir(path)):
+            done.append(f"{path} -> {_set_aside(root, path)}")
+            continue
+        head = _head_of(root, path)
+        if head is not None:
+            done.append(f"{head} -> {_set_aside(root, head)}")
+    return done
 
 
 def _head_of(root: safefs.Root, git_dir: str) -> str | None:

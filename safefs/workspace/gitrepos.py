@@ -154,10 +154,17 @@ def _join(top: str, name: str) -> str:
     return name if top in (".", "") else f"{top}/{name}"
 
 
-def find_repositories(root: safefs.Root, *, max_directories: int = MAX_DIRECTORIES) -> Repositories:
+def find_repositories(
+    root: safefs.Root, *, max_directories: int = MAX_DIRECTORIES, enter_all_but: frozenset[str] | None = None
+) -> Repositories:
     """Every repository in the tree of ``root``, and the files and directories git reads for
-    them (module docstring). A git directory found is not entered: what lies in it is its own.
-    :class:`TreeTooLarge` past ``max_directories`` directories."""
+    them (module docstring). A git directory found is not entered (what lies in it is its own),
+    unless ``enter_all_but`` is given: then every one but those is (repositories nested in
+    new ones are found too). :class:`TreeTooLarge` past ``max_directories`` directories."""
+
+    def enter(path: str) -> bool:
+        return enter_all_but is not None and path not in enter_all_but
+
     found = Repositories()
     seen = 0
     for top, dirs, files in root.walk("."):
@@ -171,8 +178,9 @@ def find_repositories(root: safefs.Root, *, max_directories: int = MAX_DIRECTORI
         names = set(dirs).union(files)
         if not names.isdisjoint(_HEADS) and looks_like_git_dir(names):
             found.git_dirs.append(here)
-            dirs.clear()
-            continue
+            if not enter(here):
+                dirs.clear()
+                continue
         if names.isdisjoint(_DOT_GITS):
             continue
         for name in _DOT_GITS.intersection(files):
@@ -180,7 +188,7 @@ def find_repositories(root: safefs.Root, *, max_directories: int = MAX_DIRECTORI
             (found.links if root.is_symlink(path) else found.dot_git).append(path)
         for name in _DOT_GITS.intersection(dirs):
             found.dot_git.append(_join(here, name))
-        dirs[:] = [name for name in dirs if name not in _DOT_GITS]
+        dirs[:] = [name for name in dirs if name not in _DOT_GITS or enter(_join(here, name))]
     _follow(root, found)
     return found
 

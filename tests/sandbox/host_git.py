@@ -58,12 +58,17 @@ def places(workspace: Path) -> list[Path]:
     return found[:MAX_PLACES]
 
 
-def host_git_ran_marker(workspace: Path, marker: Path, *, commit: bool = False) -> list[str]:
+def host_git_ran_marker(
+    workspace: Path, marker: Path, *, commit: bool = False, as_owner: bool = False
+) -> list[str]:
     """Run ``git status`` everywhere in ``workspace`` (and ``git commit`` at its top with
-    ``commit``); the places after which ``marker`` existed (it is removed after each)."""
+    ``commit``); the places after which ``marker`` existed (it is removed after each).
+    ``as_owner``: the workspace belongs to another user than this process's, and git is run as
+    its owner would run it (``safe.directory`` passes it)."""
+    owner = ("-c", "safe.directory=*") if as_owner else ()
     ran = []
     for place in places(workspace):
-        git("status", "--porcelain", cwd=place)
+        git(*owner, "status", "--porcelain", cwd=place)
         if marker.exists():
             ran.append(str(place.relative_to(workspace)))
             marker.unlink()
