@@ -11,6 +11,10 @@ from typing import Any
 
 import pytest
 
+from agent.messages import ToolCall
+from agent.policy.approval import ALLOW
+from agent.policy.setup import permission_policy
+from agent.tools.write import WriteTool
 from tests.agent.cli_runs import results
 from tests.agent.conftest import AgentWorkspace
 from tests.agent.messages_api_server import LoopbackMessagesAPI, text_reply, tool_reply
@@ -225,3 +229,20 @@ def test_an_included_config_cannot_be_written_by_a_command(
     assert host_git_ran_marker(ws.path, marker) == []
     assert "Read-only file system" in out, out
     assert not (ws.path / "tools" / "git.inc").exists()  # the placeholder is gone after the run
+
+
+def test_a_person_answering_yes_to_everything_in_ask_mode_still_cannot_make_a_repository(
+    ws: AgentWorkspace,
+) -> None:
+    tools = [WriteTool(ws.root)]
+    policy = permission_policy("ask", ws.root, approver=lambda call: ALLOW, tools=tools)
+    decisions = []
+    for i, (path, content) in enumerate(
+        [("HEAD", "ref: refs/heads/main\n"), ("objects/info/packs", ""), ("refs/heads/.keep", "")]
+    ):
+        args = {"path": f"lib/{path}", "content": content}
+        decision = policy(ToolCall(f"w{i}", "write", args))
+        if decision.approved:
+            tools[0].execute(args)
+        decisions.append((decision.approved, decision.decided_by))
+    assert decisions == [(True, None), (True, None), (False, "rule:git-repository")], decisions
