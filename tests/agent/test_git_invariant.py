@@ -28,7 +28,13 @@ from agent.policy.setup import permission_policy
 from agent.tools.bash import BashTool
 from agent.tools.write import WriteTool
 from tests.sandbox.harness import PATH, sandbox_refusal
-from tests.sandbox.host_git import fsmonitor_config, hook_script, host_git_ran_marker, must_git
+from tests.sandbox.host_git import (
+    fsmonitor_config,
+    hook_script,
+    host_git_ran_marker,
+    make_superproject,
+    must_git,
+)
 
 SANDBOX = sandbox_refusal() is None
 DIRECTORIES = [".", "libs", "libs/sub", ".husky", ".husky/_", "src", "src/pkg"]
@@ -70,20 +76,12 @@ class AgentAgainstHostGit(RuleBasedStateMachine):
 
     def _make_repository(self) -> None:
         ws = self.workspace
-        must_git("init", "-q", ws)
-        (ws / "libs").mkdir()
-        must_git("init", "-q", ws / "libs" / "sub")
-        author = ("-c", "user.name=p", "-c", "user.email=p@p")
-        must_git(*author, "commit", "-q", "--allow-empty", "-m", "s", cwd=ws / "libs" / "sub")
-        must_git(
-            "-c", "protocol.file.allow=always", "submodule", "add", "-q", "./libs/sub", "libs/sub", cwd=ws
-        )
+        make_superproject(ws)
         must_git("config", "core.hooksPath", ".husky/_", cwd=ws)
         must_git("config", "include.path", "../.gitconfig", cwd=ws)
         (ws / ".husky" / "_").mkdir(parents=True)
         (ws / ".gitconfig").write_text("[user]\n\tname = p\n")
         (ws / "src" / "pkg").mkdir(parents=True)
-        must_git(*author, "commit", "-q", "-m", "init", cwd=ws)
 
     def content(self, name: str) -> str:
         """What the agent writes: for each name, the text git would act on."""

@@ -19,7 +19,13 @@ from tests.agent.cli_runs import results
 from tests.agent.conftest import AgentWorkspace
 from tests.agent.messages_api_server import LoopbackMessagesAPI, text_reply, tool_reply
 from tests.sandbox.harness import sandbox_refusal
-from tests.sandbox.host_git import fsmonitor_config, hook_script, host_git_ran_marker, must_git
+from tests.sandbox.host_git import (
+    fsmonitor_config,
+    hook_script,
+    host_git_ran_marker,
+    make_superproject,
+    must_git,
+)
 
 needs_sandbox = pytest.mark.skipif(sandbox_refusal() is not None, reason=f"no sandbox: {sandbox_refusal()}")
 
@@ -54,28 +60,6 @@ def marker_of(ws: AgentWorkspace) -> Path:
     return ws.outside / "git-ran-the-agents-code"
 
 
-def with_submodule(ws: AgentWorkspace) -> None:
-    must_git("init", "-q", ws.path)
-    (ws.path / "libs").mkdir()
-    must_git("init", "-q", ws.path / "libs" / "sub")
-    must_git(
-        "-c",
-        "user.name=p",
-        "-c",
-        "user.email=p@p",
-        "commit",
-        "-q",
-        "--allow-empty",
-        "-m",
-        "s",
-        cwd=ws.path / "libs" / "sub",
-    )
-    must_git(
-        "-c", "protocol.file.allow=always", "submodule", "add", "-q", "./libs/sub", "libs/sub", cwd=ws.path
-    )
-    must_git("-c", "user.name=p", "-c", "user.email=p@p", "commit", "-q", "-m", "init", cwd=ws.path)
-
-
 def fresh_repository(directory: str, marker: Path) -> str:
     """Shell text making ``directory`` a repository whose config runs ``touch marker``."""
     config = fsmonitor_config(marker).replace("\n", "\\n").replace("\t", "\\t")
@@ -97,7 +81,7 @@ def fresh_repository(directory: str, marker: Path) -> str:
 def test_a_submodule_renamed_away_leaves_no_fresh_repository_in_its_place(
     move: str, ws: AgentWorkspace, messages_api: LoopbackMessagesAPI, tmp_path: Path, inline: Any
 ) -> None:
-    with_submodule(ws)
+    make_superproject(ws.path)
     marker = marker_of(ws)
     command = f"{move}; {fresh_repository('libs/sub/.git', marker)}; ls -a libs"
     (out,) = run_calls(inline, messages_api, ws, tmp_path, [bash(command)], "--mode", "full")

@@ -34,6 +34,25 @@ def must_git(*args: str | Path, cwd: Path | None = None) -> str:
     return done.stdout
 
 
+AUTHOR = ("-c", "user.name=p", "-c", "user.email=p@p")
+
+
+def commit_empty(cwd: Path, *options: str) -> subprocess.CompletedProcess[str]:
+    return git(*options, *AUTHOR, "commit", "-q", "--allow-empty", "-m", "p", cwd=cwd)
+
+
+def make_superproject(workspace: Path) -> None:
+    """``workspace`` a repository with a submodule at ``libs/sub`` (its ``.git`` a directory,
+    as ``git submodule add`` of a repository already there leaves it), committed."""
+    must_git("init", "-q", workspace)
+    (workspace / "libs").mkdir()
+    must_git("init", "-q", workspace / "libs" / "sub")
+    assert commit_empty(workspace / "libs" / "sub").returncode == 0
+    add = ("submodule", "add", "-q", "./libs/sub", "libs/sub")
+    must_git("-c", "protocol.file.allow=always", *add, cwd=workspace)
+    must_git(*AUTHOR, "commit", "-q", "-m", "init", cwd=workspace)
+
+
 def fsmonitor_config(marker: Path, *, worktree: Path | None = None) -> str:
     """A config that runs ``touch marker`` at the next ``git status`` (and, with ``worktree``,
     has a work tree, so that git uses it from a bare repository too)."""
@@ -73,18 +92,7 @@ def host_git_ran_marker(
             ran.append(str(place.relative_to(workspace)))
             marker.unlink()
     if commit:
-        git(
-            "-c",
-            "user.name=p",
-            "-c",
-            "user.email=p@p",
-            "commit",
-            "-q",
-            "--allow-empty",
-            "-m",
-            "p",
-            cwd=workspace,
-        )
+        commit_empty(workspace, *owner)
         if marker.exists():
             ran.append("commit")
             marker.unlink()
