@@ -207,13 +207,18 @@ def _head_of(root: safefs.Root, git_dir: str) -> str | None:
 
 
 def _set_aside(root: safefs.Root, path: str) -> str:
-    """Rename ``path`` to a free name ending in ``.untrusted``; returns the new path."""
+    """Rename ``path`` to a free name ending in ``.untrusted``; returns the new path. A directory
+    the command left without write permission gets it back first (the agent owns it)."""
+    parent = posixpath.dirname(path) or "."
     for n in range(100):
         new = f"{path}{UNTRUSTED}" + (f".{n}" if n else "")
         try:
             root.rename(path, new, replace=False)
         except FileExistsError:
             continue
+        except PermissionError:
+            root.chmod(parent, root.stat(parent).st_mode & 0o7777 | 0o700)
+            root.rename(path, new, replace=False)
         return new
     raise OSError(f"cannot disable the repository at {path}: no free name beside it")
 

@@ -281,7 +281,8 @@ ATTEMPTS = [
         f"{fresh_repository('.', WITH_WORKTREE)}; mkdir -p src/pkg; "
         f"{fresh_repository('src', WITH_WORKTREE)}; "
         "git init -q new && git -C new config core.fsmonitor 'touch {marker}' && "
-        f"{fresh_repository('new/.git/modules/inner')}; ls -a . src new/.git",
+        f"{fresh_repository('new/.git/modules/inner')}; ls -a . src new/.git; "
+        "chmod 555 src new/.git new/.git/modules/inner",  # the agent must give itself the right back
     ),
     Attempt(
         "git_included",
