@@ -53,6 +53,8 @@ NAMES = [
     ".gitconfig",
     "pre-commit",
 ]
+# What makes a directory a repository to git (with ``HEAD`` written last or first, whichever).
+REPOSITORY = ["HEAD", "config", "objects/info/packs", "refs/heads/.keep"]
 COUNTS = {"tool_written": 0, "tool_denied": 0, "commands": 0}
 
 
@@ -89,7 +91,7 @@ class AgentAgainstHostGit(RuleBasedStateMachine):
         if last == "HEAD":
             return "ref: refs/heads/main\n"
         if last == "commondir":
-            return "..\n"
+            return ".\n"  # itself: the directory stays a repository when it has the rest
         if last == ".git":
             return "gitdir: ../.git\n"
         if last == "pre-commit":
@@ -98,15 +100,23 @@ class AgentAgainstHostGit(RuleBasedStateMachine):
             return fsmonitor_config(self.marker, worktree=self.workspace)
         return ""
 
-    @rule(directory=st.sampled_from(DIRECTORIES), name=st.sampled_from(NAMES))
-    def write_with_the_tool(self, directory: str, name: str) -> None:
-        path = place(directory, name)
-        args = {"path": path, "content": self.content(name)}
+    def write(self, path: str, content: str) -> None:
+        args = {"path": path, "content": content}
         if self.policy(ToolCall("w", "write", args)).approved:
             self.write_tool.execute(args)
             COUNTS["tool_written"] += 1
         else:
             COUNTS["tool_denied"] += 1
+
+    @rule(directory=st.sampled_from(DIRECTORIES), name=st.sampled_from(NAMES))
+    def write_with_the_tool(self, directory: str, name: str) -> None:
+        self.write(place(directory, name), self.content(name))
+
+    @rule(directory=st.sampled_from(DIRECTORIES), order=st.permutations(REPOSITORY))
+    def plant_a_repository_with_the_tool(self, directory: str, order: list[str]) -> None:
+        """The four writes that make a directory a repository, in any order."""
+        for name in order:
+            self.write(place(directory, name), self.content(name))
 
     def command(self, text: str) -> None:
         assert self.bash is not None
