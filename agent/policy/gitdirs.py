@@ -15,7 +15,7 @@ So, beside the fixed rule on ``.git`` at any depth (:mod:`agent.policy.sensitive
   ``commondir`` names, every config file included (``include.path``, ``includeIf.*.path``,
   whether it exists yet or not) as git directories (never written, whatever ``--allow-path``
   says), and hooks paths as protected configuration. A write tool cannot change what they are
-  read from (each lies under a git rule), and what a command changes is disabled after it
+  read from (each lies under a git rule), and a command finds all of it read-only
   (:mod:`safefs.sandbox.git`).
 """
 
