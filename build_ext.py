@@ -90,6 +90,8 @@ sandbox_ffibuilder.cdef(
         const char *tmp_options;
         uint64_t tmp_access;
         char **read_only;
+        char **pinned;
+        char **hidden;
         const void *seccomp_filter;
         unsigned short seccomp_len;
         int new_session_keyring;

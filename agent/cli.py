@@ -32,6 +32,7 @@ from agent.redact import Redactor
 from agent.session import Session
 from agent.tools import default_tools
 from agent.tools.anthropic_defined import TOOL_SETS, anthropic_tools
+from agent.tools.base import Tool
 from safefs.sandbox import DEFAULT_TMP_SIZE, SandboxOptions, harden_agent_process
 from safefs.sandbox import MODES as SANDBOX_MODES
 
@@ -310,8 +311,11 @@ def command_run(args: argparse.Namespace, redact_holder: list[Redactor]) -> int:
                 allow_network=args.allow_network,
                 allow_old_landlock=args.allow_old_landlock,
                 tmp_size=args.sandbox_tmp_size << 20,
+                hidden=tuple(policy_options.run_record_files(args)),
             ),
         )
+        # Closed before the workspace is: the bash sandbox removes the placeholders it made there.
+        stack.callback(close_tools, tools)
         permissions = policy_options.permissions(args, root, tools, audit)
         system = DEFAULT_SYSTEM if permissions.notice is None else f"{DEFAULT_SYSTEM}\n\n{permissions.notice}"
         http_client = None
@@ -359,6 +363,13 @@ def command_run(args: argparse.Namespace, redact_holder: list[Redactor]) -> int:
     if not stdout_is_terminal and isinstance(final, AssistantMessage) and final.text:
         _print_answer(final.text)
     return 0
+
+
+def close_tools(tools: Sequence[Tool]) -> None:
+    for tool in tools:
+        close = getattr(tool, "close", None)
+        if callable(close):
+            close()
 
 
 class _CancelledBy(Exception):

@@ -17,6 +17,7 @@ addition at the median is within the budget of 5 ms.
 
 from __future__ import annotations
 
+import os
 import shutil
 import statistics
 import subprocess
@@ -31,6 +32,7 @@ from pytest_benchmark.fixture import BenchmarkFixture
 import safefs
 from agent.tools.bash import DEFAULT_SHELL, BashTool
 from safefs.sandbox import Refused
+from safefs.workspace.gitrepos import find_repositories
 
 RUNS = 50
 MEDIAN_BUDGET_MS = 5.0  # what the full sandbox may add to a command at the median
@@ -83,6 +85,41 @@ def test_bash_tool(benchmark: BenchmarkFixture, root: safefs.Root, mode: str) ->
         _bench(benchmark, tool_true(tool))
     finally:
         tool.close()
+
+
+TREE_DIRECTORIES = 1_500  # about this project's own tree, its .venv included
+TREE_FILES_PER_DIRECTORY = 12
+
+
+@pytest.fixture(scope="module")
+def large_root() -> Iterator[safefs.Root]:
+    """A workspace of 1,500 directories and 18,000 files: what the repository search walks."""
+    path = tempfile.mkdtemp(prefix="safefs-bench-sandbox-tree-")
+    for d in range(TREE_DIRECTORIES):
+        directory = os.path.join(path, f"d{d % 30}", f"e{d}")
+        os.makedirs(directory)
+        for f in range(TREE_FILES_PER_DIRECTORY):
+            open(os.path.join(directory, f"f{f}.py"), "w").close()
+    with safefs.Root(path) as r:
+        yield r
+    shutil.rmtree(path, ignore_errors=True)
+
+
+def test_bash_tool_in_a_large_tree(benchmark: BenchmarkFixture, large_root: safefs.Root) -> None:
+    """The sandbox there: the tree is searched for repositories before and after the command."""
+    tool = BashTool(large_root, base_env=ENV)
+    if isinstance(tool.sandbox, Refused):
+        pytest.skip(tool.sandbox.refusal)
+    try:
+        benchmark.group = "repository search, large tree"
+        benchmark.pedantic(tool_true(tool), rounds=10, iterations=1, warmup_rounds=1)  # type: ignore[no-untyped-call]
+    finally:
+        tool.close()
+
+
+def test_repository_search_of_a_large_tree(benchmark: BenchmarkFixture, large_root: safefs.Root) -> None:
+    benchmark.group = "repository search, large tree"
+    benchmark.pedantic(find_repositories, args=(large_root,), rounds=10, iterations=1)  # type: ignore[no-untyped-call]
 
 
 def main() -> int:

@@ -5,7 +5,8 @@
   safefs resolves them), relative to the workspace root;
 - ``sensitive``: the built-in sensitive, protected-config and git path lists, and
   ``--allow-path``/``--deny-path`` rules, all compared case-folded;
-- ``gitdirs``: the git directory a ``.git`` pointer file names, and ``core.hooksPath``;
+- ``gitdirs``: no write makes or changes a git repository (under any name), or a config file
+  or hooks path one names;
 - ``run_record``: the run's session and audit log, kept out of the tools' reach;
 - ``rules``: those rules, a library user's ``deny_paths``, and the redaction-placeholder refusal,
   as approval hooks;

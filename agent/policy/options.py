@@ -128,7 +128,9 @@ def permissions(
 ) -> Permissions:
     """The run's permission layer from its options (PatternError for a bad pattern)."""
     mode = chosen_mode(args)
-    extra = git_rules(root) + run_record_rules(root, run_record_files(args))
+    # What the workspace's repositories name matters to writes only (a walk of the whole tree).
+    named = git_rules(root) if mode != "read-only" else []
+    extra = named + run_record_rules(root, run_record_files(args))
     rules = PathRules(allow=args.allow_path, deny=args.deny_path, extra=extra)
     sandbox = describe_sandbox(tools)
     approver = (

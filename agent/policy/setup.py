@@ -9,6 +9,7 @@ import safefs
 from agent.audit import AuditLog
 from agent.messages import ToolCall
 from agent.policy.approval import Policy, compose
+from agent.policy.gitdirs import refuse_repository_writes
 from agent.policy.guard import DeniedFiles, ToolCallAudit, guard_tools
 from agent.policy.modes import mode_notice, mode_policy, unavailable_tools
 from agent.policy.rules import path_rules, refuse_placeholder_writes
@@ -25,10 +26,12 @@ def permission_policy(
     approver: Policy | None = None,
     tools: Sequence[Tool] = (),
 ) -> Policy:
-    """Path rules, then the placeholder refusal, then ``mode``: the first denial wins. Each
-    call's paths are the ones its tool declares among ``tools`` (``Tool.target_paths``; without
-    tools, the built-in file tools'). In ``ask`` mode a write to a protected-config or git path
-    is not refused by the rules but asked about, every time, by ``approver``."""
+    """Path rules, then the refusal of writes that make or change a git repository, then the
+    placeholder refusal, then ``mode``: the first denial wins. Each call's paths are the ones
+    its tool declares among ``tools`` (``Tool.target_paths``; without tools, the built-in file
+    tools'). In ``ask`` mode a write to a protected-config or git path is not refused by the
+    rules but asked about, every time, by ``approver``; a write making a repository is refused
+    in every mode."""
     return compose(
         path_rules(
             rules if rules is not None else PathRules(),
@@ -36,6 +39,7 @@ def permission_policy(
             tools=tools or None,
             person_decides_protected=mode == "ask",
         ),
+        refuse_repository_writes(root, tools=tools or None),
         refuse_placeholder_writes,
         mode_policy(mode, approver=approver),
     )

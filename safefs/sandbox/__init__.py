@@ -31,11 +31,15 @@ DEFAULT_TMP_SIZE = 512 << 20
 class SandboxOptions:
     """What the operator chose: ``allow_network``; ``allow_old_landlock`` runs commands on a
     kernel whose Landlock (ABI < 3) does not mediate truncate(2); ``tmp_size``, in bytes, of each
-    command's private ``/tmp``."""
+    command's private ``/tmp``; ``hidden``: files (paths as the caller spells them, relative to
+    the current directory) that a command may neither read, write, rename nor replace when they
+    lie in the workspace, with the ``.partial`` files set aside beside them (a run's session
+    and audit log)."""
 
     allow_network: bool = False
     allow_old_landlock: bool = False
     tmp_size: int = DEFAULT_TMP_SIZE
+    hidden: tuple[str, ...] = ()
 
 
 class Sandbox(Protocol):
@@ -145,6 +149,7 @@ def make_sandbox(
                 allow_network=chosen.allow_network,
                 limits=Limits(tmp_size=chosen.tmp_size),
                 allow_old_landlock=chosen.allow_old_landlock,
+                hidden=chosen.hidden,
             )
         if sys.platform == "darwin":
             from safefs.sandbox.macos import UNTESTED

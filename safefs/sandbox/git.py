@@ -1,19 +1,28 @@
-"""What of git's state a command must find read-only, so that nothing it leaves runs later.
+"""Git's state and a command: nothing a command leaves may be a repository, a config or a hook
+that git outside the sandbox will use.
 
-git runs code named by its repository (hooks, ``core.fsmonitor``, ``core.sshCommand``, filters,
-aliases) whenever someone runs git there, outside the sandbox. That code can be named from many
-files (``config``, ``config.worktree``, a ``commondir`` redirecting to another config, ``info/``,
-``modules/*/config``), so the whole ``.git`` is read-only, as Codex keeps it, and so is:
+git runs code its repository names (hooks, ``core.fsmonitor``, ``core.sshCommand``, filters,
+aliases) whenever someone runs git there, outside the sandbox, and it finds a repository in any
+directory by its entries, under any name (:mod:`safefs.workspace.gitrepos`). So:
 
-- a ``.git`` pointer file (a linked worktree's, a submodule's) and the directory it names, with
-  that directory's ``commondir``, when they lie in the workspace (Landlock already keeps the rest
-  of the filesystem read-only);
-- each submodule's ``.git`` listed in ``.gitmodules``;
-- ``core.hooksPath`` when it lies in the work tree (husky's ``.husky/_``).
+- **Before each command** every repository in the workspace is found, and read-only to it: each
+  ``.git`` (directory or pointer file), each bare repository, what a pointer file or a
+  ``commondir`` names, every config file they include, and ``core.hooksPath`` (bind mounts:
+  Landlock can only add rights beneath a directory, never take them away). What a config names
+  that does not exist yet gets an empty placeholder made for it (a directory at its first
+  missing component; an empty file for an include, so git reads it as nothing), as Codex does,
+  removed when the sandbox is closed; so does a missing ``.git`` at the workspace root.
+- **Every directory above a read-only path is pinned**: bound onto itself, so it can be neither
+  renamed, removed nor replaced (a mount point cannot be), because a rename of a parent moves
+  the mounts below it along and leaves its old name free for a fresh repository.
+- **After each command** the workspace is searched again, and every repository that was not
+  there before is disabled: its ``HEAD`` is renamed to ``HEAD.untrusted`` (without ``HEAD``,
+  git does not take a directory for a repository, so it neither reads its config nor runs its
+  hooks), a new ``.git`` pointer file or link to ``.git.untrusted``. The kernel cannot stop a
+  command from making files named ``HEAD``, ``objects`` and ``refs`` in a directory it may
+  write (Landlock and seccomp see no names), so this part is a search and not a kernel rule;
+  no process of the command is left to race it (the sandbox kills them all when it returns).
 
-A path that does not exist yet would be created by the command: an empty directory is made at its
-first missing component and bound read-only (Codex's placeholder); the sandbox removes it when
-it is closed.
 Every path is canonical and relative to the workspace (resolved by :class:`safefs.Root`), so the
 launcher binds exactly it, following no link.
 """
@@ -21,63 +30,56 @@ launcher binds exactly it, following no link.
 from __future__ import annotations
 
 import contextlib
-import re
-from collections.abc import Iterator
+import posixpath
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import safefs
+from safefs.workspace import gitrepos
 
-MAX_CONFIG_BYTES = 1 << 20
-_SECTION = re.compile(r'^\s*\[\s*([A-Za-z0-9.-]+)(?:\s+"((?:[^"\\]|\\.)*)")?\s*\]')
-_ENTRY = re.compile(r"^\s*([A-Za-z][A-Za-z0-9-]*)\s*=(.*)$")  # no lazy group: linear on any line
+UNTRUSTED = ".untrusted"
 
 
 @dataclass
 class GitPlan:
-    """``read_only``: the paths to bind read-only; ``placeholders``: those of them made for it
-    (empty directories, removed by :func:`remove_placeholders`)."""
+    """``read_only``: the paths to bind read-only; ``hidden``: files to cover (a run's own
+    record); ``pinned``: the directories above both, made mount points; ``placeholders``: what
+    was made for it (empty directories and files, removed by :func:`remove_placeholders`);
+    ``repositories``: the repositories there when planned."""
 
     read_only: list[str] = field(default_factory=list)
+    pinned: list[str] = field(default_factory=list)
     placeholders: list[str] = field(default_factory=list)
+    repositories: frozenset[str] = frozenset()
+    hidden: list[str] = field(default_factory=list)
 
     def add(self, path: str) -> None:
-        if path not in self.read_only and not any(path.startswith(p + "/") for p in self.read_only):
+        if path not in self.read_only:
             self.read_only.append(path)
 
-
-def config_values(text: str, section: str, key: str) -> list[str]:
-    """The values of ``section.key`` (no subsection) in git-config text; enough of the syntax for
-    the keys read here (quotes stripped, no includes, no continuation lines)."""
-    values, current = [], ""
-    for line in text.splitlines():
-        header = _SECTION.match(line)
-        if header:
-            current = header.group(1).lower() + ("." + header.group(2) if header.group(2) is not None else "")
-            continue
-        entry = _ENTRY.match(line)
-        if entry and current == section and entry.group(1).lower() == key:
-            value = re.split(r"\s[;#]", entry.group(2).strip(), maxsplit=1)[0].strip()
-            values.append(value[1:-1] if len(value) >= 2 and value[0] == value[-1] == '"' else value)
-    return values
-
-
-def _read(root: safefs.Root, path: str) -> str | None:
-    try:
-        if not root.is_file(path) or root.stat(path).st_size > MAX_CONFIG_BYTES:
-            return None
-        return root.read_bytes(path).decode("utf-8", "replace")
-    except (OSError, ValueError):
-        return None
+    def finish(self) -> None:
+        """Keep the shallowest of nested read-only paths, and pin every directory above them."""
+        kept: list[str] = []
+        for path in sorted(self.read_only, key=_depth):
+            if not any(_under(path, other) for other in kept):
+                kept.append(path)
+        self.read_only = kept
+        self.hidden = [path for path in self.hidden if not any(_under(path, other) for other in kept)]
+        pinned: set[str] = set()
+        for path in kept + self.hidden:
+            parent = posixpath.dirname(path)
+            while parent and not any(_under(parent, other) for other in kept):
+                pinned.add(parent)
+                parent = posixpath.dirname(parent)
+        self.pinned = sorted(pinned, key=_depth)  # a parent is bound before what lies below it
 
 
-def _inside(root: safefs.Root, path: str, *, base: str = ".") -> str | None:
-    """``path`` (absolute, or relative to ``base``) as a canonical workspace path; None outside."""
-    spelled = path if path.startswith("/") else f"{base}/{path}"
-    try:
-        resolved: str = root.resolve(spelled)
-    except (safefs.PathEscapeError, OSError, ValueError):
-        return None
-    return resolved
+def _depth(path: str) -> tuple[int, str]:
+    return path.count("/"), path
+
+
+def _under(path: str, other: str) -> bool:
+    return path == other or path.startswith(other + "/")
 
 
 def _first_missing(root: safefs.Root, path: str) -> str | None:
@@ -89,8 +91,9 @@ def _first_missing(root: safefs.Root, path: str) -> str | None:
     return None
 
 
-def _protect(root: safefs.Root, plan: GitPlan, path: str) -> None:
-    """Bind ``path`` read-only, or a placeholder where it would be created."""
+def _protect(root: safefs.Root, plan: GitPlan, path: str, kind: str = "dir") -> None:
+    """Bind ``path`` read-only, or a placeholder where it would be made: an empty directory at
+    its first missing component, or for a file the missing directories and an empty file."""
     if path == ".":
         return  # the workspace itself is the command's to write
     missing = _first_missing(root, path)
@@ -98,97 +101,134 @@ def _protect(root: safefs.Root, plan: GitPlan, path: str) -> None:
         plan.add(path)
         return
     try:
-        root.mkdir(missing, mode=0o555)
-    except OSError:
-        return  # not creatable by the agent, so not by the command either
-    plan.placeholders.append(missing)
-    plan.add(missing)
+        if kind == "file":
+            for part in _parts_from(missing, path)[:-1]:
+                root.mkdir(part, mode=0o755)
+                plan.placeholders.append(part)
+            root.write_bytes(path, b"")
+            root.chmod(path, 0o444)
+            plan.placeholders.append(path)
+            plan.add(path)
+        else:
+            root.mkdir(missing, mode=0o555)
+            plan.placeholders.append(missing)
+            plan.add(missing)
+    except OSError as exc:
+        # The agent cannot make it here (a read-only directory above, say): the command must
+        # not be the one to, so the nearest existing directory above is read-only to it.
+        parent = posixpath.dirname(missing)
+        if not parent:
+            raise OSError(f"cannot protect {path}, which git would read: {exc.strerror}") from exc
+        plan.add(parent)
 
 
-def _gitdir_of_pointer(root: safefs.Root, pointer: str) -> str | None:
-    text = _read(root, pointer)
-    if text is None or not text.startswith("gitdir:"):
-        return None
-    base = pointer.rpartition("/")[0] or "."
-    return _inside(root, text[len("gitdir:") :].strip(), base=base)
+def _parts_from(first: str, path: str) -> list[str]:
+    """``first`` and each longer prefix of ``path`` down to ``path`` itself."""
+    parts = path.split("/")
+    return ["/".join(parts[:end]) for end in range(first.count("/") + 1, len(parts) + 1)]
 
 
-def _protect_git_entry(root: safefs.Root, plan: GitPlan, dotgit: str) -> str | None:
-    """Protect one ``.git`` (a directory or a pointer file); returns its git directory when that
-    lies in the workspace."""
-    if root.is_symlink(dotgit):
-        target = _inside(root, dotgit)
-        if target is not None:
-            _protect(root, plan, target)
-        raise OSError(f"{dotgit} is a symbolic link, which the sandbox cannot pin in place")
-    if root.is_dir(dotgit):
-        _protect(root, plan, dotgit)
-        return dotgit
-    if root.is_file(dotgit):
-        plan.add(dotgit)
-        gitdir = _gitdir_of_pointer(root, dotgit)
-        if gitdir is not None:
-            _protect(root, plan, gitdir)
-            common = _read(root, f"{gitdir}/commondir")
-            if common is not None:
-                common_dir = _inside(root, common.strip(), base=gitdir)
-                if common_dir is not None:
-                    _protect(root, plan, common_dir)
-                    return common_dir
-        return gitdir
-    return None
+def hidden_files(root: safefs.Root, paths: Iterable[str]) -> list[str]:
+    """The files of ``paths`` (absolute) that lie in the workspace now, canonical and relative,
+    with the ``.partial`` files set aside beside them."""
+    found: list[str] = []
+    for path in paths:
+        try:
+            located = root.resolve(root.relative(path))
+            if located == "." or not root.is_file(located):
+                continue
+            directory, name = posixpath.split(located)
+            found.append(located)
+            found += [
+                posixpath.join(directory, other)
+                for other in root.listdir(directory or ".")
+                if other.startswith(name + ".partial") and root.is_file(posixpath.join(directory, other))
+            ]
+        except (safefs.PathEscapeError, OSError, ValueError):
+            continue  # outside the workspace (or gone): out of the command's reach already
+    return list(dict.fromkeys(found))
 
 
-def plan_protection(root: safefs.Root) -> GitPlan:
-    """The read-only paths for the workspace's git state now. ``OSError`` when it cannot be
-    protected (a ``.git`` that is a symbolic link): the command must then not run."""
-    plan = GitPlan()
+def plan_protection(root: safefs.Root, *, hidden: Iterable[str] = ()) -> GitPlan:
+    """The read-only and pinned paths for the workspace's repositories now, and the ``hidden``
+    files (absolute paths) that lie in it. ``OSError`` when they cannot be protected (a
+    ``.git`` that is a symbolic link; a tree too large to search): the command must then not
+    run."""
+    found = gitrepos.find_repositories(root)
+    if found.links:
+        raise OSError(f"{found.links[0]} is a symbolic link, which the sandbox cannot pin in place")
+    if "." in found.git_dirs:
+        raise OSError("the workspace is itself a git directory, whose config a command could rewrite")
+    plan = GitPlan(repositories=frozenset(found.repositories()), hidden=hidden_files(root, hidden))
     try:
-        if not root.exists(".git", follow_symlinks=False):
-            _protect(root, plan, ".git")
-            return plan
-        gitdir = _protect_git_entry(root, plan, ".git")
-        if gitdir is None:
-            return plan
-        for hooks in _config_hooks_paths(root, gitdir):
-            target = _inside(root, hooks)
-            if target is not None:
-                _protect(root, plan, target)
-        modules = _read(root, ".gitmodules") or ""
-        for sub in config_values_any_subsection(modules, "submodule", "path"):
-            sub_dir = _inside(root, sub)
-            if sub_dir is not None and sub_dir != "." and root.exists(sub_dir, follow_symlinks=False):
-                _protect_git_entry(root, plan, f"{sub_dir}/.git")
+        if not root.exists(gitrepos.DOT_GIT, follow_symlinks=False):
+            _protect(root, plan, gitrepos.DOT_GIT)
+        for path in found.dot_git + found.git_dirs + found.configs:
+            _protect(root, plan, path)
+        for path, kind in found.named:
+            _protect(root, plan, path, kind)
+        plan.finish()
     except BaseException:
         remove_placeholders(root, plan)
         raise
     return plan
 
 
-def _config_hooks_paths(root: safefs.Root, gitdir: str) -> Iterator[str]:
-    for name in ("config", "config.worktree"):
-        text = _read(root, f"{gitdir}/{name}")
-        if text is not None:
-            yield from config_values(text, "core", "hookspath")
-
-
-def config_values_any_subsection(text: str, section: str, key: str) -> list[str]:
-    """The values of ``section.<any subsection>.key``."""
-    values, current = [], ""
-    for line in text.splitlines():
-        header = _SECTION.match(line)
-        if header:
-            current = header.group(1).lower()
+def disable_new_repositories(root: safefs.Root, plan: GitPlan) -> list[str]:
+    """After a command: disable every repository that was not there when ``plan`` was made (see
+    the module's description). Returns what was done, one line each; ``OSError`` when the
+    workspace cannot be searched or a repository cannot be disabled."""
+    done: list[str] = []
+    # The repositories there before were read-only to the command: nothing in them is new, so
+    # they are not entered. Every other directory is, new repositories included.
+    found = gitrepos.find_repositories(
+        root, max_directories=gitrepos.MAX_DIRECTORIES * 10, enter_all_but=plan.repositories
+    )
+    for path in found.repositories():
+        if path in plan.repositories:
             continue
-        entry = _ENTRY.match(line)
-        if entry and current == section and entry.group(1).lower() == key:
-            values.append(entry.group(2).strip().strip('"'))
-    return values
+        is_dot_git = posixpath.basename(path).casefold() == gitrepos.DOT_GIT
+        if is_dot_git and (root.is_symlink(path) or not root.is_dir(path)):
+            done.append(f"{path} -> {_set_aside(root, path)}")
+            continue
+        head = _head_of(root, path)
+        if head is not None:
+            done.append(f"{head} -> {_set_aside(root, head)}")
+    return done
+
+
+def _head_of(root: safefs.Root, git_dir: str) -> str | None:
+    try:
+        names = root.listdir(git_dir)
+    except NotADirectoryError:
+        return None
+    head = next((name for name in names if name.casefold() == "head"), None)
+    return None if head is None else head if git_dir == "." else f"{git_dir}/{head}"
+
+
+def _set_aside(root: safefs.Root, path: str) -> str:
+    """Rename ``path`` to a free name ending in ``.untrusted``; returns the new path. A directory
+    the command left without write permission gets it back first (the agent owns it)."""
+    parent = posixpath.dirname(path) or "."
+    for n in range(100):
+        new = f"{path}{UNTRUSTED}" + (f".{n}" if n else "")
+        try:
+            root.rename(path, new, replace=False)
+        except FileExistsError:
+            continue
+        except PermissionError:
+            root.chmod(parent, root.stat(parent).st_mode & 0o7777 | 0o700)
+            root.rename(path, new, replace=False)
+        return new
+    raise OSError(f"cannot disable the repository at {path}: no free name beside it")
 
 
 def remove_placeholders(root: safefs.Root, plan: GitPlan) -> None:
     """Remove the placeholders made (each is empty: the commands saw it read-only)."""
     for path in reversed(plan.placeholders):
         with contextlib.suppress(OSError, ValueError):  # ValueError: the Root is closed already
-            root.rmdir(path)
+            if root.is_dir(path) and not root.is_symlink(path):
+                root.rmdir(path)
+            else:
+                root.remove(path)
     plan.placeholders.clear()

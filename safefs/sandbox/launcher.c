@@ -11,7 +11,8 @@
  * with raw system calls (the C library's would signal the caller's threads) and, once set up,
  * makes no call that can fail. init
  * writes the user namespace maps, makes its mounts (a fresh /proc, a size-limited tmpfs on /tmp,
- * the workspace nosuid and, for a dropped uid, idmapped, .git and what it names read-only), then
+ * the workspace nosuid and, for a dropped uid, idmapped, git's state read-only and the directories
+ * above it pinned), then
  * starts the command (vfork-style, on a stack of its own) which sets rlimits, drops to the
  * unprivileged uid, joins a fresh session keyring, sets no-new-privs, enters the Landlock domain,
  * installs the seccomp filter and execs. init reports the command's wait status on the status pipe and
@@ -100,6 +101,8 @@ struct sbx_spec {
     const char *tmp_options; /* a fresh tmpfs on /tmp with these mount options (NULL: none) */
     uint64_t tmp_access;     /* Landlock rights on that tmpfs */
     char **read_only;        /* workspace-relative paths bound read-only (NULL-terminated) */
+    char **pinned;           /* directories above them, bound onto themselves first (same) */
+    char **hidden;           /* files covered by /dev/null, read-only and nodev: unopenable */
     const void *seccomp_filter; /* struct sock_filter[], assembled by safefs.sandbox.seccomp */
     unsigned short seccomp_len; /* its instructions (0: no filter) */
     int new_session_keyring; /* join a fresh, empty session keyring before exec */
@@ -277,9 +280,13 @@ struct sbx_open_how {
 };
 
 /* Each path (relative to the workspace, canonical: the caller resolved it) is bound onto itself
- * read-only, which also pins it: a mount point can be neither renamed nor replaced. No symlink
- * is followed on the way, so what is bound is what the caller named, or setup fails. */
-static int bind_read_only(int ws, char *const *paths)
+ * with ``attr`` (read-only for git's state, nothing more for the directories above it), which
+ * also pins it: a mount point can be neither renamed, removed nor replaced, and a rename of a
+ * directory above would carry the mounts below it along. The caller orders the paths parents
+ * first: a bind copies only the mount it is made in, so a parent bound after its child would
+ * hide the child's mount. No symlink is followed on the way, so what is bound is what the
+ * caller named, or setup fails. */
+static int bind_paths(int ws, char *const *paths, uint64_t attr)
 {
     for (; paths && *paths; paths++) {
         struct sbx_open_how how = { O_PATH | O_NOFOLLOW | O_CLOEXEC, 0,
@@ -288,8 +295,7 @@ static int bind_read_only(int ws, char *const *paths)
         int fd = (int)syscall(SYS_openat2, ws, *paths, &how, sizeof how);
         if (fd < 0)
             return -1;
-        int r = bind_onto_itself(fd, SBX_MOUNT_ATTR_RDONLY | SBX_MOUNT_ATTR_NOSUID |
-                                         SBX_MOUNT_ATTR_NODEV);
+        int r = bind_onto_itself(fd, attr);
         int saved = errno;
         close(fd);
         errno = saved;
@@ -297,6 +303,47 @@ static int bind_read_only(int ws, char *const *paths)
             return -1;
     }
     return 0;
+}
+
+/* Each file is covered by a read-only, nodev bind of /dev/null: a device node on a nodev mount
+ * cannot be opened at all (EACCES), for reading or writing, and a mount point can be neither
+ * renamed, removed nor replaced. */
+static int cover_paths(int ws, char *const *paths)
+{
+    if (!paths || !*paths)
+        return 0;
+    int null = open("/dev/null", O_PATH | O_CLOEXEC);
+    if (null < 0)
+        return -1;
+    int r = 0;
+    for (; *paths && r == 0; paths++) {
+        struct sbx_open_how how = { O_PATH | O_NOFOLLOW | O_CLOEXEC, 0,
+                                    SBX_RESOLVE_BENEATH | SBX_RESOLVE_NO_SYMLINKS |
+                                        SBX_RESOLVE_NO_MAGICLINKS };
+        int fd = (int)syscall(SYS_openat2, ws, *paths, &how, sizeof how);
+        if (fd < 0) {
+            r = -1;
+            break;
+        }
+        int tree = (int)syscall(SYS_open_tree, null, "",
+                                SBX_OPEN_TREE_CLONE | AT_EMPTY_PATH | O_CLOEXEC);
+        struct sbx_mount_attr ma = { SBX_MOUNT_ATTR_RDONLY | SBX_MOUNT_ATTR_NOSUID |
+                                         SBX_MOUNT_ATTR_NODEV, 0, 0, 0 };
+        if (tree < 0 ||
+            syscall(SYS_mount_setattr, tree, "", AT_EMPTY_PATH, &ma, sizeof ma) < 0 ||
+            syscall(SYS_move_mount, tree, "", fd, "",
+                    SBX_MOVE_MOUNT_F_EMPTY_PATH | SBX_MOVE_MOUNT_T_EMPTY_PATH) < 0)
+            r = -1;
+        int saved = errno;
+        if (tree >= 0)
+            close(tree);
+        close(fd);
+        errno = saved;
+    }
+    int saved = errno;
+    close(null);
+    errno = saved;
+    return r;
 }
 
 /* mkdir -p of ``path`` (absolute), in whatever is mounted there now. */
@@ -486,7 +533,10 @@ static int init_main(void *arg)
          * namespace: nothing is left on the host, even when the agent is killed. */
         if (s->workspace) {
             ws = open_workspace(s);
-            if (bind_read_only(ws, s->read_only) < 0)
+            if (bind_paths(ws, s->pinned, 0) < 0 ||
+                bind_paths(ws, s->read_only, SBX_MOUNT_ATTR_RDONLY | SBX_MOUNT_ATTR_NOSUID |
+                                                 SBX_MOUNT_ATTR_NODEV) < 0 ||
+                cover_paths(ws, s->hidden) < 0)
                 fail(st, ST_PROTECT_GIT);
         }
     }

@@ -11,9 +11,11 @@ loopback device that is down. The command:
   mediated, so such a kernel is refused unless the operator accepts that loss;
 - gets ``/tmp`` (its ``$TMPDIR`` and ``$HOME``) as a fresh tmpfs of a bounded size, which exists
   only in its mount namespace: it is gone when the command is, even if the agent is killed;
-- sees the workspace mounted nosuid and nodev, and finds ``.git`` and what it names read-only
-  (:mod:`safefs.sandbox.git`; bind mounts: Landlock can only add rights beneath a directory,
-  never take them away);
+- sees the workspace mounted nosuid and nodev, finds every repository and what git reads for it
+  read-only and the directories above them pinned, and has the repositories it made disabled
+  after it (:mod:`safefs.sandbox.git`; bind mounts: Landlock can only add rights beneath a
+  directory, never take them away); the ``hidden`` files (a run's session and audit log) are
+  covered by an inaccessible device node it can neither open, rename nor replace;
 - runs with rlimits on CPU time, address space, file size, open files and processes, in a fresh
   empty session keyring, under the seccomp filter of :mod:`safefs.sandbox.seccomp` (no Unix
   sockets but stream pairs, no setuid or setgid mode bits, no key calls, no io_uring);
@@ -128,8 +130,10 @@ class LinuxSandbox:
         landlock_abi: int | None = None,
         allow_old_landlock: bool = False,
         seccomp_rules: Sequence[seccomp.Rule] = seccomp.RULES,
+        hidden: Sequence[str] = (),
     ) -> None:
         self.root = root
+        self.hidden = tuple(os.path.join(os.getcwd(), path) for path in hidden)
         self.allow_network = allow_network
         self.limits = limits
         kernel_abi = landlock.abi_version()  # LandlockUnavailable: the caller fails closed
@@ -145,6 +149,7 @@ class LinuxSandbox:
         # share them. One left by a killed agent is an empty directory, which git passes over.
         self._git_lock = threading.Lock()
         self._placeholders = git.GitPlan()
+        self._broken: str | None = None  # set when a command's repository could not be disabled
         weakref.finalize(self, git.remove_placeholders, root, self._placeholders)
 
     @property
@@ -218,7 +223,9 @@ class LinuxSandbox:
         ruleset = -1
         try:
             with self._git_lock:
-                plan = git.plan_protection(self.root)
+                if self._broken is not None:
+                    raise OSError(self._broken)
+                plan = git.plan_protection(self.root, hidden=self.hidden)
                 self._placeholders.placeholders += plan.placeholders
             ruleset = self._ruleset()
             idmap = self._idmap_userns() if self.as_root else -1
@@ -226,15 +233,36 @@ class LinuxSandbox:
             keep: list[Any] = []
             spec = self._spec(argv, env, ruleset, idmap, plan, keep)
             before = free_bytes(self.root.fileno())
-            outcome = supervised(spec, keep, timeout=timeout, output_cap=output_cap, cancel=cancel)
-            notes = space_notes(before, free_bytes(self.root.fileno()))
+            try:
+                outcome = supervised(spec, keep, timeout=timeout, output_cap=output_cap, cancel=cancel)
+            except BaseException:
+                self._disable_repositories(plan)  # whatever ran of it
+                raise
+            notes = space_notes(before, free_bytes(self.root.fileno())) + self._disable_repositories(plan)
             read_only = f"read-only: {', '.join(plan.read_only)}" if plan.read_only else "nothing read-only"
+            if plan.hidden:
+                read_only += f"; hidden: {', '.join(plan.hidden)}"
             return dataclasses.replace(outcome, notes=outcome.notes + notes, layers=self._layers(read_only))
         except OSError as exc:
             return CommandOutcome(b"", None, setup_error=str(exc))
         finally:
             if ruleset >= 0:
                 os.close(ruleset)
+
+    def _disable_repositories(self, plan: git.GitPlan) -> tuple[str, ...]:
+        """Notes on the repositories the command made, disabled (:mod:`safefs.sandbox.git`)."""
+        with self._git_lock:
+            try:
+                done = git.disable_new_repositories(self.root, plan)
+            except OSError as exc:
+                self._broken = f"a repository the last command made could not be disabled ({exc})"
+                return (f"note: {self._broken}; no further command will run",)
+        if not done:
+            return ()
+        return (
+            "note: this command made git repositories, disabled so that git outside the sandbox "
+            "does not use their config or hooks: " + "; ".join(done),
+        )
 
     def _spec(
         self,
@@ -272,6 +300,8 @@ class LinuxSandbox:
         )
         spec.tmp_access = landlock.READ_WRITE & landlock.handled_fs(self.abi)
         spec.read_only = _cstrs(ffi, keep, plan.read_only)
+        spec.pinned = _cstrs(ffi, keep, plan.pinned)
+        spec.hidden = _cstrs(ffi, keep, plan.hidden)
         program = ffi.new("char[]", self.seccomp_program)
         keep.append(program)
         spec.seccomp_filter = program
@@ -297,7 +327,7 @@ def _command_spec(keep: list[Any], argv: Sequence[str], env: Mapping[str, str], 
     spec.workspace_fd = fd
     spec.ruleset_fd = spec.drop_uid = spec.drop_gid = spec.idmap_userns_fd = -1
     spec.map_uid, spec.map_gid = os.getuid(), os.getgid()
-    spec.tmp_options = spec.read_only = spec.seccomp_filter = ffi.NULL
+    spec.tmp_options = spec.read_only = spec.pinned = spec.hidden = spec.seccomp_filter = ffi.NULL
     return spec
 
 

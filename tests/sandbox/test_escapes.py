@@ -380,7 +380,13 @@ def test_legitimate_work_still_works(run: Run) -> None:
         assert expected in body
     assert "built" in body and (run.world.workspace / "built.txt").exists()  # make
     assert "pip-ok 42" in body and (run.world.workspace / "vendor" / "tinypkg").is_dir()
-    assert body.rstrip().endswith("1"), body  # one commit in the nested repository
+    # One commit in a repository made below the workspace works inside the command; after it,
+    # the repository is disabled, so that git outside does not use a config the command wrote.
+    output_lines = body.rstrip().splitlines()
+    assert output_lines[-3] == "1" and "nested/.git/HEAD -> nested/.git/HEAD.untrusted" in output_lines[-1], (
+        body
+    )
+    assert not (run.world.workspace / "nested" / ".git" / "HEAD").exists()
     kept = run.world.workspace / "kept.txt"
     assert kept.read_text() == "kept\n"
     assert kept.stat().st_uid == (run.world.workspace.stat().st_uid)  # owned by the owner

@@ -1,9 +1,9 @@
-"""The little of git-config syntax the sandbox reads to find a hooks path and submodules: values
-as git reads them, and linear time on any line a repository supplies."""
+"""The little of git-config syntax read to find hooks paths and included files: values as git
+reads them, and linear time on any line a repository supplies."""
 
 from __future__ import annotations
 
-from safefs.sandbox.git import config_values, config_values_any_subsection
+from safefs.workspace.gitrepos import config_values
 
 
 def test_a_hooks_path_is_read_from_its_section_only() -> None:
@@ -15,9 +15,13 @@ def test_keys_and_sections_are_case_insensitive() -> None:
     assert config_values("[CORE]\nHOOKSPATH=hooks\n", "core", "hookspath") == ["hooks"]
 
 
-def test_submodule_paths_from_every_subsection() -> None:
-    text = '[submodule "a"]\n\tpath = libs/a\n[submodule "b"]\n\tpath = "b"\n\turl = x\n'
-    assert config_values_any_subsection(text, "submodule", "path") == ["libs/a", "b"]
+def test_included_paths_from_every_condition_and_not_from_other_sections() -> None:
+    text = (
+        '[include]\n\tpath = ../.gitconfig\n[includeIf "gitdir:~/work/"]\n\tpath = "w.inc"\n'
+        '[includeIf "onbranch:main"] path = m.inc\n[core]\n\tpath = not-an-include\n'
+    )
+    assert config_values(text, "include", "path") == ["../.gitconfig"]
+    assert config_values(text, "includeif", "path", any_subsection=True) == ["w.inc", "m.inc"]
 
 
 def test_a_line_of_a_million_spaces_is_read_in_one_pass() -> None:

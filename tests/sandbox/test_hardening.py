@@ -5,7 +5,11 @@ agent as root (the command runs as uid 65534 on an idmapped workspace) and as an
 - no Unix datagram reaches a world-writable datagram socket outside;
 - the agent's session keyring is neither readable nor writable, and the key calls are refused;
 - git's state (the whole ``.git``, a pointer file and what it names, a ``core.hooksPath`` in the
-  work tree, a missing ``.git`` or ``.git/hooks``) cannot be changed;
+  work tree, a missing ``.git`` or ``.git/hooks``, an included config) cannot be changed, the
+  directories above it cannot be renamed, and a repository a command makes, under any name, is
+  disabled when it returns: the person's git, run everywhere in the workspace afterwards, runs
+  nothing of the command's;
+- the run's own record (``hidden``) can be neither read, written, renamed nor replaced;
 - ``/tmp`` is a private tmpfs of a bounded size, and nothing of it is left when the agent is
   killed.
 """
@@ -41,6 +45,7 @@ from tests.sandbox.harness import (
     ran_in_sandbox,
     sandbox_refusal,
 )
+from tests.sandbox.host_git import host_git_ran_marker
 
 pytestmark = [
     pytest.mark.skipif(os.geteuid() != 0, reason="the test drops to each identity itself, as root"),
@@ -91,6 +96,7 @@ class Attempt:
     setup: Callable[[Path, World], None] = lambda workspace, world: None
     limits: Limits = field(default_factory=Limits)
     sandbox_options: dict[str, object] = field(default_factory=dict)
+    hidden: tuple[str, ...] = ()  # workspace-relative files the sandbox hides
 
 
 def setup_setuid(workspace: Path, world: World) -> None:
@@ -132,6 +138,34 @@ def setup_hooks_path(workspace: Path, world: World) -> None:
 def setup_missing_hooks_path(workspace: Path, world: World) -> None:
     git("init", "-q", workspace)
     git("-C", workspace, "config", "core.hooksPath", "tools/hooks")
+
+
+def setup_nested_repository(workspace: Path, world: World) -> None:
+    git("init", "-q", workspace)
+    git("init", "-q", workspace / "libs" / "sub")
+
+
+def setup_includes(workspace: Path, world: World) -> None:
+    git("init", "-q", workspace)
+    git("-C", workspace, "config", "include.path", "../.gitconfig")
+    git("-C", workspace, "config", "includeIf.gitdir:/.path", "../conf/git.inc")
+    (workspace / ".gitconfig").write_text("[user]\n\tname = p\n")
+
+
+def setup_run_record(workspace: Path, world: World) -> None:
+    (workspace / ".agent").mkdir()
+    (workspace / ".agent" / "run.jsonl").write_text('{"run": 1}\n')
+
+
+FSMONITOR = "[core]\\n\\tbare = false\\n\\tfsmonitor = touch {marker}\\n"
+WITH_WORKTREE = FSMONITOR.replace("bare", "worktree = {workspace}\\n\\tbare")  # used from below too
+
+
+def fresh_repository(directory: str, config: str = FSMONITOR) -> str:
+    return (
+        f"mkdir -p {directory}/objects {directory}/refs; echo 'ref: refs/heads/main' > {directory}/HEAD; "
+        f"printf '{config}' > {directory}/config"
+    )
 
 
 def py(code: str) -> str:
@@ -236,6 +270,33 @@ ATTEMPTS = [
         setup_missing_hooks_path,
     ),
     Attempt(
+        "git_renamed_parent",
+        f"mv libs/sub libs/.sub_old; mv libs libs.old; {fresh_repository('libs/sub/.git')}; "
+        f"mkdir -p libs/x && mv libs/x libs/sub; {fresh_repository('libs/sub')}",
+        setup_nested_repository,
+    ),
+    Attempt(
+        "git_planted",
+        # The workspace itself, a bare repository under another name, and git init.
+        f"{fresh_repository('.', WITH_WORKTREE)}; mkdir -p src/pkg; "
+        f"{fresh_repository('src', WITH_WORKTREE)}; "
+        "git init -q new && git -C new config core.fsmonitor 'touch {marker}' && "
+        f"{fresh_repository('new/.git/modules/inner')}; ls -a . src new/.git; "
+        "chmod 555 src new/.git new/.git/modules/inner",  # the agent must give itself the right back
+    ),
+    Attempt(
+        "git_included",
+        "printf '[core]\\n\\tfsmonitor = touch {marker}\\n' >> .gitconfig; mv .gitconfig old; "
+        "mkdir -p conf; printf '[core]\\n\\tfsmonitor = touch {marker}\\n' > conf/git.inc; ls -la conf",
+        setup_includes,
+    ),
+    Attempt(
+        "run_record",
+        "cat .agent/run.jsonl; echo forged >> .agent/run.jsonl; mv .agent moved; rm -f .agent/run.jsonl",
+        setup_run_record,
+        hidden=(".agent/run.jsonl",),
+    ),
+    Attempt(
         "tmp_is_bounded",
         'df -k "$TMPDIR" | tail -1; dd if=/dev/zero of="$TMPDIR/big" bs=1M count=16 2>&1',
         limits=Limits(tmp_size=8 << 20),
@@ -283,9 +344,12 @@ def run_attempts(world: World, marker: Path) -> dict[str, tuple[str, bool]]:
     for attempt in ATTEMPTS:
         workspace = world.base / attempt.name
         with safefs.Root(workspace) as root:
-            sandbox = LinuxSandbox(root, limits=attempt.limits, **attempt.sandbox_options)  # type: ignore[arg-type]
+            hidden = [str(workspace / path) for path in attempt.hidden]
+            sandbox = LinuxSandbox(root, limits=attempt.limits, hidden=hidden, **attempt.sandbox_options)  # type: ignore[arg-type]
             tool = BashTool(root, sandbox=sandbox, timeout=20, base_env={"PATH": PATH})
-            command = attempt.command.format(datagram=world.datagram_path, marker=marker, key=world.key_id)
+            command = attempt.command.format(
+                datagram=world.datagram_path, marker=marker, key=world.key_id, workspace=workspace
+            )
             out = tool.execute({"command": command})
             tool.close()
         results[attempt.name] = (out.content, out.is_error)
@@ -445,6 +509,41 @@ def test_a_hooks_path_in_the_work_tree_is_read_only(run: Run) -> None:
 def test_a_missing_hooks_path_cannot_be_made(run: Run) -> None:
     assert_git_unchanged(run, "git_missing_hooks_path", ".git, tools")
     assert not (run.results["git_missing_hooks_path"].workspace / "tools").exists()
+
+
+def test_a_directory_above_git_state_cannot_be_renamed(run: Run) -> None:
+    text = output(run, "git_renamed_parent")
+    workspace = run.results["git_renamed_parent"].workspace
+    assert host_git_ran_marker(workspace, run.marker, commit=True, as_owner=True) == []
+    assert text.count("Device or resource busy") == 2, text  # libs/sub, then libs
+    assert (workspace / "libs" / "sub" / ".git" / "HEAD").is_file()  # the repository is its own
+    assert not (workspace / "libs" / "x").exists() and "libs/x" not in text
+
+
+def test_a_repository_made_under_any_name_is_disabled_when_the_command_returns(run: Run) -> None:
+    text = output(run, "git_planted")
+    workspace = run.results["git_planted"].workspace
+    assert host_git_ran_marker(workspace, run.marker, commit=True, as_owner=True) == []
+    for head in ("HEAD", "src/HEAD", "new/.git/HEAD", "new/.git/modules/inner/HEAD"):
+        assert f"{head} -> {head}.untrusted" in text, text
+        assert not (workspace / head).exists() and (workspace / f"{head}.untrusted").is_file()
+
+
+def test_an_included_config_is_read_only_and_pinned(run: Run) -> None:
+    text = output(run, "git_included")
+    workspace = run.results["git_included"].workspace
+    assert host_git_ran_marker(workspace, run.marker, commit=True, as_owner=True) == []
+    assert text.split("\n")[1].endswith(", read-only: .git, .gitconfig, conf/git.inc"), text
+    assert "Device or resource busy" in text and text.count("Read-only file system") == 2, text
+    assert not (workspace / "conf").exists()  # the placeholders are gone with the sandbox
+
+
+def test_the_run_record_cannot_be_read_written_or_moved(run: Run) -> None:
+    text = output(run, "run_record")
+    workspace = run.results["run_record"].workspace
+    assert text.split("\n")[1].endswith("; hidden: .agent/run.jsonl"), text
+    assert text.count("Permission denied") == 2 and text.count("Device or resource busy") == 2, text
+    assert (workspace / ".agent" / "run.jsonl").read_text() == '{"run": 1}\n'
 
 
 # -- resources --------------------------------------------------------------------------------
