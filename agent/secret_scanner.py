@@ -61,6 +61,7 @@ project's own tree nor a generated site-packages-like tree yields a finding.
 from __future__ import annotations
 
 import bisect
+import itertools
 import math
 import re
 import urllib.parse
@@ -70,6 +71,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import re2  # type: ignore[import-untyped]  # google-re2 ships no type information
+
+from agent.secret_formats import TOKEN_FORMATS
 
 PLACEHOLDER_PATTERN = re.compile(r"\[REDACTED(?::[a-z0-9-]+)?\]")
 # RE2 memory for the Set's DFA: enough that adversarial text cannot make it give up.
@@ -96,23 +99,59 @@ _PLACEHOLDER_WORDS = re.compile(
 # (``sk-test-...``, ``not-a-real-key``, ``outside-secret-7f3a``).
 _NOT_REAL_WORD = re.compile(
     r"(?i)(?:^|[-_.])(?:fake|dummy|example|sample|placeholder|test|demo|changeme|redacted"
-    r"|not[-_]?a[-_]?real|notreal|secret|password|passwd|token|credential)(?:$|[-_.0-9])"
+    r"|not[-_]?a[-_]?real|notreal|secret|password|passwd|token|credential|key)(?:$|[-_.0-9])"
 )
 # Words that, anywhere in a value, make it a name or a label rather than a generated secret
 # (``challengePassword``, ``/v1/oauth/token``, ``resetTokenExpiry``).
 _NAMING_WORDS = ("password", "passwd", "secret", "token", "credential", "example", "placeholder")
 # Unquoted values that are code, not data: an attribute, a call, an index.
-_CODE_LIKE = re.compile(r"^[A-Za-z_][\w]*(?:\.[\w.]*|\(.*|\[.*)$")
+_CODE_LIKE = re.compile(r"^[$@]?[A-Za-z_]\w*(?:(?:(?:\.|->|::)\w+)+(?:[(\[].*)?|[(\[].*)$")
 _NAME = re.compile(r"^[A-Za-z_]\w*$")
 _HEX = re.compile(r"^(?:[0-9a-f]{16,}|[0-9A-F]{16,})$")
 _BASE32 = re.compile(r"^(?:[A-Z2-7]{16,}|[a-z2-7]{16,})=*$")
 _CAMEL_PART = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 _VOWELS = frozenset("aeiouy")
+# A template, a variable or a placeholder standing for the value: ``${DB_PASSWORD}``,
+# ``{{ vault_token }}``, ``%(password)s``, ``$TOKEN``, ``<your-token>``, ``%NUGET_KEY%``.
+_TEMPLATE = re.compile(
+    r"\$\{\s*[\w.:|-]+\s*\}|\{\{\s*[\w.|'\" ()-]+\s*\}\}|%\(\w+\)[sd]|%s"
+    r"|^\$[A-Za-z_]\w*$|^<[\w .-]+>$|^%\w+%$|^\{\w+\}$|^#\{\w+\}$"
+)
+# A software version (``jjwt-jackson-0.11.2``): a package, not a secret.
+_VERSION = re.compile(r"(?:^|[-_@/v])\d+\.\d+(?:\.\d+)+(?:$|[-+])|[-_@]\d+\.\d+$")
+# A placeholder run: xxxxxx, ######, ******, one character twelve times.
+_FILLER = re.compile(r"x{6}|X{6}|#{4}|\*{4}|(.)\1{11}")
+
+
+def _sequence_run(value: str, length: int = 6) -> bool:
+    """Whether ``value`` holds ``length`` consecutive letters or digits in order (``abcdef``,
+    ``123456``): typed by a person as a stand-in, not generated."""
+    run = 1
+    for a, b in itertools.pairwise(value):
+        run = run + 1 if ord(b) == ord(a) + 1 and a.isalnum() and b.isalnum() else 1
+        if run >= length:
+            return True
+    return False
+
+
+def placeholder_token(value: str) -> bool:
+    """A token-shaped value that stands in for one: filler (``ghp_xxxx...``), a typed sequence
+    (``abcdef``, ``123456``), the word example (``AKIAIOSFODNN7EXAMPLE``), or too few distinct
+    characters to be random."""
+    return (
+        bool(_FILLER.search(value))
+        or _sequence_run(value)
+        or "example" in value.lower()
+        or shannon_entropy(value) < 2.5
+    )
 
 
 def _word_like(value: str) -> bool:
     """A CamelCase or snake_case name built of words (``Ed25519PrivateKey``), not a token:
-    most of its letter runs are three letters or more with a vowel."""
+    most of its letter runs are three letters or more with a vowel. A value with neither capitals
+    nor underscores shows no word boundaries, so it is not judged here."""
+    if "_" not in value and not any(c.isupper() for c in value):
+        return False
     parts = [p for p in _CAMEL_PART.findall(value) if p.isalpha()]
     if len(parts) < 2:
         return False
@@ -154,14 +193,20 @@ def _looks_random(value: str, *, quoted: bool) -> bool:
     lowered = value.lower()
     if any(word in lowered for word in _NAMING_WORDS):
         return False
-    if any(mark in value for mark in ("${", "{{", "%(", "%s", "<", ">", "://", "(", ")")):
-        return False  # a template, a format string, a URL or an expression
-    if value.startswith(("$", "{", "[", "/", "./", "../", "~/")):
-        return False  # a variable, a structure, a path
+    if any(c.isspace() for c in value) or ":" in value:
+        return False  # prose, a pair, a URL, a time
+    if _TEMPLATE.search(value) or _VERSION.search(value) or placeholder_token(value):
+        return False
+    if value.startswith(("/", "./", "../", "~/")) or value.endswith((".com", ".org", ".io", ".net")):
+        return False  # a path or a host
+    if value.isdigit():
+        return len(value) >= 16  # a long number (an account key, a card): short ones are counts
     if _single_case_key(value):
         return True
     if not quoted and (_CODE_LIKE.match(value) or (_NAME.match(value) and not _random_name(value))):
         return False
+    if value.startswith(("{", "[")) and not quoted:
+        return False  # a structure
     if _NAME.match(value) and _word_like(value):
         return False  # a type or a field name, quoted or not
     has_letter = any(c.isalpha() for c in value)
@@ -170,6 +215,99 @@ def _looks_random(value: str, *, quoted: bool) -> bool:
     if not has_letter or not (has_other or (mixed_case and len(value) >= 16)):
         return False
     return shannon_entropy(value) >= 3.0
+
+
+# -- names that say a value is secret ------------------------------------------------------------
+
+_NAME_WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
+# A name word that says its value is secret, whole or at its end (``dbpass``, ``apikey``).
+_SECRET_WORD_ENDS = (
+    "pass",
+    "passwd",
+    "password",
+    "passwords",
+    "passphrase",
+    "pwd",
+    "pw",
+    "secret",
+    "secrets",
+    "secrete",
+    "token",
+    "tokens",
+    "credential",
+    "credentials",
+    "creds",
+    "key",
+)
+_SECRET_WORD_STARTS = ("password", "passwd", "secret", "token", "credential", "apikey")
+# A last word that names something about a secret, not the secret: ``TOKEN_URL``,
+# ``credentialsId``, ``password_hash``, ``SECRET_NAME``, ``TokenFile``.
+_NOT_THE_SECRET = frozenset(
+    {
+        "id",
+        "ids",
+        "name",
+        "names",
+        "file",
+        "files",
+        "path",
+        "paths",
+        "dir",
+        "url",
+        "uri",
+        "urls",
+        "endpoint",
+        "type",
+        "types",
+        "kind",
+        "len",
+        "length",
+        "size",
+        "count",
+        "expiry",
+        "expires",
+        "expiration",
+        "ttl",
+        "timeout",
+        "field",
+        "fields",
+        "header",
+        "prefix",
+        "suffix",
+        "format",
+        "label",
+        "hint",
+        "hash",
+        "digest",
+        "env",
+        "var",
+        "ref",
+        "policy",
+        "version",
+        "mode",
+        "store",
+        "location",
+        "provider",
+        "manager",
+        "service",
+        "client",
+        "class",
+        "regex",
+        "pattern",
+    }
+)
+# A word anywhere in the name that says the value is not secret, or not a credential.
+_PUBLIC_WORDS = frozenset({"public", "pub", "publishable", "csrf", "xsrf", "nonce", "sample", "example"})
+
+
+def _secret_name(name: str) -> bool:
+    """Whether ``name`` (an identifier, a key, a header) says that its value is a secret: one
+    of its words is a secret's word, its last word is not a property of one (an id, a URL, a
+    length), and no word says the value is public."""
+    words = [w.lower() for w in _NAME_WORD.findall(name) if not w.isdigit()]
+    if not words or words[-1] in _NOT_THE_SECRET or _PUBLIC_WORDS.intersection(words):
+        return False
+    return any(w.endswith(_SECRET_WORD_ENDS) or w.startswith(_SECRET_WORD_STARTS) for w in words)
 
 
 Groups = Callable[[str], str | None]  # a group's text by name, None when it did not take part
@@ -188,7 +326,8 @@ class SecretPattern:
     groups: tuple[str, ...] = ()
     accept: Callable[[Groups], bool] | None = None
     benign: bool = False
-    generic: bool = False  # a shape, not a vendor's format: candidates are common
+    generic: bool = False  # a shape, not a vendor's format: it loses to a format at the same place
+    frequent: bool = False  # candidates are everywhere in code: runs in a pass of its own
     compiled: Any = field(init=False, repr=False, compare=False)
     group_index: dict[str, int] = field(init=False, repr=False, compare=False)
 
@@ -210,8 +349,13 @@ def _options() -> Any:
 
 def _assignment_accept(group: Groups) -> bool:
     bare = group("bare")
+    if bare is not None:
+        bare = bare.rstrip(")]}>")  # what closes the expression around a bare value
     value = bare if bare is not None else (group("dq") or group("sq") or group("bq") or "")
-    return _looks_random(value, quoted=bare is None)
+    name = group("name") or ""
+    if group("name_start") == "":  # the name starts at the match: its first words come before it
+        name = (group(BEFORE) or "") + name
+    return _secret_name(name) and _looks_random(value, quoted=bare is None)
 
 
 _URL_PLACEHOLDERS = frozenset(
@@ -234,17 +378,35 @@ def _token_accept(group: Groups) -> bool:
     return (
         not _PLACEHOLDER_WORDS.match(value)
         and not _NOT_REAL_WORD.search(value)
+        and not _TEMPLATE.search(value)
         and shannon_entropy(value) >= 3.0
     )
+
+
+def _header_accept(group: Groups) -> bool:
+    """A header's credentials, not a variable holding them (``{"Authorization": authorization}``)."""
+    value = group("value") or ""
+    return _token_accept(group) and not (_NAME.match(value) and not _random_name(value))
+
+
+def _format_accept(group: Groups) -> bool:
+    """A service's token, unless it is a stand-in for one."""
+    return not placeholder_token(group("value") or "")
 
 
 def _not_a_private_block(group: Groups) -> bool:
     return "PRIVATE" not in (group("label") or "")
 
 
+# A line number the read tool (``     7\t``) or the text editor's view (``7: ``) puts before a
+# line, and the line's indentation: a line-anchored pattern matches the line as shown too.
+_SHOWN_LINE = r"(?m:^)(?:[ \t]*\d{1,9}(?:\t|: ))?[ \t]*"
+_LINE_NUMBER = re.compile(r"(?m)^[ \t]*\d{1,9}(?:\t|: )")
+
+
 def _key_body_accept(group: Groups) -> bool:
     """Full-width base64 lines: random (a key) unless they are all hex or repetitive."""
-    body = "".join((group("body") or "").split())
+    body = "".join(_LINE_NUMBER.sub("", group("body") or "").split())
     return (
         shannon_entropy(body) >= 5.0
         and any(c.islower() for c in body)
@@ -258,51 +420,98 @@ _LABEL = r"(?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?"
 # two-character "\n" of a key kept in a JSON or source string; never "-----".
 _KEY_BODY = r"(?:[A-Za-z0-9+/=\s:,.\\]|-[^-]|--[^-]|---[^-]|----[^-])"
 _KEY_SEP = r"(?:\s|\\n)"
+# Anything but "-----": the body of an armored block, headers ("Version: GnuPG v2 (GNU/Linux)")
+# included.
+_ARMOR_BODY = r"(?:[^-]|-[^-]|--[^-]|---[^-]|----[^-])"
 # A full PEM body line is 64 characters, an OpenSSH one 70 (MIME's 76 is not a key's).
 _B64_LINE = r"(?:[A-Za-z0-9+/]{64}|[A-Za-z0-9+/]{70})\r?\n"
 _END = r"(?:[^A-Za-z0-9_-]|\z)"  # what may follow a token: RE2 has no lookahead
-_VALUE = r"[^\s\"'`,;(){}\[\]<>]{8,}"
+
+# The generic assignment: a name holding a secret's word, an operator, a value.
+_SECRET_KEYWORD = r"(?i:pass|pwd|pw|secret|token|credential|creds|key)"
+_ASSIGNED_NAME = rf"(?P<name>{_SECRET_KEYWORD}[\w.-]*)"
+# After the name: its closing quote or bracket (``"key":``, ``['key'] =>``), a C array's size.
+_NAME_CLOSE = r"[\"'`]?\]?(?:\[\d{0,6}\])?"
+# A declared type between the name and ``=``: ``: str``, ``: Final[str]``, ``: &'static str``
+# (Python, TypeScript, Kotlin, Rust), `` string`` (Go).
+_DECLARED_TYPE = (
+    r"(?:[ \t]*:[ \t]*|[ \t]+)&?(?:'[a-z]+[ \t]+)?(?:mut[ \t]+)?[A-Za-z_][\w.]*"
+    r"(?:[\[<][\w., |\[\]<>'&]*[\]>])?\??[ \t]*:?="
+)
+# ``=``, ``:``, ``:=`` (Go), ``::=``, ``:::=``, ``?=`` (make), ``.=`` (PHP), ``=>``, ``<-`` (R),
+# comparisons.
+_OPERATOR = r"(?:::?:?=|\?=|\.=|=>|[!=]==?|<-|[:=])"
+_QUOTED_VALUE = r"\"(?P<dq>[^\"\r\n]{8,})\"|'(?P<sq>[^'\r\n]{8,})'|`(?P<bq>[^`\r\n]{8,})`"
+_ANY_VALUE = rf"@?(?:{_QUOTED_VALUE}|(?P<bare>[^\s\"'`,;\\]{{8,}}))"
+_ASSIGNMENT = rf"{_ASSIGNED_NAME}{_NAME_CLOSE}(?:{_DECLARED_TYPE}|[ \t]*{_OPERATOR})[ \t]*{_ANY_VALUE}"
+
+
+def _assignment(regex: str) -> SecretPattern:
+    return SecretPattern(
+        "secret-assignment",
+        regex,
+        groups=("dq", "sq", "bq", "bare"),
+        accept=_assignment_accept,
+        generic=True,
+        frequent=True,
+    )
+
 
 PATTERNS: tuple[SecretPattern, ...] = (
     SecretPattern(
         "private-key",
         rf"-----BEGIN {_LABEL}-----"
-        rf"(?:{_KEY_BODY}*?-----END {_LABEL}-----"
+        rf"(?:{_KEY_BODY}{{64,}}?-----END {_LABEL}-----"
         rf"|(?:{_KEY_SEP}*[\w-]+:[^\n]*)*{_KEY_SEP}*[A-Za-z0-9+/=]{{16,}}"
         rf"(?:{_KEY_SEP}+[A-Za-z0-9+/=]+)*)",
     ),
     SecretPattern(
         "certificate",
-        r"-----BEGIN (?P<label>[A-Z0-9 ]{1,64})-----[A-Za-z0-9+/=\s:,.]*-----END [A-Z0-9 ]{1,64}-----",
+        rf"-----BEGIN (?P<label>[A-Z0-9 ]{{1,64}})-----{_ARMOR_BODY}*-----END [A-Z0-9 ]{{1,64}}-----",
         accept=_not_a_private_block,
         benign=True,
     ),
     SecretPattern(
         "private-key",
-        rf"(?m)(?P<body>(?:^{_B64_LINE}){{3,}}(?:^[A-Za-z0-9+/]{{0,76}}={{0,2}}(?:\r?\n|\z))?)"
-        rf"(?:-----END {_LABEL}-----)?",
+        rf"(?P<body>(?:{_SHOWN_LINE}{_B64_LINE}){{3,}}(?:{_SHOWN_LINE}[A-Za-z0-9+/]{{0,76}}={{0,2}}(?:\r?\n|\z))?)"
+        rf"(?:{_SHOWN_LINE}-----END {_LABEL}-----)?",
         groups=(),
         accept=_key_body_accept,
     ),
     # The last lines of a key, up to its END line: what a read of the file's tail shows.
-    SecretPattern("private-key", rf"(?m)(?:^[A-Za-z0-9+/=]{{1,76}}\r?\n)+-----END {_LABEL}-----"),
+    SecretPattern(
+        "private-key", rf"(?:{_SHOWN_LINE}[A-Za-z0-9+/=]{{1,76}}\r?\n)+{_SHOWN_LINE}-----END {_LABEL}-----"
+    ),
     SecretPattern(
         "private-key",
-        r"(?m)^[ \t]*(?:tls\.key|ssh-privatekey|ca\.key)[ \t]*:[ \t]*[\"']?"
+        rf"{_SHOWN_LINE}(?:tls\.key|ssh-privatekey|ca\.key)[ \t]*:[ \t]*[\"']?"
         r"(?P<value>[A-Za-z0-9+/]{40,}={0,2})",
         groups=("value",),
     ),
-    SecretPattern("anthropic-api-key", r"\bsk-ant-(?:api|admin|oat)\d{2}-[A-Za-z0-9_-]{80,}"),
+    SecretPattern(
+        "anthropic-api-key",
+        rf"\b(?P<value>sk-ant-(?:api|admin|oat)\d{{2}}-[A-Za-z0-9_-]{{80,}}){_END}",
+        groups=("value",),
+        accept=_format_accept,
+    ),
     SecretPattern(
         "openai-api-key",
-        r"\bsk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{20,}|\bsk-[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20}\b",
+        r"\b(?P<value>sk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{20,}|sk-[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20})",
+        groups=("value",),
+        accept=_format_accept,
     ),
-    SecretPattern("aws-access-key-id", r"\b(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b"),
+    SecretPattern(
+        "aws-access-key-id",
+        r"\b(?P<value>(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16})\b",
+        groups=("value",),
+        accept=_format_accept,
+    ),
     SecretPattern(
         "aws-secret-key",
         r"(?i:aws_?secret_?access_?key)[\"']?\s*[:=]\s*[\"']?"
         r"(?P<value>[A-Za-z0-9/+=]{40})(?:[^A-Za-z0-9/+=]|\z)",
         groups=("value",),
+        accept=_format_accept,
     ),
     SecretPattern(
         "aws-secret-key",
@@ -315,41 +524,86 @@ PATTERNS: tuple[SecretPattern, ...] = (
         groups=("value",),
     ),
     SecretPattern(
-        "github-token", r"\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36,255}\b|\bgithub_pat_[A-Za-z0-9_]{50,255}\b"
+        "github-token",
+        r"\b(?P<value>(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{50,255})\b",
+        groups=("value",),
+        accept=_format_accept,
     ),
-    SecretPattern("gitlab-token", r"\bglpat-[A-Za-z0-9_-]{20,}"),
     SecretPattern(
-        "slack-webhook", r"https://hooks\.slack\.com/services/T[A-Za-z0-9_]+/B[A-Za-z0-9_]+/[A-Za-z0-9_]{16,}"
+        "slack-webhook",
+        r"(?P<value>(?:https?://)?hooks\.slack\.com/(?:services|workflows|triggers)/"
+        r"(?:T[A-Za-z0-9_]+/B[A-Za-z0-9_]+/[A-Za-z0-9_]{16,}|[A-Za-z0-9+/]{43,56}))",
+        groups=("value",),
     ),
     SecretPattern(
         "slack-token",
-        r"\bxox[abposre]-[0-9]+-[A-Za-z0-9-]{8,}|\bxoxe\.xox[bp]-[0-9]+-[A-Za-z0-9-]{8,}"
-        r"|\bxapp-\d-[A-Z0-9]+-\d+-[a-f0-9]{32,}",
+        r"\b(?P<value>xox[abposre]-[0-9]+-[A-Za-z0-9-]{8,}|xox[ar]-[A-Za-z0-9]{8,48}"
+        r"|xoxe\.xox[bp]-[0-9]+-[A-Za-z0-9-]{8,}|xapp-\d-[A-Z0-9]+-\d+-[A-Za-z0-9]{32,})",
+        groups=("value",),
+        accept=_format_accept,
     ),
-    SecretPattern("stripe-key", r"\b[sr]k_(?:live|test)_[A-Za-z0-9]{16,}\b"),
+    SecretPattern(
+        "stripe-key",
+        r"\b(?P<value>[sr]k_(?:live|test|prod)_[A-Za-z0-9]{10,99})\b",
+        groups=("value",),
+        accept=_format_accept,
+    ),
     SecretPattern("stripe-webhook-secret", r"\bwhsec_[A-Za-z0-9+/=]{24,}"),
-    SecretPattern("google-api-key", rf"\b(?P<value>AIza[0-9A-Za-z_-]{{35}}){_END}", groups=("value",)),
+    SecretPattern(
+        "google-api-key",
+        rf"\b(?P<value>AIza[0-9A-Za-z_-]{{35}}){_END}",
+        groups=("value",),
+        accept=_format_accept,
+    ),
     SecretPattern(
         "google-oauth-secret", rf"\b(?P<value>GOCSPX-[A-Za-z0-9_-]{{28}}){_END}", groups=("value",)
     ),
-    SecretPattern("npm-token", r"\bnpm_[A-Za-z0-9]{36}\b"),
+    SecretPattern(
+        "npm-token", r"\b(?P<value>npm_[A-Za-z0-9]{36})\b", groups=("value",), accept=_format_accept
+    ),
     SecretPattern(
         "npm-token",
-        r"(?m)(?:^|:)[ \t]*_(?:auth|authToken|password)[ \t]*=[ \t]*[\"']?(?P<value>[^\s\"'$]{8,})",
+        rf"(?:{_SHOWN_LINE}|:)[ \t]*_(?:auth|authToken|password)[ \t]*=[ \t]*[\"']?"
+        r"(?P<value>[^\s\"'$]{8,})",
         groups=("value",),
         accept=_token_accept,
     ),
-    SecretPattern("pypi-token", r"\bpypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,}"),
-    SecretPattern("huggingface-token", r"\bhf_[A-Za-z0-9]{34,}\b"),
+    SecretPattern("pypi-token", r"\bpypi-AgE[A-Za-z0-9_-]{50,}"),
+    SecretPattern(
+        "huggingface-token", r"\b(?P<value>hf_[A-Za-z0-9]{34,})\b", groups=("value",), accept=_format_accept
+    ),
     SecretPattern(
         "sendgrid-key", rf"\b(?P<value>SG\.[A-Za-z0-9_-]{{22}}\.[A-Za-z0-9_-]{{43}}){_END}", groups=("value",)
     ),
-    SecretPattern("jwt", r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{16,}"),
+    SecretPattern(
+        "jwt",
+        r"\b(?P<value>ey[A-Za-z0-9_-]{15,}\.ey[A-Za-z0-9_/\\-]{15,}\.(?:[A-Za-z0-9_/\\-]{10,}={0,2})?)",
+        groups=("value",),
+        accept=_format_accept,
+    ),
+    *(SecretPattern(kind, regex, groups=("value",), accept=_format_accept) for kind, regex in TOKEN_FORMATS),
     SecretPattern(
         "bearer-token",
         r"(?i:authorization)[\"']?[ \t]*[:=][ \t]*[\"']?(?i:bearer)[ \t]+(?P<value>[A-Za-z0-9._~+/-]{16,}=*)",
         groups=("value",),
         accept=_token_accept,
+    ),
+    # Other credentials of an Authorization header: Basic, Token, Api-Token or none.
+    SecretPattern(
+        "authorization-header",
+        r"(?i:authorization)[\"']?[ \t]*[:=][ \t]*[\"']?(?:(?i:basic|token|api-token|digest)[ \t]+)?"
+        r"(?P<value>[A-Za-z0-9._~+/-]{8,}=*)",
+        groups=("value",),
+        accept=_header_accept,
+        generic=True,
+    ),
+    # ``curl -u user:password``: the whole pair, as the user may be the key.
+    SecretPattern(
+        "basic-auth",
+        r"(?:^|\s)(?:-u|--user)(?:=|[ \t]{1,5})[\"']?(?P<value>[^\s:\"']{0,80}:(?P<password>[^\s\"']{3,80}))",
+        groups=("value",),
+        accept=_url_password_accept,
+        generic=True,
     ),
     SecretPattern(
         "url-password",
@@ -358,16 +612,20 @@ PATTERNS: tuple[SecretPattern, ...] = (
         accept=_url_password_accept,
         generic=True,
     ),
-    SecretPattern(
-        "secret-assignment",
-        # From the keyword in the name on, bounded: linear time whatever the text.
-        r"(?i:password|passwd|passphrase|secret|token|api[_-]?key|access[_-]?key|auth[_-]?key"
-        r"|credential|private[_-]?key)[\w-]{0,64}"
-        r"[\"']?\]?[ \t]*(?::=|=>|[:=])[ \t]*"
-        rf"(?:\"(?P<dq>{_VALUE})\"|'(?P<sq>{_VALUE})'|`(?P<bq>{_VALUE})`|(?P<bare>{_VALUE}))",
-        groups=("dq", "sq", "bq", "bare"),
-        accept=_assignment_accept,
-        generic=True,
+    _assignment(_ASSIGNMENT),
+    # ``setProperty("API_TOKEN", "value")``, ``password("value")``: a quoted value as the second
+    # of a pair, or as a call's argument.
+    _assignment(rf"{_ASSIGNED_NAME}[\"'`]?[ \t]*[(,][ \t]*@?(?:{_QUOTED_VALUE})"),
+    # ``password "value"``: a name and a quoted value with nothing but space between.
+    _assignment(rf"{_ASSIGNED_NAME}[ \t]+(?:{_QUOTED_VALUE})"),
+    # ``<apiToken>value</apiToken>``: an XML element named for a secret.
+    _assignment(
+        rf"<(?P<name>[\w.:-]*?{_SECRET_KEYWORD}[\w.:-]*)(?:[ \t][^>\n]*)?>\s*(?P<bare>[^\s<>]{{8,}})\s*</"
+    ),
+    # ``<add key="ClearTextPassword" value="..." />``: .NET and NuGet configuration.
+    _assignment(
+        rf"(?i:key)=\"(?P<name>[^\"\n]*?{_SECRET_KEYWORD}[^\"\n]*)\"[ \t]+(?i:value)="
+        r"(?:\"(?P<dq>[^\"\r\n]{8,})\"|'(?P<sq>[^'\r\n]{8,})')"
     ),
 )
 
@@ -394,8 +652,27 @@ class Redaction:
         return sorted({f.kind for f in self.findings})
 
 
+# The name of a pseudo-group: the identifier characters just before the match (at most 64), so
+# that a pattern can start at a keyword and still judge the whole name (``publicToken``).
+BEFORE = "(before)"
+_IDENTIFIER_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.$-")
+
+
+def _before(data: bytes, start: int) -> str:
+    at = start
+    while at > 0 and start - at < 64 and data[at - 1] in _IDENTIFIER_BYTES:
+        at -= 1
+    return data[at:start].decode("ascii")
+
+
 def _group_reader(match: Any, data: bytes, index: dict[str, int]) -> Groups:
     def group(name: str) -> str | None:
+        if name == BEFORE:
+            return _before(data, match.start())
+        if name == "name_start":  # "" when the name group starts where the match starts
+            return "" if "name" in index and match.span(index["name"])[0] == match.start() else None
+        if name not in index:
+            return None
         start, end = match.span(index[name])
         return None if start < 0 else data[start:end].decode("utf-8", "surrogatepass")
 
@@ -428,73 +705,76 @@ class Taken:
 RESCAN_TAIL = 512
 RESCAN_TAIL_PEM = 8192
 
+# A claim: its byte span, its kind (None: benign), and its rank among claims starting at the same
+# byte (a vendor's format before a generic shape, then the pattern listed first).
+Claim = tuple[int, int, str | None, int]
 
-class SecretScanner:
-    """Finds the secrets ``patterns`` describe (all of :data:`PATTERNS` by default).
 
-    Every pattern is an alternative of one RE2 regex, run once over the text; where matches
-    overlap, the one starting first wins, and at one start the pattern listed first, so a
-    private-key block is one finding however many tokens its body happens to resemble. A
-    candidate the checks reject may hide another pattern's match starting inside it: its span
-    (and :data:`RESCAN_TAIL` bytes after) is asked of an RE2 ``Set`` of all the patterns, and
-    each one present is looked for again from there."""
+def _alternative(name: str | bytes) -> int:
+    """The number of the pattern whose alternative matched, from the name of the last group
+    closed: the alternative's own group (``p12_``), which encloses every other group of it."""
+    text = name.decode() if isinstance(name, bytes) else name
+    return int(text[1:-1])
 
-    def __init__(self, patterns: Iterable[SecretPattern] = PATTERNS) -> None:
-        self.patterns: Sequence[SecretPattern] = tuple(patterns)
-        combined = "|".join(f"(?P<p{i}_>{_prefixed(p.regex, i)})" for i, p in enumerate(self.patterns))
-        self._combined = re2.compile(combined.encode("ascii"), _options())
-        index = {k.decode() if isinstance(k, bytes) else k: v for k, v in self._combined.groupindex.items()}
-        self._whole = [index[f"p{i}_"] for i in range(len(self.patterns))]
-        # Which alternative matched: exactly one took part; the generic ones, matched most
-        # often, are asked first.
-        self._probe_order = sorted(enumerate(self._whole), key=lambda item: -self.patterns[item[0]].generic)
+
+class _Pass:
+    """One RE2 regex over some of the patterns (numbered as in the scanner), run once over the
+    text, and an RE2 ``Set`` of the same patterns for what starts inside a candidate. The ``frequent``
+    patterns get a pass of their own: in one automaton with the formats, the states of their
+    many candidates multiply with the formats' counted repetitions, and it slows down several
+    times."""
+
+    def __init__(self, patterns: Sequence[SecretPattern], numbers: Sequence[int]) -> None:
+        self.patterns = patterns
+        self.numbers = list(numbers)
+        combined = "|".join(f"(?P<p{i}_>{_prefixed(patterns[i].regex, i)})" for i in self.numbers)
+        self.combined = re2.compile(combined.encode("ascii"), _options())
+        index = {k.decode() if isinstance(k, bytes) else k: v for k, v in self.combined.groupindex.items()}
         # Each pattern's group names in the combined regex; "" is the whole alternative.
-        self._names = [
-            {"": index[f"p{i}_"], **{name: index[f"p{i}_{name}"] for name in p.group_index}}
-            for i, p in enumerate(self.patterns)
-        ]
-        self._set = re2.Set.SearchSet(_options())
-        for pattern in self.patterns:
-            self._set.Add(pattern.regex.encode("ascii"))
-        self._set.Compile()
+        self.names = {
+            i: {"": index[f"p{i}_"], **{name: index[f"p{i}_{name}"] for name in patterns[i].group_index}}
+            for i in self.numbers
+        }
+        self.set = re2.Set.SearchSet(_options())
+        for i in self.numbers:
+            self.set.Add(patterns[i].regex.encode("ascii"))
+        self.set.Compile()
 
-    def find(self, text: str) -> list[Finding]:
-        data = text.encode("utf-8", "surrogatepass")
-        taken = Taken()
-        for match in self._combined.finditer(data):
-            number = next(i for i, group in self._probe_order if match.span(group)[0] >= 0)
-            names = self._names[number]
+    def claims(self, data: bytes) -> list[Claim]:
+        found: list[Claim] = []
+        for match in self.combined.finditer(data):
+            number = _alternative(match.lastgroup)
+            names = self.names[number]
             if self._accepted(number, match, names, data):
-                self._resolve(data, match, number, taken)
+                self._resolve(data, match, number, found)
             else:
-                self._rescan(data, match.start(), match.end(), number, taken)
-        found = [(s, e, k) for s, e, k in taken.spans if k is not None]
-        if text.isascii():
-            return [Finding(kind, start, end) for start, end, kind in found]
-        return [Finding(kind, _chars(data, start), _chars(data, end)) for start, end, kind in found]
+                self._rescan(data, match.start(), match.end(), number, found)
+        return found
 
     def _accepted(self, number: int, match: Any, names: dict[str, int], data: bytes) -> bool:
         accept = self.patterns[number].accept
         return accept is None or accept(_group_reader(match, data, names))
 
-    def _record(self, number: int, match: Any, names: dict[str, int], taken: Taken) -> None:
+    def _record(self, number: int, match: Any, names: dict[str, int], found: list[Claim]) -> None:
         pattern = self.patterns[number]
         start, end = match.span(names[""]) if "" in names else match.span()
         for name in pattern.groups:
-            if match.span(names[name])[0] >= 0:
+            if name in names and match.span(names[name])[0] >= 0:
                 start, end = match.span(names[name])
                 break
         if start < end:
-            taken.claim(start, end, None if pattern.benign else pattern.kind)
+            found.append(
+                (start, end, None if pattern.benign else pattern.kind, number + pattern.generic * 1000)
+            )
 
     def _others(self, data: bytes, start: int, end: int) -> tuple[list[int], int]:
-        """The patterns that may match starting inside ``data[start:end]`` (a superset), and
-        where such a match must have ended to be found."""
+        """The patterns of this pass that may match starting inside ``data[start:end]`` (a
+        superset), and where such a match must have ended to be found."""
         tail = RESCAN_TAIL_PEM if b"-----" in data[start:end] else RESCAN_TAIL
         limit = min(len(data), end + tail)
-        return sorted(self._set.Match(data[start:limit]) or ()), limit
+        return sorted(self.numbers[k] for k in self.set.Match(data[start:limit]) or ()), limit
 
-    def _search(self, data: bytes, number: int, start: int, end: int, limit: int, taken: Taken) -> None:
+    def _search(self, data: bytes, number: int, start: int, end: int, limit: int, found: list[Claim]) -> None:
         pattern = self.patterns[number]
         match = pattern.compiled.search(data, start, limit)
         if (
@@ -502,26 +782,59 @@ class SecretScanner:
             and match.start() < end
             and self._accepted(number, match, pattern.group_index, data)
         ):
-            self._record(number, match, pattern.group_index, taken)
+            self._record(number, match, pattern.group_index, found)
 
-    def _resolve(self, data: bytes, match: Any, found: int, taken: Taken) -> None:
-        """Record the accepted ``match`` of pattern ``found`` and whatever else starts inside
-        it, in pattern order: a vendor format inside a generic assignment wins, and the key id
-        of an ``accessKeys.csv`` row is found beside its secret."""
+    def _resolve(self, data: bytes, match: Any, number: int, found: list[Claim]) -> None:
+        """Record the accepted ``match`` of pattern ``number`` and whatever else of this pass
+        starts inside it: the key id of an ``accessKeys.csv`` row is found beside its secret."""
+        self._record(number, match, self.names[number], found)
         start, end = match.span()
         others, limit = self._others(data, start, end)
-        for number in sorted({*others, found}):
-            if number == found:
-                self._record(found, match, self._names[found], taken)
-            else:
-                self._search(data, number, start, end, limit, taken)
+        for other in others:
+            if other != number:
+                self._search(data, other, start, end, limit, found)
 
-    def _rescan(self, data: bytes, start: int, end: int, rejected: int, taken: Taken) -> None:
-        """Around a rejected candidate of pattern ``rejected``, look for any pattern starting
-        inside it (the rejected one only after its start)."""
+    def _rescan(self, data: bytes, start: int, end: int, rejected: int, found: list[Claim]) -> None:
+        """Around a rejected candidate of pattern ``rejected``, look for any pattern of this
+        pass starting inside it (the rejected one only after its start)."""
         others, limit = self._others(data, start, end)
         for number in others:
-            self._search(data, number, start + 1 if number == rejected else start, end, limit, taken)
+            self._search(data, number, start + 1 if number == rejected else start, end, limit, found)
+
+
+class SecretScanner:
+    """Finds the secrets ``patterns`` describe (all of :data:`PATTERNS` by default).
+
+    The patterns run in two passes (:class:`_Pass`): the assignments of a value to a secret's
+    name, whose candidates are everywhere in code, and the rest (the services' formats, key
+    blocks, headers, URLs), each pass one RE2 regex run once over the text. Where claims
+    overlap, the one starting first wins; at one start a vendor's format wins over a generic
+    shape, then the pattern listed first, so a private-key block is one
+    finding however many tokens its body happens to resemble, and a GitHub token assigned to
+    ``token`` is reported as a GitHub token. A candidate the checks reject may hide another
+    match of its pass starting inside it: its span (and :data:`RESCAN_TAIL` bytes after) is
+    asked of the pass's RE2 ``Set``, and each pattern present is looked for again from there."""
+
+    def __init__(self, patterns: Iterable[SecretPattern] = PATTERNS) -> None:
+        self.patterns: Sequence[SecretPattern] = tuple(patterns)
+        numbered = list(enumerate(self.patterns))
+        groups = [[i for i, p in numbered if p.frequent], [i for i, p in numbered if not p.frequent]]
+        self._passes = [_Pass(self.patterns, numbers) for numbers in groups if numbers]
+
+    def find(self, text: str) -> list[Finding]:
+        data = text.encode("utf-8", "surrogatepass")
+        claims = [claim for each in self._passes for claim in each.claims(data)]
+        claims.sort(key=lambda claim: (claim[0], claim[3]))
+        taken = Taken()
+        for start, end, kind, _rank in claims:
+            taken.claim(start, end, kind)
+        found = [(s, e, k) for s, e, k in taken.spans if k is not None]
+        if text.isascii():
+            return [Finding(kind, start, end) for start, end, kind in found]
+        offsets = _char_offsets(
+            data, sorted({offset for start, end, _kind in found for offset in (start, end)})
+        )
+        return [Finding(kind, offsets[start], offsets[end]) for start, end, kind in found]
 
     def redact(self, text: str) -> Redaction:
         findings = self.find(text)
@@ -536,10 +849,16 @@ class SecretScanner:
         return Redaction("".join(pieces), tuple(findings))
 
 
-def _chars(data: bytes, offset: int) -> int:
-    """The character offset of byte ``offset`` (a match boundary, so never inside a
-    character)."""
-    return len(data[:offset].decode("utf-8", "surrogatepass"))
+def _char_offsets(data: bytes, offsets: list[int]) -> dict[int, int]:
+    """The character offset of each byte offset in ``offsets`` (sorted match boundaries, so never
+    inside a character), decoding each stretch of ``data`` once."""
+    found: dict[int, int] = {}
+    chars = last = 0
+    for offset in offsets:
+        chars += len(data[last:offset].decode("utf-8", "surrogatepass"))
+        found[offset] = chars
+        last = offset
+    return found
 
 
 def redaction_note(redaction: Redaction) -> str:

@@ -49,6 +49,7 @@ def pem(label: str, lines: int = 8) -> str:
 
 
 SK = "sk"  # split so no vendor prefix appears whole in this source
+PYPI = "pypi-" + "AgEIcHlwaS5vcmc"
 PRIV = "PRIVATE KEY"
 
 
@@ -101,7 +102,7 @@ def corpus() -> list[tuple[str, str, str]]:
     plant("google-api-key", "AIza" + rand(URLSAFE, 35), '<meta name="maps" content="{v}">\n')
     plant("google-oauth-secret", "GOCSPX-" + rand(URLSAFE, 28), "secret: {v}\n")
     plant("npm-token", "npm_" + rand(ALNUM, 36), "//registry.npmjs.org/:_authToken={v}\n")
-    plant("pypi-token", "pypi-AgEIcHlwaS5vcmc" + rand(URLSAFE, 70), "password = {v}\n")
+    plant("pypi-token", PYPI + rand(URLSAFE, 70), "password = {v}\n")
     plant("huggingface-token", "hf_" + rand(ALNUM, 34), "HF_TOKEN={v}\n")
     plant("sendgrid-key", f"SG.{rand(URLSAFE, 22)}.{rand(URLSAFE, 43)}", "SENDGRID={v}\n")
     plant("jwt", jwt, "Authorization: Bearer {v}\n")
