@@ -114,13 +114,15 @@ _VOWELS = frozenset("aeiouy")
 # A template, a variable or a placeholder standing for the value: ``${DB_PASSWORD}``,
 # ``{{ vault_token }}``, ``%(password)s``, ``$TOKEN``, ``<your-token>``, ``%NUGET_KEY%``.
 _TEMPLATE = re.compile(
-    r"\$\{\s*[\w.:|-]+\s*\}|\{\{\s*[\w.|'\" ()-]+\s*\}\}|%\(\w+\)[sd]|%s"
+    r"\$\{[A-Za-z_]\w*(?:[:=?+-][^}]*)?\}|\{\{\s*[\w.|'\" ()-]+\s*\}\}|%\(\w+\)[sd]|%s"
     r"|^\$[A-Za-z_]\w*$|^<[\w .-]+>$|^%\w+%$|^\{\w+\}$|^#\{\w+\}$"
 )
+_BOT_TOKEN_SHAPE = re.compile(r"^\d+:")
 # A software version (``jjwt-jackson-0.11.2``): a package, not a secret.
 _VERSION = re.compile(r"(?:^|[-_@/v])\d+\.\d+(?:\.\d+)+(?:$|[-+])|[-_@]\d+\.\d+$")
 # A placeholder run: xxxxxx, ######, ******, one character twelve times.
-_FILLER = re.compile(r"x{6}|X{6}|#{4}|\*{4}|(.)\1{11}")
+_FILLER = re.compile(r"x{6}|X{6}|#{4}|\*{4}")
+_RUN = re.compile(r"(.)\1{11,}")
 
 
 def _sequence_run(value: str, length: int = 6) -> bool:
@@ -134,15 +136,26 @@ def _sequence_run(value: str, length: int = 6) -> bool:
     return False
 
 
+def _repetitive(value: str) -> bool:
+    """A value built of a few short pieces over and over (``GR13489411231231231``): most of its
+    three-character pieces occur more than once, where in a random token nearly all are new."""
+    pieces = [value[i : i + 3] for i in range(len(value) - 2)]
+    return len(pieces) >= 12 and len(set(pieces)) * 5 < len(pieces) * 3
+
+
 def placeholder_token(value: str) -> bool:
     """A token-shaped value that stands in for one: filler (``ghp_xxxx...``), a typed sequence
     (``abcdef``, ``123456``), the word example (``AKIAIOSFODNN7EXAMPLE``), or too few distinct
     characters to be random."""
+    lowered = value.lower()
     return (
         bool(_FILLER.search(value))
+        or any(len(run.group(0)) * 5 >= len(value) * 2 for run in _RUN.finditer(value))
         or _sequence_run(value)
-        or "example" in value.lower()
-        or shannon_entropy(value) < 2.5
+        or "example" in lowered
+        or "redacted" in lowered
+        or "..." in value  # elided in the text it was copied from
+        or shannon_entropy(value) < 2.0
     )
 
 
@@ -193,8 +206,10 @@ def _looks_random(value: str, *, quoted: bool) -> bool:
     lowered = value.lower()
     if any(word in lowered for word in _NAMING_WORDS):
         return False
-    if any(c.isspace() for c in value) or ":" in value:
-        return False  # prose, a pair, a URL, a time
+    if any(c.isspace() for c in value) or value.count(":") > 1 or _BOT_TOKEN_SHAPE.match(value):
+        return False  # prose, a URL, a time; a bot token is judged by its own format alone
+    if ":" in value and any(_NAME.match(part) and _word_like(part) for part in value.split(":")):
+        return False  # a label (``key:ContentType``)
     if _TEMPLATE.search(value) or _VERSION.search(value) or placeholder_token(value):
         return False
     if value.startswith(("/", "./", "../", "~/")) or value.endswith((".com", ".org", ".io", ".net")):
@@ -214,6 +229,8 @@ def _looks_random(value: str, *, quoted: bool) -> bool:
     mixed_case = any(c.islower() for c in value) and any(c.isupper() for c in value)
     if not has_letter or not (has_other or (mixed_case and len(value) >= 16)):
         return False
+    if not mixed_case and all(c.isalnum() or c in "_-" for c in value) and len(value) < 18:
+        return False  # short and single-case: an identifier or a label as often as a key
     return shannon_entropy(value) >= 3.0
 
 
@@ -297,7 +314,46 @@ _NOT_THE_SECRET = frozenset(
     }
 )
 # A word anywhere in the name that says the value is not secret, or not a credential.
-_PUBLIC_WORDS = frozenset({"public", "pub", "publishable", "csrf", "xsrf", "nonce", "sample", "example"})
+_PUBLIC_WORDS = frozenset(
+    {"public", "pub", "publishable", "csrf", "xsrf", "authenticity", "nonce", "sample", "example"}
+)
+# Words before ``key`` that make it a key of a table, a map or a keyboard, not a credential.
+_NOT_A_CREDENTIAL_KEY = frozenset(
+    {
+        "primary",
+        "foreign",
+        "sort",
+        "cache",
+        "map",
+        "dict",
+        "lookup",
+        "partition",
+        "row",
+        "index",
+        "unique",
+        "composite",
+        "idempotency",
+        "object",
+        "translation",
+        "message",
+        "hot",
+        "short",
+        "field",
+        "group",
+        "next",
+        "prev",
+        "default",
+        "routing",
+        "shard",
+        "sharding",
+        "dedup",
+        "dedupe",
+        "metric",
+        "label",
+        "entry",
+        "item",
+    }
+)
 
 
 def _secret_name(name: str) -> bool:
@@ -307,7 +363,12 @@ def _secret_name(name: str) -> bool:
     words = [w.lower() for w in _NAME_WORD.findall(name) if not w.isdigit()]
     if not words or words[-1] in _NOT_THE_SECRET or _PUBLIC_WORDS.intersection(words):
         return False
-    return any(w.endswith(_SECRET_WORD_ENDS) or w.startswith(_SECRET_WORD_STARTS) for w in words)
+    secret = [w for w in words if w.endswith(_SECRET_WORD_ENDS) or w.startswith(_SECRET_WORD_STARTS)]
+    if secret and all(w in ("key", "keys") for w in secret):
+        # ``key`` alone names a credential only as the name's last word, after a qualifier
+        # (``api_key``, ``signingKey``), not a table's or a map's key (``primaryKey``).
+        return len(words) >= 2 and words[-1] in ("key", "keys") and words[-2] not in _NOT_A_CREDENTIAL_KEY
+    return bool(secret)
 
 
 Groups = Callable[[str], str | None]  # a group's text by name, None when it did not take part
@@ -368,6 +429,7 @@ def _url_password_accept(group: Groups) -> bool:
     words = [w for w in re.split(r"[^a-z0-9]+", urllib.parse.unquote(value).lower()) if w]
     return not (
         _PLACEHOLDER_WORDS.match(value)
+        or shannon_entropy(value) < 1.5  # yyy
         or value.startswith(("$", "{", "<", "%s"))
         or (words and all(w in _URL_PLACEHOLDERS for w in words))
     )
@@ -390,8 +452,12 @@ def _header_accept(group: Groups) -> bool:
 
 
 def _format_accept(group: Groups) -> bool:
-    """A service's token, unless it is a stand-in for one."""
-    return not placeholder_token(group("value") or "")
+    """A service's token, unless it is a stand-in for one or a name built of words that happens
+    to start with a token's prefix (``hf_requiredCharacteristicTypes...``)."""
+    value = group("value") or ""
+    camel_case = any(c.islower() for c in value) and any(c.isupper() for c in value)
+    name_like = camel_case and not any(c.isdigit() for c in value) and _word_like(value)
+    return not placeholder_token(value) and not name_like and not _repetitive(value)
 
 
 def _not_a_private_block(group: Groups) -> bool:
@@ -413,6 +479,12 @@ def _key_body_accept(group: Groups) -> bool:
         and any(c.isupper() for c in body)
         and any(c.isdigit() for c in body)
     )
+
+
+def _key_tail_accept(group: Groups) -> bool:
+    """The last lines of a key: base64 that mixes letters and digits, not a word."""
+    body = "".join(_LINE_NUMBER.sub("", group("body") or "").split())
+    return len(body) >= 16 and any(c.isdigit() for c in body) and any(c.isalpha() for c in body)
 
 
 _LABEL = r"(?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?"
@@ -480,7 +552,9 @@ PATTERNS: tuple[SecretPattern, ...] = (
     ),
     # The last lines of a key, up to its END line: what a read of the file's tail shows.
     SecretPattern(
-        "private-key", rf"(?:{_SHOWN_LINE}[A-Za-z0-9+/=]{{1,76}}\r?\n)+{_SHOWN_LINE}-----END {_LABEL}-----"
+        "private-key",
+        rf"(?P<body>(?:{_SHOWN_LINE}[A-Za-z0-9+/=]{{1,76}}\r?\n)+){_SHOWN_LINE}-----END {_LABEL}-----",
+        accept=_key_tail_accept,
     ),
     SecretPattern(
         "private-key",
@@ -537,8 +611,11 @@ PATTERNS: tuple[SecretPattern, ...] = (
     ),
     SecretPattern(
         "slack-token",
-        r"\b(?P<value>xox[abposre]-[0-9]+-[A-Za-z0-9-]{8,}|xox[ar]-[A-Za-z0-9]{8,48}"
-        r"|xoxe\.xox[bp]-[0-9]+-[A-Za-z0-9-]{8,}|xapp-\d-[A-Z0-9]+-\d+-[A-Za-z0-9]{32,})",
+        # Bot, user, legacy bot, workspace and legacy tokens, configuration and refresh tokens,
+        # app-level tokens.
+        r"\b(?P<value>xoxb-[0-9]{10,13}-[0-9]{10,13}[A-Za-z0-9-]*|xox[pe](?:-[0-9]{10,13}){3}-[A-Za-z0-9-]{28,34}"
+        r"|xoxb-[0-9]{8,14}-[A-Za-z0-9]{18,26}|xox[ar]-(?:\d-)?[A-Za-z0-9]{8,48}|xox[os]-\d+-\d+-\d+-[A-Fa-f0-9]+"
+        r"|xoxe\.xox[bp]-\d-[A-Za-z0-9]{100,}|xoxe-\d-[A-Za-z0-9]{100,}|xapp-\d-[A-Z0-9]+-\d+-[A-Za-z0-9]{32,})",
         groups=("value",),
         accept=_format_accept,
     ),

@@ -4,7 +4,11 @@ checkout: gitleaks' rule tests and detect-secrets' plugin tests), read and score
 A true positive counts as redacted when the scanner's findings cover its secret (the span the
 sample marks) but for at most a quarter of its characters: what is left visible of it is not
 the secret. A false-positive sample, or a detect-secrets line, counts as flagged when the
-scanner finds anything in it. Nothing in the project needs the corpus at run time."""
+scanner finds anything in it. A false-positive sample listed against one gitleaks rule that
+another of its rules matches (a Cloudflare origin-CA key listed against the global-key rule) is
+a secret by gitleaks' own rules, so it is counted apart; ``generic-api-key`` is not asked, as
+its regex matches any assignment and leaves the decision to an entropy threshold and allowlists
+the corpus does not carry. Nothing in the project needs the corpus at run time."""
 
 from __future__ import annotations
 
@@ -12,6 +16,9 @@ import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
+
+import re2  # type: ignore[import-untyped]  # google-re2 ships no type information
 
 from agent.secret_scanner import Finding, SecretScanner
 
@@ -53,7 +60,7 @@ DOCUMENTED_RULES = frozenset(
 
 @dataclass
 class Tally:
-    """Samples seen and samples hit (redacted, or flagged), and the first few missed."""
+    """Samples seen and samples hit (redacted, or flagged), and the first few not hit."""
 
     total: int = 0
     hit: int = 0
@@ -88,11 +95,23 @@ def detect_secrets() -> dict[str, object]:
     return data
 
 
+def _other_rules(rules: list[dict[str, object]]) -> dict[str, Any]:
+    """Each gitleaks rule's regex (Go's syntax is RE2's), but the generic one's."""
+    options = re2.Options()
+    options.max_mem = 64 << 20
+    return {
+        str(rule["id"]): re2.compile(str(rule["regex"]).encode(), options)
+        for rule in rules
+        if rule["regex"] and rule["id"] != "generic-api-key"
+    }
+
+
 @dataclass
 class Scores:
     documented: Tally = field(default_factory=Tally)
     gitleaks_tps: Tally = field(default_factory=Tally)
     gitleaks_fps: Tally = field(default_factory=Tally)
+    gitleaks_fps_of_no_rule: Tally = field(default_factory=Tally)  # no other rule matches them
     detect_secrets_tps: Tally = field(default_factory=Tally)
     detect_secrets_fps: Tally = field(default_factory=Tally)
     by_rule: dict[str, Tally] = field(default_factory=dict)
@@ -100,7 +119,9 @@ class Scores:
 
 def score(scanner: SecretScanner) -> Scores:
     scores = Scores()
-    for rule in gitleaks()["rules"]:  # type: ignore[attr-defined]
+    rules = gitleaks()["rules"]
+    regexes = _other_rules(rules)  # type: ignore[arg-type]
+    for rule in rules:  # type: ignore[attr-defined]
         tally = scores.by_rule.setdefault(rule["id"], Tally())
         for sample in rule["tps"]:
             if not sample["spans"]:
@@ -114,11 +135,17 @@ def score(scanner: SecretScanner) -> Scores:
                 scores.documented.add(hit, label)
         for text in rule["fps"]:
             found = scanner.find(text)
-            scores.gitleaks_fps.add(not found, f"{rule['id']}: {text!r} -> {[f.kind for f in found]}")
+            label = f"{rule['id']}: {text!r} -> {[f.kind for f in found]}"
+            scores.gitleaks_fps.add(bool(found), label)
+            others = [k for k, regex in regexes.items() if k != rule["id"] and regex.search(text.encode())]
+            if not others:
+                scores.gitleaks_fps_of_no_rule.add(bool(found), label)
     for plugin in detect_secrets()["plugins"]:  # type: ignore[attr-defined]
         for text in plugin["tps"]:
             scores.detect_secrets_tps.add(bool(scanner.find(text)), f"{plugin['id']}: {text!r}")
         for text in plugin["fps"]:
             found = scanner.find(text)
-            scores.detect_secrets_fps.add(not found, f"{plugin['id']}: {text!r} -> {[f.kind for f in found]}")
+            scores.detect_secrets_fps.add(
+                bool(found), f"{plugin['id']}: {text!r} -> {[f.kind for f in found]}"
+            )
     return scores
