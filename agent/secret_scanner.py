@@ -2,7 +2,9 @@
 ``[REDACTED:<kind>]``.
 
 A documented pattern set, each pattern a published token format (a fixed prefix, a length, an
-alphabet) or a value assigned to a name that says it is secret:
+alphabet) or a value assigned to a name that says it is secret. Line-anchored patterns match a
+line as the tools show it too: after the read tool's number (``     7\t``), the text editor's
+(``7: ``), and indentation.
 
 =======================  =================================================================
 kind                     format matched
@@ -10,52 +12,89 @@ kind                     format matched
 private-key              a PEM/OpenSSH/PGP ``-----BEGIN ... PRIVATE KEY-----`` block, whole
                          (to its END line, or to the end of its body when cut off); a key
                          body without its BEGIN line (three or more full-width base64 lines,
-                         as a read from an offset or ``sed 1,3d`` leaves it) and the body
-                         lines before an END line without its BEGIN; a base64 key under a k8s ``tls.key:`` (or
-                         ``ssh-privatekey:``). Certificates and public keys are left alone
+                         as a read from an offset or ``sed 1,3d`` leaves it, numbered or
+                         indented) and the body lines before an END line without its BEGIN;
+                         a base64 key under a k8s ``tls.key:`` (or ``ssh-privatekey:``).
+                         Certificates and public keys (a PGP key with ``Version:`` and
+                         ``Comment:`` headers too) are left alone
 anthropic-api-key        ``sk-ant-api03-...``, ``sk-ant-admin01-...`` (80+ URL-safe characters)
 openai-api-key           ``sk-proj-``/``sk-svcacct-``/``sk-admin-`` keys; legacy ``sk-...T3BlbkFJ...``
-aws-access-key-id        ``AKIA``/``ASIA``/``ABIA``/``ACCA`` + 16 upper-case letters or digits
+aws-access-key-id        ``AKIA``/``ASIA``/``ABIA``/``ACCA``/``A3T.`` + 16 upper-case letters or digits
 aws-secret-key           40 base64 characters assigned to an ``aws_secret_access_key`` name, or
                          the column after an access key id in an ``*_accessKeys.csv`` row
 azure-key                the value of ``AccountKey=``/``SharedAccessKey=`` in a connection string
 github-token             ``ghp_``/``gho_``/``ghu_``/``ghs_``/``ghr_`` + 36+, ``github_pat_`` + 50+
-gitlab-token             ``glpat-`` + 20+
-slack-token              ``xoxb-``/``xoxp-``/``xoxa-``/``xoxo-``/``xoxs-``/``xoxr-``/``xoxe-``,
-                         ``xoxe.xoxp-``, ``xapp-``
-slack-webhook            ``https://hooks.slack.com/services/T.../B.../...``
-stripe-key               ``sk_live_``/``sk_test_``/``rk_live_``/``rk_test_`` + 16+ (not ``pk_``)
+gitlab-token             ``glpat-``, ``gldt-``, ``glft-``, ``glsoat-``, ``glrt-``, ``glcbt-``,
+                         ``glffct-``, ``glimt-``, ``glagent-``, ``gloas-``, ``glptt-`` + 20+;
+                         ``GR1348941`` (runner registration); ``_gitlab_session=`` cookies
+slack-token              bot (``xoxb-``), user (``xoxp-``, ``xoxe-``), workspace (``xoxa-``,
+                         ``xoxr-``), legacy (``xoxo-``, ``xoxs-``), configuration
+                         (``xoxe.xoxp-``) and app-level (``xapp-``) tokens, each in its format
+slack-webhook            ``hooks.slack.com/services|workflows|triggers/...``
+stripe-key               ``sk_``/``rk_`` + ``live_``/``test_``/``prod_`` + 10+ (not ``pk_``)
 stripe-webhook-secret    ``whsec_`` + 24+
 google-api-key           ``AIza`` + 35
 google-oauth-secret      ``GOCSPX-`` + 28
 npm-token                ``npm_`` + 36; the value of an ``.npmrc`` ``_auth=``/``_authToken=``/
                          ``_password=`` line
-pypi-token               ``pypi-AgEIcHlwaS5vcmc`` + 50+ (a macaroon for pypi.org)
-huggingface-token        ``hf_`` + 34+ letters and digits
+pypi-token               ``pypi-AgE...`` + 50+ (a macaroon for pypi.org or test.pypi.org)
+huggingface-token        ``hf_`` + 34+ letters and digits; ``api_org_`` + 34
 sendgrid-key             ``SG.`` + 22 + ``.`` + 43
-jwt                      three base64url parts, the first two starting ``eyJ`` (a JSON object)
+jwt                      three base64url parts, the first two starting ``ey`` (a JSON object),
+                         the signature possibly empty
+(services)               the other formats gitleaks' rules know, one line each in
+                         :mod:`agent.secret_formats` (1Password, Adobe, age, Airtable,
+                         Alibaba, Artifactory, Authress, AWS Bedrock, Azure AD client secrets,
+                         ClickHouse, Clojars, Cloudflare origin CA, Databricks, DigitalOcean,
+                         Discord bot tokens, Doppler, Dropbox, Duffel, Dynatrace, EasyPost,
+                         Facebook, Flutterwave, Fly.io, Frame.io, Grafana, Harness, HashiCorp
+                         Terraform and Vault, Heroku, Infracost, 42, Linear, Lob, Mailchimp,
+                         Mailgun, MaxMind, New Relic, Notion, Octopus Deploy, OpenShift,
+                         Perplexity, PlanetScale, Postman, Prefect, Pulumi, ReadMe, RubyGems,
+                         Scalingo, Sendinblue, Sentry, SettleMint, Shippo, Shopify,
+                         Sourcegraph, Square, Telegram bots, Twilio, Typeform, Yandex, Teams
+                         webhooks), each reported under its own kind; one whose random part
+                         is a stand-in (``xxxx``, ``abcdef``, ``123123...``, ``EXAMPLE``) is not
 bearer-token             the token of an ``Authorization: Bearer <token>`` header
+authorization-header     the credentials of another ``Authorization:`` header (``Basic``,
+                         ``Token``, ``Api-Token`` or none)
+basic-auth               the ``user:password`` of ``curl -u``/``--user``
 url-password             the password in ``scheme://user:password@host`` (the user may be empty)
-secret-assignment        a value assigned to a name containing password, passwd, passphrase,
-                         secret, token, api_key, access_key, auth_key, credential or
-                         private_key (``=``, ``:``, ``=>``, JSON and YAML alike), when the value
-                         is at least 8 characters, looks generated (see ``_looks_random``:
-                         letters mixed with digits or symbols, 3 bits of entropy per character
-                         or more; unquoted, it must not read as code: a dotted name, a call, a
-                         CamelCase type such as ``Ed25519PrivateKey``) and is not a template,
-                         a variable, a path, a placeholder or a marker spelled with words such
-                         as test, demo, fake, example, secret or token. Single-case hex (16+)
-                         and base32 (16+) values count, unquoted too
+secret-assignment        a value assigned to a name one of whose words is a secret's
+                         (password, passwd, pass, pwd, secret, token, credential(s), creds,
+                         or key after a qualifier: ``api_key``, ``signingKey``, not
+                         ``primaryKey``), unless its last word names a property of the secret
+                         (``TOKEN_URL``, ``credentialsId``, ``SECRET_NAME``) or a word says it
+                         is public (``publicToken``, ``csrf_token``). The assignment may be
+                         ``=``, ``:``, ``:=``, ``::=``, ``:::=``, ``?=``, ``.=``, ``=>``, ``<-``,
+                         a comparison, JSON and YAML, a declared type (``api_key: str =``,
+                         ``DB_PASSWORD: Final =``, ``const t: string =``, ``val s: String =``,
+                         ``let k: &str =``, ``var t string =``), a pair or a call
+                         (``System.setProperty("API_TOKEN", "...")``), a name and a quoted
+                         value (``password "..."``), an XML element (``<apiToken>...</apiToken>``)
+                         or a .NET ``<add key="...Password" value="..."/>``. The value counts
+                         when it is at least 8 characters, looks generated (see
+                         ``_looks_random``: letters mixed with digits or symbols, 3 bits of
+                         entropy per character or more; single-case letters and digits only
+                         from 18 characters; unquoted, it must not read as code: a dotted
+                         name, a call, a CamelCase type such as ``Ed25519PrivateKey``) and is
+                         not a template, a variable, a path, a host, a version, prose, a
+                         placeholder or a marker spelled with words such as test, demo, fake,
+                         example, secret or token. Single-case hex (16+), base32 (16+) and long
+                         numbers (16+ digits) count, unquoted too
 =======================  =================================================================
 
-One engine runs every pattern: google-re2, each pattern an alternative of one regex run once, in
-linear time, over the text's UTF-8 bytes. The few candidates then pass the Python checks above;
-around each, an RE2 ``Set`` of the same patterns says whether another one starts inside it (a
-vendor format inside a generic assignment, a key id beside its secret), and only those are
-looked for again there. Text with no candidate costs that one pass.
+Two RE2 passes run every pattern (google-re2, in linear time, over the text's UTF-8 bytes): one
+regex for the assignments, whose candidates are everywhere in code, and one for the rest. The
+candidates then pass the Python checks above; around each, an RE2 ``Set`` of its pass says
+whether another pattern starts inside it (a key id beside its secret, an assignment inside a
+rejected quoted string), and only those are looked for again there. Text with no candidate costs
+the two passes.
 
-Its precision is measured by a test: every planted secret in a corpus is found, and neither the
-project's own tree nor a generated site-packages-like tree yields a finding.
+Its precision is measured by tests: every planted secret in a corpus is found, neither the
+project's own tree nor a generated site-packages-like tree yields a finding, and over the shared
+corpus of gitleaks' and detect-secrets' own samples (``tests/agent/test_secret_corpus.py``) the
+rates found and flagged are printed and held to targets.
 """
 
 from __future__ import annotations
@@ -145,7 +184,7 @@ def _repetitive(value: str) -> bool:
 
 def placeholder_token(value: str) -> bool:
     """A token-shaped value that stands in for one: filler (``ghp_xxxx...``), a typed sequence
-    (``abcdef``, ``123456``), the word example (``AKIAIOSFODNN7EXAMPLE``), or too few distinct
+    (``abcdef``, ``123456``), the word example (AWS's documentation keys end in it), or too few distinct
     characters to be random."""
     lowered = value.lower()
     return (
@@ -518,6 +557,15 @@ _ANY_VALUE = rf"@?(?:{_QUOTED_VALUE}|(?P<bare>[^\s\"'`,;\\]{{8,}}))"
 _ASSIGNMENT = rf"{_ASSIGNED_NAME}{_NAME_CLOSE}(?:{_DECLARED_TYPE}|[ \t]*{_OPERATOR})[ \t]*{_ANY_VALUE}"
 
 
+# Where an assignment pattern's match can start: at a secret's word, or at an XML tag.
+ASSIGNMENT_STARTS = rf"{_SECRET_KEYWORD}|<"
+
+
+def _format(kind: str, regex: str) -> SecretPattern:
+    """A service's token format: ``regex`` has a ``value`` group, the token."""
+    return SecretPattern(kind, regex, groups=("value",), accept=_format_accept)
+
+
 def _assignment(regex: str) -> SecretPattern:
     return SecretPattern(
         "secret-assignment",
@@ -562,30 +610,22 @@ PATTERNS: tuple[SecretPattern, ...] = (
         r"(?P<value>[A-Za-z0-9+/]{40,}={0,2})",
         groups=("value",),
     ),
-    SecretPattern(
+    _format(
         "anthropic-api-key",
         rf"\b(?P<value>sk-ant-(?:api|admin|oat)\d{{2}}-[A-Za-z0-9_-]{{80,}}){_END}",
-        groups=("value",),
-        accept=_format_accept,
     ),
-    SecretPattern(
+    _format(
         "openai-api-key",
         r"\b(?P<value>sk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{20,}|sk-[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20})",
-        groups=("value",),
-        accept=_format_accept,
     ),
-    SecretPattern(
+    _format(
         "aws-access-key-id",
         r"\b(?P<value>(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16})\b",
-        groups=("value",),
-        accept=_format_accept,
     ),
-    SecretPattern(
+    _format(
         "aws-secret-key",
         r"(?i:aws_?secret_?access_?key)[\"']?\s*[:=]\s*[\"']?"
         r"(?P<value>[A-Za-z0-9/+=]{40})(?:[^A-Za-z0-9/+=]|\z)",
-        groups=("value",),
-        accept=_format_accept,
     ),
     SecretPattern(
         "aws-secret-key",
@@ -597,11 +637,9 @@ PATTERNS: tuple[SecretPattern, ...] = (
         r"(?i:AccountKey|SharedAccessKey)[ \t]*=[ \t]*(?P<value>[A-Za-z0-9+/]{40,}={0,2})",
         groups=("value",),
     ),
-    SecretPattern(
+    _format(
         "github-token",
         r"\b(?P<value>(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{50,255})\b",
-        groups=("value",),
-        accept=_format_accept,
     ),
     SecretPattern(
         "slack-webhook",
@@ -609,35 +647,27 @@ PATTERNS: tuple[SecretPattern, ...] = (
         r"(?:T[A-Za-z0-9_]+/B[A-Za-z0-9_]+/[A-Za-z0-9_]{16,}|[A-Za-z0-9+/]{43,56}))",
         groups=("value",),
     ),
-    SecretPattern(
+    _format(
         "slack-token",
         # Bot, user, legacy bot, workspace and legacy tokens, configuration and refresh tokens,
         # app-level tokens.
         r"\b(?P<value>xoxb-[0-9]{10,13}-[0-9]{10,13}[A-Za-z0-9-]*|xox[pe](?:-[0-9]{10,13}){3}-[A-Za-z0-9-]{28,34}"
         r"|xoxb-[0-9]{8,14}-[A-Za-z0-9]{18,26}|xox[ar]-(?:\d-)?[A-Za-z0-9]{8,48}|xox[os]-\d+-\d+-\d+-[A-Fa-f0-9]+"
         r"|xoxe\.xox[bp]-\d-[A-Za-z0-9]{100,}|xoxe-\d-[A-Za-z0-9]{100,}|xapp-\d-[A-Z0-9]+-\d+-[A-Za-z0-9]{32,})",
-        groups=("value",),
-        accept=_format_accept,
     ),
-    SecretPattern(
+    _format(
         "stripe-key",
         r"\b(?P<value>[sr]k_(?:live|test|prod)_[A-Za-z0-9]{10,99})\b",
-        groups=("value",),
-        accept=_format_accept,
     ),
     SecretPattern("stripe-webhook-secret", r"\bwhsec_[A-Za-z0-9+/=]{24,}"),
-    SecretPattern(
+    _format(
         "google-api-key",
         rf"\b(?P<value>AIza[0-9A-Za-z_-]{{35}}){_END}",
-        groups=("value",),
-        accept=_format_accept,
     ),
     SecretPattern(
         "google-oauth-secret", rf"\b(?P<value>GOCSPX-[A-Za-z0-9_-]{{28}}){_END}", groups=("value",)
     ),
-    SecretPattern(
-        "npm-token", r"\b(?P<value>npm_[A-Za-z0-9]{36})\b", groups=("value",), accept=_format_accept
-    ),
+    _format("npm-token", r"\b(?P<value>npm_[A-Za-z0-9]{36})\b"),
     SecretPattern(
         "npm-token",
         rf"(?:{_SHOWN_LINE}|:)[ \t]*_(?:auth|authToken|password)[ \t]*=[ \t]*[\"']?"
@@ -646,17 +676,13 @@ PATTERNS: tuple[SecretPattern, ...] = (
         accept=_token_accept,
     ),
     SecretPattern("pypi-token", r"\bpypi-AgE[A-Za-z0-9_-]{50,}"),
-    SecretPattern(
-        "huggingface-token", r"\b(?P<value>hf_[A-Za-z0-9]{34,})\b", groups=("value",), accept=_format_accept
-    ),
+    _format("huggingface-token", r"\b(?P<value>hf_[A-Za-z0-9]{34,})\b"),
     SecretPattern(
         "sendgrid-key", rf"\b(?P<value>SG\.[A-Za-z0-9_-]{{22}}\.[A-Za-z0-9_-]{{43}}){_END}", groups=("value",)
     ),
-    SecretPattern(
+    _format(
         "jwt",
         r"\b(?P<value>ey[A-Za-z0-9_-]{15,}\.ey[A-Za-z0-9_/\\-]{15,}\.(?:[A-Za-z0-9_/\\-]{10,}={0,2})?)",
-        groups=("value",),
-        accept=_format_accept,
     ),
     *(SecretPattern(kind, regex, groups=("value",), accept=_format_accept) for kind, regex in TOKEN_FORMATS),
     SecretPattern(
@@ -787,13 +813,6 @@ RESCAN_TAIL_PEM = 8192
 Claim = tuple[int, int, str | None, int]
 
 
-def _alternative(name: str | bytes) -> int:
-    """The number of the pattern whose alternative matched, from the name of the last group
-    closed: the alternative's own group (``p12_``), which encloses every other group of it."""
-    text = name.decode() if isinstance(name, bytes) else name
-    return int(text[1:-1])
-
-
 class _Pass:
     """One RE2 regex over some of the patterns (numbered as in the scanner), run once over the
     text, and an RE2 ``Set`` of the same patterns for what starts inside a candidate. The ``frequent``
@@ -801,12 +820,18 @@ class _Pass:
     many candidates multiply with the formats' counted repetitions, and it slows down several
     times."""
 
-    def __init__(self, patterns: Sequence[SecretPattern], numbers: Sequence[int]) -> None:
+    def __init__(self, patterns: Sequence[SecretPattern], numbers: Sequence[int], starts: str | None) -> None:
         self.patterns = patterns
         self.numbers = list(numbers)
+        # Where a match of this pass can start, when that is narrower than anywhere: a rejected
+        # candidate with no such place after its first byte hides nothing.
+        self.starts = None if starts is None else re2.compile(starts.encode("ascii"), _options())
         combined = "|".join(f"(?P<p{i}_>{_prefixed(patterns[i].regex, i)})" for i in self.numbers)
         self.combined = re2.compile(combined.encode("ascii"), _options())
         index = {k.decode() if isinstance(k, bytes) else k: v for k, v in self.combined.groupindex.items()}
+        # Which pattern matched, by the last group closed: the alternative's own group, which
+        # encloses every other group of it.
+        self.alternative = {index[f"p{i}_"]: i for i in self.numbers}
         # Each pattern's group names in the combined regex; "" is the whole alternative.
         self.names = {
             i: {"": index[f"p{i}_"], **{name: index[f"p{i}_{name}"] for name in patterns[i].group_index}}
@@ -820,7 +845,7 @@ class _Pass:
     def claims(self, data: bytes) -> list[Claim]:
         found: list[Claim] = []
         for match in self.combined.finditer(data):
-            number = _alternative(match.lastgroup)
+            number = self.alternative[match.lastindex]
             names = self.names[number]
             if self._accepted(number, match, names, data):
                 self._resolve(data, match, number, found)
@@ -874,6 +899,8 @@ class _Pass:
     def _rescan(self, data: bytes, start: int, end: int, rejected: int, found: list[Claim]) -> None:
         """Around a rejected candidate of pattern ``rejected``, look for any pattern of this
         pass starting inside it (the rejected one only after its start)."""
+        if self.starts is not None and self.starts.search(data, start + 1, end) is None:
+            return
         others, limit = self._others(data, start, end)
         for number in others:
             self._search(data, number, start + 1 if number == rejected else start, end, limit, found)
@@ -895,8 +922,12 @@ class SecretScanner:
     def __init__(self, patterns: Iterable[SecretPattern] = PATTERNS) -> None:
         self.patterns: Sequence[SecretPattern] = tuple(patterns)
         numbered = list(enumerate(self.patterns))
-        groups = [[i for i, p in numbered if p.frequent], [i for i, p in numbered if not p.frequent]]
-        self._passes = [_Pass(self.patterns, numbers) for numbers in groups if numbers]
+        frequent = [i for i, p in numbered if p.frequent]
+        others = [i for i, p in numbered if not p.frequent]
+        self._passes = [
+            *([_Pass(self.patterns, frequent, ASSIGNMENT_STARTS)] if frequent else []),
+            *([_Pass(self.patterns, others, None)] if others else []),
+        ]
 
     def find(self, text: str) -> list[Finding]:
         data = text.encode("utf-8", "surrogatepass")

@@ -137,53 +137,13 @@ def test_ask_mode_through_a_pseudo_terminal(
     )
     messages_api.queue(text_reply("done"))
     session = tmp_path / "run.jsonl"
-    env = dict(
-        os.environ,
-        ANTHROPIC_API_KEY=API_KEY,
-        ANTHROPIC_BASE_URL=messages_api.url,
-        ANTHROPIC_MODEL="loopback-model",
-        TERM="xterm",
-    )
-    env.pop("NO_COLOR", None)
-    master, slave = pty.openpty()
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-c",
-            LAUNCH,
-            os.ttyname(slave),
-            sys.executable,
-            "-m",
-            "agent",
-            "run",
-            "--workspace",
-            str(ws.path),
-            "--mode",
-            "ask",
-            "--session",
-            str(session),
-            "go",
-        ],
-        cwd=REPO,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        pass_fds=(slave,),
-    )
-    os.close(slave)
-    term = Terminal(master)
+    proc, term = start_agent(ws, messages_api, "--session", str(session), colour=True)
     try:
         first = term.answer("y")
         second = term.answer("n")
         third = term.answer("a")
-        term.drain()
-        assert proc.wait(timeout=60) == 0, term.seen.decode(errors="replace")
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-        os.close(master)
+        finish(proc, term)
 
     # What the person saw: the real target through the link, and a coloured diff.
     assert b"path as given: 'docs/link'" in first
@@ -267,38 +227,14 @@ def test_protected_paths_are_asked_every_time_and_a_silent_terminal_is_no(
     )
     messages_api.queue(text_reply("done"))
     session = tmp_path / "run.jsonl"
-    env = dict(
-        os.environ,
-        ANTHROPIC_API_KEY=API_KEY,
-        ANTHROPIC_BASE_URL=messages_api.url,
-        ANTHROPIC_MODEL="loopback-model",
-        NO_COLOR="1",
-    )
-    master, slave = pty.openpty()
-    command = ["run", "--workspace", str(ws.path), "--mode", "ask", "--session", str(session)]
-    options = ["--allow-path", ".vscode/", "--ask-timeout", "5", "go"]
-    proc = subprocess.Popen(
-        [sys.executable, "-c", LAUNCH, os.ttyname(slave), sys.executable, "-m", "agent", *command, *options],
-        cwd=REPO,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        pass_fds=(slave,),
-    )
-    os.close(slave)
-    term = Terminal(master)
+    options = ["--session", str(session), "--allow-path", ".vscode/", "--ask-timeout", "5"]
+    proc, term = start_agent(ws, messages_api, *options)
     try:
         term.answer("a")  # always, for write
         edit = term.answer("y")
         protected = term.read_until(b"(no answer in 5 s: no)")  # asked in spite of "always"
-        term.drain()
-        assert proc.wait(timeout=60) == 0, term.seen.decode(errors="replace")
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-        os.close(master)
+        finish(proc, term)
     assert b"protected: protected config path '.vscode/'" in protected
     assert b"[a]lways" not in protected.split(b"protected:")[1]
     # The preview is the edit tool's own: the CRLF retry finds the text and shows the change.
