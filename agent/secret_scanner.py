@@ -872,9 +872,17 @@ class _Pass:
     def _others(self, data: bytes, start: int, end: int) -> tuple[list[int], int]:
         """The patterns of this pass that may match starting inside ``data[start:end]`` (a
         superset), and where such a match must have ended to be found."""
+        limit = self._limit(data, start, end)
+        return sorted(self.numbers[k] for k in self.set.Match(data[start:limit]) or ()), limit
+
+    def _limit(self, data: bytes, start: int, end: int) -> int:
+        """Where a match starting inside ``data[start:end]`` must have ended to be found."""
         tail = RESCAN_TAIL_PEM if b"-----" in data[start:end] else RESCAN_TAIL
         limit = min(len(data), end + tail)
-        return sorted(self.numbers[k] for k in self.set.Match(data[start:limit]) or ()), limit
+        if self.starts is not None:  # the assignments: one ends on its line
+            newline = data.find(b"\n", end, limit)
+            limit = limit if newline < 0 else newline + 1
+        return limit
 
     def _search(self, data: bytes, number: int, start: int, end: int, limit: int, found: list[Claim]) -> None:
         pattern = self.patterns[number]
@@ -899,7 +907,17 @@ class _Pass:
     def _rescan(self, data: bytes, start: int, end: int, rejected: int, found: list[Claim]) -> None:
         """Around a rejected candidate of pattern ``rejected``, look for any pattern of this
         pass starting inside it (the rejected one only after its start)."""
-        if self.starts is not None and self.starts.search(data, start + 1, end) is None:
+        if self.starts is not None:
+            # The assignments: the first of them starting after the candidate's first byte, if
+            # it starts inside it, in one search of the pass's own regex up to the line's end.
+            first = self.starts.search(data, start + 1, end)
+            if first is None:
+                return
+            match = self.combined.search(data, first.start(), self._limit(data, start, end))
+            if match is not None and match.start() < end:
+                number = self.alternative[match.lastindex]
+                if self._accepted(number, match, self.names[number], data):
+                    self._record(number, match, self.names[number], found)
             return
         others, limit = self._others(data, start, end)
         for number in others:
