@@ -447,10 +447,21 @@ def _options() -> Any:
     return options
 
 
+def _unclosed(value: str) -> str:
+    """``value`` without the brackets at its end that close an expression around it
+    (``{"key": API_KEY}``), keeping those it opened itself (``${TOKEN:=$2}``)."""
+    while value and value[-1] in _CLOSERS and value.count(value[-1]) > value.count(_CLOSERS[value[-1]]):
+        value = value[:-1]
+    return value
+
+
+_CLOSERS = {")": "(", "]": "[", "}": "{", ">": "<"}
+
+
 def _assignment_accept(group: Groups) -> bool:
     bare = group("bare")
     if bare is not None:
-        bare = bare.rstrip(")]}>")  # what closes the expression around a bare value
+        bare = _unclosed(bare)
     value = bare if bare is not None else (group("dq") or group("sq") or group("bq") or "")
     name = group("name") or ""
     if group("name_start") == "":  # the name starts at the match: its first words come before it
