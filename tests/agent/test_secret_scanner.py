@@ -451,8 +451,24 @@ def test_an_edit_of_a_redacted_line_through_the_real_edit_tool_is_refused(ws: Ag
         "password=" * 100000,
         "token = abcdefgh12 " * 20000,
         ("A" * 64 + "\n") * 10000,
+        "<apiToken>" * 100000,
+        'System.setProperty("API_TOKEN", ' * 30000,
+        "api_key: Final[" * 60000,
+        "token = " + "a1" * 500000,
+        "     7\t" * 100000,
     ],
-    ids=["base64-1MiB", "key-headers", "assignment-chain", "many-candidates", "flat-key-lines"],
+    ids=[
+        "base64-1MiB",
+        "key-headers",
+        "assignment-chain",
+        "many-candidates",
+        "flat-key-lines",
+        "xml-openers",
+        "property-pairs",
+        "open-type-annotations",
+        "one-long-value",
+        "line-numbers",
+    ],
 )
 def test_adversarial_text_neither_hangs_nor_hides_a_later_secret(noise: str) -> None:
     token = "ghp_" + rand(ALNUM, 36)
