@@ -4,6 +4,8 @@ reads and scores them). The rates are printed; the test is skipped where the cor
 
 from __future__ import annotations
 
+import contextlib
+
 import pytest
 
 from agent.secret_scanner import SecretScanner
@@ -13,9 +15,10 @@ pytestmark = pytest.mark.skipif(not CORPUS.is_dir(), reason=f"no secrets corpus 
 
 
 @pytest.fixture(scope="module")
-def scores() -> Scores:
+def scores(request: pytest.FixtureRequest) -> Scores:
+    """The scores, written to the terminal as well (the report shows them without ``-s``)."""
     measured = score(SecretScanner())
-    print(
+    report = (
         "\nsecrets corpus:"
         f"\n  gitleaks, the documented kinds' rules: {measured.documented} redacted"
         f"\n  gitleaks, every rule: {measured.gitleaks_tps} redacted"
@@ -24,6 +27,9 @@ def scores() -> Scores:
         f"\n  detect-secrets' positives: {measured.detect_secrets_tps} found"
         f"\n  detect-secrets' negatives: {measured.detect_secrets_fps} flagged"
     )
+    capture = request.config.pluginmanager.get_plugin("capturemanager")
+    with capture.global_and_fixture_disabled() if capture is not None else contextlib.nullcontext():
+        print(report)
     return measured
 
 
