@@ -3,30 +3,51 @@
 Every byte the agent shows a person (the model's text, tool-result summaries, the ``ask``
 prompt, error lines) goes through :func:`visible`. Escape sequences (ESC, CSI ``ESC [``, OSC
 ``ESC ]`` such as a title change or an OSC 52 clipboard write, BEL), the 8-bit C1 controls
-(``\\x9b`` is a CSI on its own), carriage return and backspace (which overwrite what was shown),
-and the invisible and direction-changing characters that make text read differently from what
-it is, are each replaced by a visible escape (``\\x1b``, ``\\u202e``). Newline and tab stay.
-A lone surrogate, which no stream can encode, is shown the same way.
+(``\\x9b`` is a CSI on its own), carriage return, vertical tab, form feed and backspace (which
+overwrite what was shown or start a line bash does not start), the file, group and record
+separators, NEL and the Unicode line and paragraph separators (where ``str.splitlines`` cuts a
+line and bash does not), and the invisible, direction-changing and space-like characters that make
+text read differently from what it is (zero-width characters, bidi overrides and isolates, a
+no-break space that looks like the space bash splits words at) are each replaced by a visible
+escape (``\\x1b``, ``\\u202e``). Which characters those are is Unicode's word: the categories of
+controls (Cc), formats (Cf), separators (Zl, Zp, Zs but the ASCII space), surrogates (Cs) and
+unassigned code points (Cn), and the invisible fillers and variation selectors. Newline and tab
+stay.
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 
-# C0 but tab and newline, DEL and C1; the Arabic letter mark; zero-width and direction marks;
-# line and paragraph separators; bidi embeddings, overrides and isolates; word joiner and
-# invisible operators; the byte order mark; lone surrogates.
-_HIDDEN = re.compile(
-    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff\ud800-\udfff]"
+# Every character outside printable ASCII is a candidate; the category decides.
+_CANDIDATE = re.compile("[^\t\n\x20-\x7e]")
+_HIDDEN_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Cn", "Zl", "Zp", "Zs"})
+# Invisible letters and marks: combining grapheme joiner, Hangul fillers, variation selectors.
+_INVISIBLE = frozenset(
+    {0x034F, 0x115F, 0x1160, 0x3164, 0xFFA0, *range(0xFE00, 0xFE10), *range(0xE0100, 0xE01F0)}
 )
 
 
+def hidden(char: str) -> bool:
+    """Whether ``char`` (one character) would not show as itself on a terminal."""
+    code = ord(char)
+    if code < 0x80:
+        return char not in "\t\n" and not 0x20 <= code <= 0x7E
+    return unicodedata.category(char) in _HIDDEN_CATEGORIES or code in _INVISIBLE
+
+
 def _escape(match: re.Match[str]) -> str:
-    code = ord(match.group(0))
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+    char = match.group(0)
+    if not hidden(char):
+        return char
+    code = ord(char)
+    if code < 0x100:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
 
 
 def visible(text: str) -> str:
-    """``text`` with every control character but tab and newline, and every invisible or
-    direction-changing character, shown as an escape."""
-    return _HIDDEN.sub(_escape, text)
+    """``text`` with every control character but tab and newline, and every invisible,
+    separating or direction-changing character, shown as an escape."""
+    return _CANDIDATE.sub(_escape, text)

@@ -2,7 +2,9 @@
 ``[REDACTED:<kind>]``.
 
 A documented pattern set, each pattern a published token format (a fixed prefix, a length, an
-alphabet) or a value assigned to a name that says it is secret:
+alphabet) or a value assigned to a name that says it is secret. Line-anchored patterns match a
+line as the tools show it too: after the read tool's number (``     7\t``), the text editor's
+(``7: ``), and indentation.
 
 =======================  =================================================================
 kind                     format matched
@@ -10,57 +12,95 @@ kind                     format matched
 private-key              a PEM/OpenSSH/PGP ``-----BEGIN ... PRIVATE KEY-----`` block, whole
                          (to its END line, or to the end of its body when cut off); a key
                          body without its BEGIN line (three or more full-width base64 lines,
-                         as a read from an offset or ``sed 1,3d`` leaves it) and the body
-                         lines before an END line without its BEGIN; a base64 key under a k8s ``tls.key:`` (or
-                         ``ssh-privatekey:``). Certificates and public keys are left alone
+                         as a read from an offset or ``sed 1,3d`` leaves it, numbered or
+                         indented) and the body lines before an END line without its BEGIN;
+                         a base64 key under a k8s ``tls.key:`` (or ``ssh-privatekey:``).
+                         Certificates and public keys (a PGP key with ``Version:`` and
+                         ``Comment:`` headers too) are left alone
 anthropic-api-key        ``sk-ant-api03-...``, ``sk-ant-admin01-...`` (80+ URL-safe characters)
 openai-api-key           ``sk-proj-``/``sk-svcacct-``/``sk-admin-`` keys; legacy ``sk-...T3BlbkFJ...``
-aws-access-key-id        ``AKIA``/``ASIA``/``ABIA``/``ACCA`` + 16 upper-case letters or digits
+aws-access-key-id        ``AKIA``/``ASIA``/``ABIA``/``ACCA``/``A3T.`` + 16 upper-case letters or digits
 aws-secret-key           40 base64 characters assigned to an ``aws_secret_access_key`` name, or
                          the column after an access key id in an ``*_accessKeys.csv`` row
 azure-key                the value of ``AccountKey=``/``SharedAccessKey=`` in a connection string
 github-token             ``ghp_``/``gho_``/``ghu_``/``ghs_``/``ghr_`` + 36+, ``github_pat_`` + 50+
-gitlab-token             ``glpat-`` + 20+
-slack-token              ``xoxb-``/``xoxp-``/``xoxa-``/``xoxo-``/``xoxs-``/``xoxr-``/``xoxe-``,
-                         ``xoxe.xoxp-``, ``xapp-``
-slack-webhook            ``https://hooks.slack.com/services/T.../B.../...``
-stripe-key               ``sk_live_``/``sk_test_``/``rk_live_``/``rk_test_`` + 16+ (not ``pk_``)
+gitlab-token             ``glpat-``, ``gldt-``, ``glft-``, ``glsoat-``, ``glrt-``, ``glcbt-``,
+                         ``glffct-``, ``glimt-``, ``glagent-``, ``gloas-``, ``glptt-`` + 20+;
+                         ``GR1348941`` (runner registration); ``_gitlab_session=`` cookies
+slack-token              bot (``xoxb-``), user (``xoxp-``, ``xoxe-``), workspace (``xoxa-``,
+                         ``xoxr-``), legacy (``xoxo-``, ``xoxs-``), configuration
+                         (``xoxe.xoxp-``) and app-level (``xapp-``) tokens, each in its format
+slack-webhook            ``hooks.slack.com/services|workflows|triggers/...``
+stripe-key               ``sk_``/``rk_`` + ``live_``/``test_``/``prod_`` + 10+ (not ``pk_``)
 stripe-webhook-secret    ``whsec_`` + 24+
 google-api-key           ``AIza`` + 35
 google-oauth-secret      ``GOCSPX-`` + 28
 npm-token                ``npm_`` + 36; the value of an ``.npmrc`` ``_auth=``/``_authToken=``/
                          ``_password=`` line
-pypi-token               ``pypi-AgEIcHlwaS5vcmc`` + 50+ (a macaroon for pypi.org)
-huggingface-token        ``hf_`` + 34+ letters and digits
+pypi-token               ``pypi-AgE...`` + 50+ (a macaroon for pypi.org or test.pypi.org)
+huggingface-token        ``hf_`` + 34+ letters and digits; ``api_org_`` + 34
 sendgrid-key             ``SG.`` + 22 + ``.`` + 43
-jwt                      three base64url parts, the first two starting ``eyJ`` (a JSON object)
+jwt                      three base64url parts, the first two starting ``ey`` (a JSON object),
+                         the signature possibly empty
+(services)               the other formats gitleaks' rules know, one line each in
+                         :mod:`agent.secret_formats` (1Password, Adobe, age, Airtable,
+                         Alibaba, Artifactory, Authress, AWS Bedrock, Azure AD client secrets,
+                         ClickHouse, Clojars, Cloudflare origin CA, Databricks, DigitalOcean,
+                         Discord bot tokens, Doppler, Dropbox, Duffel, Dynatrace, EasyPost,
+                         Facebook, Flutterwave, Fly.io, Frame.io, Grafana, Harness, HashiCorp
+                         Terraform and Vault, Heroku, Infracost, 42, Linear, Lob, Mailchimp,
+                         Mailgun, MaxMind, New Relic, Notion, Octopus Deploy, OpenShift,
+                         Perplexity, PlanetScale, Postman, Prefect, Pulumi, ReadMe, RubyGems,
+                         Scalingo, Sendinblue, Sentry, SettleMint, Shippo, Shopify,
+                         Sourcegraph, Square, Telegram bots, Twilio, Typeform, Yandex, Teams
+                         webhooks), each reported under its own kind; one whose random part
+                         is a stand-in (``xxxx``, ``abcdef``, ``123123...``, ``EXAMPLE``) is not
 bearer-token             the token of an ``Authorization: Bearer <token>`` header
+authorization-header     the credentials of another ``Authorization:`` header (``Basic``,
+                         ``Token``, ``Api-Token`` or none)
+basic-auth               the ``user:password`` of ``curl -u``/``--user``
 url-password             the password in ``scheme://user:password@host`` (the user may be empty)
-secret-assignment        a value assigned to a name containing password, passwd, passphrase,
-                         secret, token, api_key, access_key, auth_key, credential or
-                         private_key (``=``, ``:``, ``=>``, JSON and YAML alike), when the value
-                         is at least 8 characters, looks generated (see ``_looks_random``:
-                         letters mixed with digits or symbols, 3 bits of entropy per character
-                         or more; unquoted, it must not read as code: a dotted name, a call, a
-                         CamelCase type such as ``Ed25519PrivateKey``) and is not a template,
-                         a variable, a path, a placeholder or a marker spelled with words such
-                         as test, demo, fake, example, secret or token. Single-case hex (16+)
-                         and base32 (16+) values count, unquoted too
+secret-assignment        a value assigned to a name one of whose words is a secret's
+                         (password, passwd, pass, pwd, secret, token, credential(s), creds,
+                         or key after a qualifier: ``api_key``, ``signingKey``, not
+                         ``primaryKey``), unless its last word names a property of the secret
+                         (``TOKEN_URL``, ``credentialsId``, ``SECRET_NAME``) or a word says it
+                         is public (``publicToken``, ``csrf_token``). The assignment may be
+                         ``=``, ``:``, ``:=``, ``::=``, ``:::=``, ``?=``, ``.=``, ``=>``, ``<-``,
+                         a comparison, JSON and YAML, a declared type (``api_key: str =``,
+                         ``DB_PASSWORD: Final =``, ``const t: string =``, ``val s: String =``,
+                         ``let k: &str =``, ``var t string =``), a pair or a call
+                         (``System.setProperty("API_TOKEN", "...")``), a name and a quoted
+                         value (``password "..."``), an XML element (``<apiToken>...</apiToken>``)
+                         or a .NET ``<add key="...Password" value="..."/>``. The value counts
+                         when it is at least 8 characters, looks generated (see
+                         ``_looks_random``: letters mixed with digits or symbols, 3 bits of
+                         entropy per character or more; single-case letters and digits only
+                         from 18 characters; unquoted, it must not read as code: a dotted
+                         name, a call, a CamelCase type such as ``Ed25519PrivateKey``) and is
+                         not a template, a variable, a path, a host, a version, prose, a
+                         placeholder or a marker spelled with words such as test, demo, fake,
+                         example, secret or token. Single-case hex (16+), base32 (16+) and long
+                         numbers (16+ digits) count, unquoted too
 =======================  =================================================================
 
-One engine runs every pattern: google-re2, each pattern an alternative of one regex run once, in
-linear time, over the text's UTF-8 bytes. The few candidates then pass the Python checks above;
-around each, an RE2 ``Set`` of the same patterns says whether another one starts inside it (a
-vendor format inside a generic assignment, a key id beside its secret), and only those are
-looked for again there. Text with no candidate costs that one pass.
+Two RE2 passes run every pattern (google-re2, in linear time, over the text's UTF-8 bytes): one
+regex for the assignments, whose candidates are everywhere in code, and one for the rest. The
+candidates then pass the Python checks above; around each, an RE2 ``Set`` of its pass says
+whether another pattern starts inside it (a key id beside its secret, an assignment inside a
+rejected quoted string), and only those are looked for again there. Text with no candidate costs
+the two passes.
 
-Its precision is measured by a test: every planted secret in a corpus is found, and neither the
-project's own tree nor a generated site-packages-like tree yields a finding.
+Its precision is measured by tests: every planted secret in a corpus is found, neither the
+project's own tree nor a generated site-packages-like tree yields a finding, and over the shared
+corpus of gitleaks' and detect-secrets' own samples (``tests/agent/test_secret_corpus.py``) the
+rates found and flagged are printed and held to targets.
 """
 
 from __future__ import annotations
 
 import bisect
+import itertools
 import math
 import re
 import urllib.parse
@@ -70,6 +110,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import re2  # type: ignore[import-untyped]  # google-re2 ships no type information
+
+from agent.secret_formats import TOKEN_FORMATS
 
 PLACEHOLDER_PATTERN = re.compile(r"\[REDACTED(?::[a-z0-9-]+)?\]")
 # RE2 memory for the Set's DFA: enough that adversarial text cannot make it give up.
@@ -96,23 +138,72 @@ _PLACEHOLDER_WORDS = re.compile(
 # (``sk-test-...``, ``not-a-real-key``, ``outside-secret-7f3a``).
 _NOT_REAL_WORD = re.compile(
     r"(?i)(?:^|[-_.])(?:fake|dummy|example|sample|placeholder|test|demo|changeme|redacted"
-    r"|not[-_]?a[-_]?real|notreal|secret|password|passwd|token|credential)(?:$|[-_.0-9])"
+    r"|not[-_]?a[-_]?real|notreal|secret|password|passwd|token|credential|key)(?:$|[-_.0-9])"
 )
 # Words that, anywhere in a value, make it a name or a label rather than a generated secret
 # (``challengePassword``, ``/v1/oauth/token``, ``resetTokenExpiry``).
 _NAMING_WORDS = ("password", "passwd", "secret", "token", "credential", "example", "placeholder")
 # Unquoted values that are code, not data: an attribute, a call, an index.
-_CODE_LIKE = re.compile(r"^[A-Za-z_][\w]*(?:\.[\w.]*|\(.*|\[.*)$")
+_CODE_LIKE = re.compile(r"^[$@]?[A-Za-z_]\w*(?:(?:(?:\.|->|::)\w+)+(?:[(\[].*)?|[(\[].*)$")
 _NAME = re.compile(r"^[A-Za-z_]\w*$")
 _HEX = re.compile(r"^(?:[0-9a-f]{16,}|[0-9A-F]{16,})$")
 _BASE32 = re.compile(r"^(?:[A-Z2-7]{16,}|[a-z2-7]{16,})=*$")
 _CAMEL_PART = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 _VOWELS = frozenset("aeiouy")
+# A template, a variable or a placeholder standing for the value: ``${DB_PASSWORD}``,
+# ``{{ vault_token }}``, ``%(password)s``, ``$TOKEN``, ``<your-token>``, ``%NUGET_KEY%``.
+_TEMPLATE = re.compile(
+    r"\$\{[A-Za-z_]\w*(?:[:=?+-][^}]*)?\}|\{\{\s*[\w.|'\" ()-]+\s*\}\}|%\(\w+\)[sd]|%s"
+    r"|^\$[A-Za-z_]\w*$|^<[\w .-]+>$|^%\w+%$|^\{\w+\}$|^#\{\w+\}$"
+)
+_BOT_TOKEN_SHAPE = re.compile(r"^\d+:")
+# A software version (``jjwt-jackson-0.11.2``): a package, not a secret.
+_VERSION = re.compile(r"(?:^|[-_@/v])\d+\.\d+(?:\.\d+)+(?:$|[-+])|[-_@]\d+\.\d+$")
+# A placeholder run: xxxxxx, ######, ******, one character twelve times.
+_FILLER = re.compile(r"x{6}|X{6}|#{4}|\*{4}")
+_RUN = re.compile(r"(.)\1{11,}")
+
+
+def _sequence_run(value: str, length: int = 6) -> bool:
+    """Whether ``value`` holds ``length`` consecutive letters or digits in order (``abcdef``,
+    ``123456``): typed by a person as a stand-in, not generated."""
+    run = 1
+    for a, b in itertools.pairwise(value):
+        run = run + 1 if ord(b) == ord(a) + 1 and a.isalnum() and b.isalnum() else 1
+        if run >= length:
+            return True
+    return False
+
+
+def _repetitive(value: str) -> bool:
+    """A value built of a few short pieces over and over (``GR13489411231231231``): most of its
+    three-character pieces occur more than once, where in a random token nearly all are new."""
+    pieces = [value[i : i + 3] for i in range(len(value) - 2)]
+    return len(pieces) >= 12 and len(set(pieces)) * 5 < len(pieces) * 3
+
+
+def placeholder_token(value: str) -> bool:
+    """A token-shaped value that stands in for one: filler (``ghp_xxxx...``), a typed sequence
+    (``abcdef``, ``123456``), the word example (AWS's documentation keys end in it), or too few distinct
+    characters to be random."""
+    lowered = value.lower()
+    return (
+        bool(_FILLER.search(value))
+        or any(len(run.group(0)) * 5 >= len(value) * 2 for run in _RUN.finditer(value))
+        or _sequence_run(value)
+        or "example" in lowered
+        or "redacted" in lowered
+        or "..." in value  # elided in the text it was copied from
+        or shannon_entropy(value) < 2.0
+    )
 
 
 def _word_like(value: str) -> bool:
     """A CamelCase or snake_case name built of words (``Ed25519PrivateKey``), not a token:
-    most of its letter runs are three letters or more with a vowel."""
+    most of its letter runs are three letters or more with a vowel. A value with neither capitals
+    nor underscores shows no word boundaries, so it is not judged here."""
+    if "_" not in value and not any(c.isupper() for c in value):
+        return False
     parts = [p for p in _CAMEL_PART.findall(value) if p.isalpha()]
     if len(parts) < 2:
         return False
@@ -154,14 +245,22 @@ def _looks_random(value: str, *, quoted: bool) -> bool:
     lowered = value.lower()
     if any(word in lowered for word in _NAMING_WORDS):
         return False
-    if any(mark in value for mark in ("${", "{{", "%(", "%s", "<", ">", "://", "(", ")")):
-        return False  # a template, a format string, a URL or an expression
-    if value.startswith(("$", "{", "[", "/", "./", "../", "~/")):
-        return False  # a variable, a structure, a path
+    if any(c.isspace() for c in value) or value.count(":") > 1 or _BOT_TOKEN_SHAPE.match(value):
+        return False  # prose, a URL, a time; a bot token is judged by its own format alone
+    if ":" in value and any(_NAME.match(part) and _word_like(part) for part in value.split(":")):
+        return False  # a label (``key:ContentType``)
+    if _TEMPLATE.search(value) or _VERSION.search(value) or placeholder_token(value):
+        return False
+    if value.startswith(("/", "./", "../", "~/")) or value.endswith((".com", ".org", ".io", ".net")):
+        return False  # a path or a host
+    if value.isdigit():
+        return len(value) >= 16  # a long number (an account key, a card): short ones are counts
     if _single_case_key(value):
         return True
     if not quoted and (_CODE_LIKE.match(value) or (_NAME.match(value) and not _random_name(value))):
         return False
+    if value.startswith(("{", "[")) and not quoted:
+        return False  # a structure
     if _NAME.match(value) and _word_like(value):
         return False  # a type or a field name, quoted or not
     has_letter = any(c.isalpha() for c in value)
@@ -169,7 +268,146 @@ def _looks_random(value: str, *, quoted: bool) -> bool:
     mixed_case = any(c.islower() for c in value) and any(c.isupper() for c in value)
     if not has_letter or not (has_other or (mixed_case and len(value) >= 16)):
         return False
+    if not mixed_case and all(c.isalnum() or c in "_-" for c in value) and len(value) < 18:
+        return False  # short and single-case: an identifier or a label as often as a key
     return shannon_entropy(value) >= 3.0
+
+
+# -- names that say a value is secret ------------------------------------------------------------
+
+_NAME_WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
+# A name word that says its value is secret, whole or at its end (``dbpass``, ``apikey``).
+_SECRET_WORD_ENDS = (
+    "pass",
+    "passwd",
+    "password",
+    "passwords",
+    "passphrase",
+    "pwd",
+    "pw",
+    "secret",
+    "secrets",
+    "secrete",
+    "token",
+    "tokens",
+    "credential",
+    "credentials",
+    "creds",
+    "key",
+)
+_SECRET_WORD_STARTS = ("password", "passwd", "secret", "token", "credential", "apikey")
+# A last word that names something about a secret, not the secret: ``TOKEN_URL``,
+# ``credentialsId``, ``password_hash``, ``SECRET_NAME``, ``TokenFile``.
+_NOT_THE_SECRET = frozenset(
+    {
+        "id",
+        "ids",
+        "name",
+        "names",
+        "file",
+        "files",
+        "path",
+        "paths",
+        "dir",
+        "url",
+        "uri",
+        "urls",
+        "endpoint",
+        "type",
+        "types",
+        "kind",
+        "len",
+        "length",
+        "size",
+        "count",
+        "expiry",
+        "expires",
+        "expiration",
+        "ttl",
+        "timeout",
+        "field",
+        "fields",
+        "header",
+        "prefix",
+        "suffix",
+        "format",
+        "label",
+        "hint",
+        "hash",
+        "digest",
+        "env",
+        "var",
+        "ref",
+        "policy",
+        "version",
+        "mode",
+        "store",
+        "location",
+        "provider",
+        "manager",
+        "service",
+        "client",
+        "class",
+        "regex",
+        "pattern",
+    }
+)
+# A word anywhere in the name that says the value is not secret, or not a credential.
+_PUBLIC_WORDS = frozenset(
+    {"public", "pub", "publishable", "csrf", "xsrf", "authenticity", "nonce", "sample", "example"}
+)
+# Words before ``key`` that make it a key of a table, a map or a keyboard, not a credential.
+_NOT_A_CREDENTIAL_KEY = frozenset(
+    {
+        "primary",
+        "foreign",
+        "sort",
+        "cache",
+        "map",
+        "dict",
+        "lookup",
+        "partition",
+        "row",
+        "index",
+        "unique",
+        "composite",
+        "idempotency",
+        "object",
+        "translation",
+        "message",
+        "hot",
+        "short",
+        "field",
+        "group",
+        "next",
+        "prev",
+        "default",
+        "routing",
+        "shard",
+        "sharding",
+        "dedup",
+        "dedupe",
+        "metric",
+        "label",
+        "entry",
+        "item",
+    }
+)
+
+
+def _secret_name(name: str) -> bool:
+    """Whether ``name`` (an identifier, a key, a header) says that its value is a secret: one
+    of its words is a secret's word, its last word is not a property of one (an id, a URL, a
+    length), and no word says the value is public."""
+    words = [w.lower() for w in _NAME_WORD.findall(name) if not w.isdigit()]
+    if not words or words[-1] in _NOT_THE_SECRET or _PUBLIC_WORDS.intersection(words):
+        return False
+    secret = [w for w in words if w.endswith(_SECRET_WORD_ENDS) or w.startswith(_SECRET_WORD_STARTS)]
+    if secret and all(w in ("key", "keys") for w in secret):
+        # ``key`` alone names a credential only as the name's last word, after a qualifier
+        # (``api_key``, ``signingKey``), not a table's or a map's key (``primaryKey``).
+        return len(words) >= 2 and words[-1] in ("key", "keys") and words[-2] not in _NOT_A_CREDENTIAL_KEY
+    return bool(secret)
 
 
 Groups = Callable[[str], str | None]  # a group's text by name, None when it did not take part
@@ -188,7 +426,8 @@ class SecretPattern:
     groups: tuple[str, ...] = ()
     accept: Callable[[Groups], bool] | None = None
     benign: bool = False
-    generic: bool = False  # a shape, not a vendor's format: candidates are common
+    generic: bool = False  # a shape, not a vendor's format: it loses to a format at the same place
+    frequent: bool = False  # candidates are everywhere in code: runs in a pass of its own
     compiled: Any = field(init=False, repr=False, compare=False)
     group_index: dict[str, int] = field(init=False, repr=False, compare=False)
 
@@ -208,10 +447,26 @@ def _options() -> Any:
     return options
 
 
+def _unclosed(value: str) -> str:
+    """``value`` without the brackets at its end that close an expression around it
+    (``{"key": API_KEY}``), keeping those it opened itself (``${TOKEN:=$2}``)."""
+    while value and value[-1] in _CLOSERS and value.count(value[-1]) > value.count(_CLOSERS[value[-1]]):
+        value = value[:-1]
+    return value
+
+
+_CLOSERS = {")": "(", "]": "[", "}": "{", ">": "<"}
+
+
 def _assignment_accept(group: Groups) -> bool:
     bare = group("bare")
+    if bare is not None:
+        bare = _unclosed(bare)
     value = bare if bare is not None else (group("dq") or group("sq") or group("bq") or "")
-    return _looks_random(value, quoted=bare is None)
+    name = group("name") or ""
+    if group("name_start") == "":  # the name starts at the match: its first words come before it
+        name = (group(BEFORE) or "") + name
+    return _secret_name(name) and _looks_random(value, quoted=bare is None)
 
 
 _URL_PLACEHOLDERS = frozenset(
@@ -224,6 +479,7 @@ def _url_password_accept(group: Groups) -> bool:
     words = [w for w in re.split(r"[^a-z0-9]+", urllib.parse.unquote(value).lower()) if w]
     return not (
         _PLACEHOLDER_WORDS.match(value)
+        or shannon_entropy(value) < 1.5  # yyy
         or value.startswith(("$", "{", "<", "%s"))
         or (words and all(w in _URL_PLACEHOLDERS for w in words))
     )
@@ -234,17 +490,39 @@ def _token_accept(group: Groups) -> bool:
     return (
         not _PLACEHOLDER_WORDS.match(value)
         and not _NOT_REAL_WORD.search(value)
+        and not _TEMPLATE.search(value)
         and shannon_entropy(value) >= 3.0
     )
+
+
+def _header_accept(group: Groups) -> bool:
+    """A header's credentials, not a variable holding them (``{"Authorization": authorization}``)."""
+    value = group("value") or ""
+    return _token_accept(group) and not (_NAME.match(value) and not _random_name(value))
+
+
+def _format_accept(group: Groups) -> bool:
+    """A service's token, unless it is a stand-in for one or a name built of words that happens
+    to start with a token's prefix (``hf_requiredCharacteristicTypes...``)."""
+    value = group("value") or ""
+    camel_case = any(c.islower() for c in value) and any(c.isupper() for c in value)
+    name_like = camel_case and not any(c.isdigit() for c in value) and _word_like(value)
+    return not placeholder_token(value) and not name_like and not _repetitive(value)
 
 
 def _not_a_private_block(group: Groups) -> bool:
     return "PRIVATE" not in (group("label") or "")
 
 
+# A line number the read tool (``     7\t``) or the text editor's view (``7: ``) puts before a
+# line, and the line's indentation: a line-anchored pattern matches the line as shown too.
+_SHOWN_LINE = r"(?m:^)(?:[ \t]*\d{1,9}(?:\t|: ))?[ \t]*"
+_LINE_NUMBER = re.compile(r"(?m)^[ \t]*\d{1,9}(?:\t|: )")
+
+
 def _key_body_accept(group: Groups) -> bool:
     """Full-width base64 lines: random (a key) unless they are all hex or repetitive."""
-    body = "".join((group("body") or "").split())
+    body = "".join(_LINE_NUMBER.sub("", group("body") or "").split())
     return (
         shannon_entropy(body) >= 5.0
         and any(c.islower() for c in body)
@@ -253,56 +531,112 @@ def _key_body_accept(group: Groups) -> bool:
     )
 
 
+def _key_tail_accept(group: Groups) -> bool:
+    """The last lines of a key: base64 that mixes letters and digits, not a word."""
+    body = "".join(_LINE_NUMBER.sub("", group("body") or "").split())
+    return len(body) >= 16 and any(c.isdigit() for c in body) and any(c.isalpha() for c in body)
+
+
 _LABEL = r"(?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?"
 # A key block's body: base64, header lines ("Proc-Type: 4,ENCRYPTED"), newlines, and the
 # two-character "\n" of a key kept in a JSON or source string; never "-----".
 _KEY_BODY = r"(?:[A-Za-z0-9+/=\s:,.\\]|-[^-]|--[^-]|---[^-]|----[^-])"
 _KEY_SEP = r"(?:\s|\\n)"
+# Anything but "-----": the body of an armored block, headers ("Version: GnuPG v2 (GNU/Linux)")
+# included.
+_ARMOR_BODY = r"(?:[^-]|-[^-]|--[^-]|---[^-]|----[^-])"
 # A full PEM body line is 64 characters, an OpenSSH one 70 (MIME's 76 is not a key's).
 _B64_LINE = r"(?:[A-Za-z0-9+/]{64}|[A-Za-z0-9+/]{70})\r?\n"
 _END = r"(?:[^A-Za-z0-9_-]|\z)"  # what may follow a token: RE2 has no lookahead
-_VALUE = r"[^\s\"'`,;(){}\[\]<>]{8,}"
+
+# The generic assignment: a name holding a secret's word, an operator, a value.
+_SECRET_KEYWORD = r"(?i:pass|pwd|pw|secret|token|credential|creds|key)"
+_ASSIGNED_NAME = rf"(?P<name>{_SECRET_KEYWORD}[\w.-]*)"
+# After the name: its closing quote or bracket (``"key":``, ``['key'] =>``), a C array's size.
+_NAME_CLOSE = r"[\"'`]?\]?(?:\[\d{0,6}\])?"
+# A declared type between the name and ``=``: ``: str``, ``: Final[str]``, ``: &'static str``
+# (Python, TypeScript, Kotlin, Rust), `` string`` (Go).
+_DECLARED_TYPE = (
+    r"(?:[ \t]*:[ \t]*|[ \t]+)&?(?:'[a-z]+[ \t]+)?(?:mut[ \t]+)?[A-Za-z_][\w.]*"
+    r"(?:[\[<][\w., |\[\]<>'&]*[\]>])?\??[ \t]*:?="
+)
+# ``=``, ``:``, ``:=`` (Go), ``::=``, ``:::=``, ``?=`` (make), ``.=`` (PHP), ``=>``, ``<-`` (R),
+# comparisons.
+_OPERATOR = r"(?:::?:?=|\?=|\.=|=>|[!=]==?|<-|[:=])"
+_QUOTED_VALUE = r"\"(?P<dq>[^\"\r\n]{8,})\"|'(?P<sq>[^'\r\n]{8,})'|`(?P<bq>[^`\r\n]{8,})`"
+_ANY_VALUE = rf"@?(?:{_QUOTED_VALUE}|(?P<bare>[^\s\"'`,;\\]{{8,}}))"
+_ASSIGNMENT = rf"{_ASSIGNED_NAME}{_NAME_CLOSE}(?:{_DECLARED_TYPE}|[ \t]*{_OPERATOR})[ \t]*{_ANY_VALUE}"
+
+
+# Where an assignment pattern's match can start: at a secret's word, or at an XML tag.
+ASSIGNMENT_STARTS = rf"{_SECRET_KEYWORD}|<"
+
+
+def _format(kind: str, regex: str) -> SecretPattern:
+    """A service's token format: ``regex`` has a ``value`` group, the token."""
+    return SecretPattern(kind, regex, groups=("value",), accept=_format_accept)
+
+
+def _assignment(regex: str) -> SecretPattern:
+    return SecretPattern(
+        "secret-assignment",
+        regex,
+        groups=("dq", "sq", "bq", "bare"),
+        accept=_assignment_accept,
+        generic=True,
+        frequent=True,
+    )
+
 
 PATTERNS: tuple[SecretPattern, ...] = (
     SecretPattern(
         "private-key",
         rf"-----BEGIN {_LABEL}-----"
-        rf"(?:{_KEY_BODY}*?-----END {_LABEL}-----"
+        rf"(?:{_KEY_BODY}{{64,}}?-----END {_LABEL}-----"
         rf"|(?:{_KEY_SEP}*[\w-]+:[^\n]*)*{_KEY_SEP}*[A-Za-z0-9+/=]{{16,}}"
         rf"(?:{_KEY_SEP}+[A-Za-z0-9+/=]+)*)",
     ),
     SecretPattern(
         "certificate",
-        r"-----BEGIN (?P<label>[A-Z0-9 ]{1,64})-----[A-Za-z0-9+/=\s:,.]*-----END [A-Z0-9 ]{1,64}-----",
+        rf"-----BEGIN (?P<label>[A-Z0-9 ]{{1,64}})-----{_ARMOR_BODY}*-----END [A-Z0-9 ]{{1,64}}-----",
         accept=_not_a_private_block,
         benign=True,
     ),
     SecretPattern(
         "private-key",
-        rf"(?m)(?P<body>(?:^{_B64_LINE}){{3,}}(?:^[A-Za-z0-9+/]{{0,76}}={{0,2}}(?:\r?\n|\z))?)"
-        rf"(?:-----END {_LABEL}-----)?",
+        rf"(?P<body>(?:{_SHOWN_LINE}{_B64_LINE}){{3,}}(?:{_SHOWN_LINE}[A-Za-z0-9+/]{{0,76}}={{0,2}}(?:\r?\n|\z))?)"
+        rf"(?:{_SHOWN_LINE}-----END {_LABEL}-----)?",
         groups=(),
         accept=_key_body_accept,
     ),
     # The last lines of a key, up to its END line: what a read of the file's tail shows.
-    SecretPattern("private-key", rf"(?m)(?:^[A-Za-z0-9+/=]{{1,76}}\r?\n)+-----END {_LABEL}-----"),
     SecretPattern(
         "private-key",
-        r"(?m)^[ \t]*(?:tls\.key|ssh-privatekey|ca\.key)[ \t]*:[ \t]*[\"']?"
+        rf"(?P<body>(?:{_SHOWN_LINE}[A-Za-z0-9+/=]{{1,76}}\r?\n)+){_SHOWN_LINE}-----END {_LABEL}-----",
+        accept=_key_tail_accept,
+    ),
+    SecretPattern(
+        "private-key",
+        rf"{_SHOWN_LINE}(?:tls\.key|ssh-privatekey|ca\.key)[ \t]*:[ \t]*[\"']?"
         r"(?P<value>[A-Za-z0-9+/]{40,}={0,2})",
         groups=("value",),
     ),
-    SecretPattern("anthropic-api-key", r"\bsk-ant-(?:api|admin|oat)\d{2}-[A-Za-z0-9_-]{80,}"),
-    SecretPattern(
-        "openai-api-key",
-        r"\bsk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{20,}|\bsk-[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20}\b",
+    _format(
+        "anthropic-api-key",
+        rf"\b(?P<value>sk-ant-(?:api|admin|oat)\d{{2}}-[A-Za-z0-9_-]{{80,}}){_END}",
     ),
-    SecretPattern("aws-access-key-id", r"\b(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b"),
-    SecretPattern(
+    _format(
+        "openai-api-key",
+        r"\b(?P<value>sk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{20,}|sk-[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20})",
+    ),
+    _format(
+        "aws-access-key-id",
+        r"\b(?P<value>(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16})\b",
+    ),
+    _format(
         "aws-secret-key",
         r"(?i:aws_?secret_?access_?key)[\"']?\s*[:=]\s*[\"']?"
         r"(?P<value>[A-Za-z0-9/+=]{40})(?:[^A-Za-z0-9/+=]|\z)",
-        groups=("value",),
     ),
     SecretPattern(
         "aws-secret-key",
@@ -314,42 +648,76 @@ PATTERNS: tuple[SecretPattern, ...] = (
         r"(?i:AccountKey|SharedAccessKey)[ \t]*=[ \t]*(?P<value>[A-Za-z0-9+/]{40,}={0,2})",
         groups=("value",),
     ),
-    SecretPattern(
-        "github-token", r"\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36,255}\b|\bgithub_pat_[A-Za-z0-9_]{50,255}\b"
-    ),
-    SecretPattern("gitlab-token", r"\bglpat-[A-Za-z0-9_-]{20,}"),
-    SecretPattern(
-        "slack-webhook", r"https://hooks\.slack\.com/services/T[A-Za-z0-9_]+/B[A-Za-z0-9_]+/[A-Za-z0-9_]{16,}"
+    _format(
+        "github-token",
+        r"\b(?P<value>(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{50,255})\b",
     ),
     SecretPattern(
+        "slack-webhook",
+        r"(?P<value>(?:https?://)?hooks\.slack\.com/(?:services|workflows|triggers)/"
+        r"(?:T[A-Za-z0-9_]+/B[A-Za-z0-9_]+/[A-Za-z0-9_]{16,}|[A-Za-z0-9+/]{43,56}))",
+        groups=("value",),
+    ),
+    _format(
         "slack-token",
-        r"\bxox[abposre]-[0-9]+-[A-Za-z0-9-]{8,}|\bxoxe\.xox[bp]-[0-9]+-[A-Za-z0-9-]{8,}"
-        r"|\bxapp-\d-[A-Z0-9]+-\d+-[a-f0-9]{32,}",
+        # Bot, user, legacy bot, workspace and legacy tokens, configuration and refresh tokens,
+        # app-level tokens.
+        r"\b(?P<value>xoxb-[0-9]{10,13}-[0-9]{10,13}[A-Za-z0-9-]*|xox[pe](?:-[0-9]{10,13}){3}-[A-Za-z0-9-]{28,34}"
+        r"|xoxb-[0-9]{8,14}-[A-Za-z0-9]{18,26}|xox[ar]-(?:\d-)?[A-Za-z0-9]{8,48}|xox[os]-\d+-\d+-\d+-[A-Fa-f0-9]+"
+        r"|xoxe\.xox[bp]-\d-[A-Za-z0-9]{100,}|xoxe-\d-[A-Za-z0-9]{100,}|xapp-\d-[A-Z0-9]+-\d+-[A-Za-z0-9]{32,})",
     ),
-    SecretPattern("stripe-key", r"\b[sr]k_(?:live|test)_[A-Za-z0-9]{16,}\b"),
+    _format(
+        "stripe-key",
+        r"\b(?P<value>[sr]k_(?:live|test|prod)_[A-Za-z0-9]{10,99})\b",
+    ),
     SecretPattern("stripe-webhook-secret", r"\bwhsec_[A-Za-z0-9+/=]{24,}"),
-    SecretPattern("google-api-key", rf"\b(?P<value>AIza[0-9A-Za-z_-]{{35}}){_END}", groups=("value",)),
+    _format(
+        "google-api-key",
+        rf"\b(?P<value>AIza[0-9A-Za-z_-]{{35}}){_END}",
+    ),
     SecretPattern(
         "google-oauth-secret", rf"\b(?P<value>GOCSPX-[A-Za-z0-9_-]{{28}}){_END}", groups=("value",)
     ),
-    SecretPattern("npm-token", r"\bnpm_[A-Za-z0-9]{36}\b"),
+    _format("npm-token", r"\b(?P<value>npm_[A-Za-z0-9]{36})\b"),
     SecretPattern(
         "npm-token",
-        r"(?m)(?:^|:)[ \t]*_(?:auth|authToken|password)[ \t]*=[ \t]*[\"']?(?P<value>[^\s\"'$]{8,})",
+        rf"(?:{_SHOWN_LINE}|:)[ \t]*_(?:auth|authToken|password)[ \t]*=[ \t]*[\"']?"
+        r"(?P<value>[^\s\"'$]{8,})",
         groups=("value",),
         accept=_token_accept,
     ),
-    SecretPattern("pypi-token", r"\bpypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,}"),
-    SecretPattern("huggingface-token", r"\bhf_[A-Za-z0-9]{34,}\b"),
+    SecretPattern("pypi-token", r"\bpypi-AgE[A-Za-z0-9_-]{50,}"),
+    _format("huggingface-token", r"\b(?P<value>hf_[A-Za-z0-9]{34,})\b"),
     SecretPattern(
         "sendgrid-key", rf"\b(?P<value>SG\.[A-Za-z0-9_-]{{22}}\.[A-Za-z0-9_-]{{43}}){_END}", groups=("value",)
     ),
-    SecretPattern("jwt", r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{16,}"),
+    _format(
+        "jwt",
+        r"\b(?P<value>ey[A-Za-z0-9_-]{15,}\.ey[A-Za-z0-9_/\\-]{15,}\.(?:[A-Za-z0-9_/\\-]{10,}={0,2})?)",
+    ),
+    *(SecretPattern(kind, regex, groups=("value",), accept=_format_accept) for kind, regex in TOKEN_FORMATS),
     SecretPattern(
         "bearer-token",
         r"(?i:authorization)[\"']?[ \t]*[:=][ \t]*[\"']?(?i:bearer)[ \t]+(?P<value>[A-Za-z0-9._~+/-]{16,}=*)",
         groups=("value",),
         accept=_token_accept,
+    ),
+    # Other credentials of an Authorization header: Basic, Token, Api-Token or none.
+    SecretPattern(
+        "authorization-header",
+        r"(?i:authorization)[\"']?[ \t]*[:=][ \t]*[\"']?(?:(?i:basic|token|api-token|digest)[ \t]+)?"
+        r"(?P<value>[A-Za-z0-9._~+/-]{8,}=*)",
+        groups=("value",),
+        accept=_header_accept,
+        generic=True,
+    ),
+    # ``curl -u user:password``: the whole pair, as the user may be the key.
+    SecretPattern(
+        "basic-auth",
+        r"(?:^|\s)(?:-u|--user)(?:=|[ \t]{1,5})[\"']?(?P<value>[^\s:\"']{0,80}:(?P<password>[^\s\"']{3,80}))",
+        groups=("value",),
+        accept=_url_password_accept,
+        generic=True,
     ),
     SecretPattern(
         "url-password",
@@ -358,16 +726,20 @@ PATTERNS: tuple[SecretPattern, ...] = (
         accept=_url_password_accept,
         generic=True,
     ),
-    SecretPattern(
-        "secret-assignment",
-        # From the keyword in the name on, bounded: linear time whatever the text.
-        r"(?i:password|passwd|passphrase|secret|token|api[_-]?key|access[_-]?key|auth[_-]?key"
-        r"|credential|private[_-]?key)[\w-]{0,64}"
-        r"[\"']?\]?[ \t]*(?::=|=>|[:=])[ \t]*"
-        rf"(?:\"(?P<dq>{_VALUE})\"|'(?P<sq>{_VALUE})'|`(?P<bq>{_VALUE})`|(?P<bare>{_VALUE}))",
-        groups=("dq", "sq", "bq", "bare"),
-        accept=_assignment_accept,
-        generic=True,
+    _assignment(_ASSIGNMENT),
+    # ``setProperty("API_TOKEN", "value")``, ``password("value")``: a quoted value as the second
+    # of a pair, or as a call's argument.
+    _assignment(rf"{_ASSIGNED_NAME}[\"'`]?[ \t]*[(,][ \t]*@?(?:{_QUOTED_VALUE})"),
+    # ``password "value"``: a name and a quoted value with nothing but space between.
+    _assignment(rf"{_ASSIGNED_NAME}[ \t]+(?:{_QUOTED_VALUE})"),
+    # ``<apiToken>value</apiToken>``: an XML element named for a secret.
+    _assignment(
+        rf"<(?P<name>[\w.:-]*?{_SECRET_KEYWORD}[\w.:-]*)(?:[ \t][^>\n]*)?>\s*(?P<bare>[^\s<>]{{8,}})\s*</"
+    ),
+    # ``<add key="ClearTextPassword" value="..." />``: .NET and NuGet configuration.
+    _assignment(
+        rf"(?i:key)=\"(?P<name>[^\"\n]*?{_SECRET_KEYWORD}[^\"\n]*)\"[ \t]+(?i:value)="
+        r"(?:\"(?P<dq>[^\"\r\n]{8,})\"|'(?P<sq>[^'\r\n]{8,})')"
     ),
 )
 
@@ -394,8 +766,27 @@ class Redaction:
         return sorted({f.kind for f in self.findings})
 
 
+# The name of a pseudo-group: the identifier characters just before the match (at most 64), so
+# that a pattern can start at a keyword and still judge the whole name (``publicToken``).
+BEFORE = "(before)"
+_IDENTIFIER_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.$-")
+
+
+def _before(data: bytes, start: int) -> str:
+    at = start
+    while at > 0 and start - at < 64 and data[at - 1] in _IDENTIFIER_BYTES:
+        at -= 1
+    return data[at:start].decode("ascii")
+
+
 def _group_reader(match: Any, data: bytes, index: dict[str, int]) -> Groups:
     def group(name: str) -> str | None:
+        if name == BEFORE:
+            return _before(data, match.start())
+        if name == "name_start":  # "" when the name group starts where the match starts
+            return "" if "name" in index and match.span(index["name"])[0] == match.start() else None
+        if name not in index:
+            return None
         start, end = match.span(index[name])
         return None if start < 0 else data[start:end].decode("utf-8", "surrogatepass")
 
@@ -428,73 +819,85 @@ class Taken:
 RESCAN_TAIL = 512
 RESCAN_TAIL_PEM = 8192
 
+# A claim: its byte span, its kind (None: benign), and its rank among claims starting at the same
+# byte (a vendor's format before a generic shape, then the pattern listed first).
+Claim = tuple[int, int, str | None, int]
 
-class SecretScanner:
-    """Finds the secrets ``patterns`` describe (all of :data:`PATTERNS` by default).
 
-    Every pattern is an alternative of one RE2 regex, run once over the text; where matches
-    overlap, the one starting first wins, and at one start the pattern listed first, so a
-    private-key block is one finding however many tokens its body happens to resemble. A
-    candidate the checks reject may hide another pattern's match starting inside it: its span
-    (and :data:`RESCAN_TAIL` bytes after) is asked of an RE2 ``Set`` of all the patterns, and
-    each one present is looked for again from there."""
+class _Pass:
+    """One RE2 regex over some of the patterns (numbered as in the scanner), run once over the
+    text, and an RE2 ``Set`` of the same patterns for what starts inside a candidate. The ``frequent``
+    patterns get a pass of their own: in one automaton with the formats, the states of their
+    many candidates multiply with the formats' counted repetitions, and it slows down several
+    times."""
 
-    def __init__(self, patterns: Iterable[SecretPattern] = PATTERNS) -> None:
-        self.patterns: Sequence[SecretPattern] = tuple(patterns)
-        combined = "|".join(f"(?P<p{i}_>{_prefixed(p.regex, i)})" for i, p in enumerate(self.patterns))
-        self._combined = re2.compile(combined.encode("ascii"), _options())
-        index = {k.decode() if isinstance(k, bytes) else k: v for k, v in self._combined.groupindex.items()}
-        self._whole = [index[f"p{i}_"] for i in range(len(self.patterns))]
-        # Which alternative matched: exactly one took part; the generic ones, matched most
-        # often, are asked first.
-        self._probe_order = sorted(enumerate(self._whole), key=lambda item: -self.patterns[item[0]].generic)
+    def __init__(self, patterns: Sequence[SecretPattern], numbers: Sequence[int], starts: str | None) -> None:
+        self.patterns = patterns
+        self.numbers = list(numbers)
+        # Where a match of this pass can start, when that is narrower than anywhere: a rejected
+        # candidate with no such place after its first byte hides nothing.
+        # A literal alternation (no repetition, so no backtracking), asked of a few bytes at a
+        # time: Python's own engine is cheaper to call there than RE2's wrapper.
+        self.starts = None if starts is None else re.compile(starts.encode("ascii"))
+        combined = "|".join(f"(?P<p{i}_>{_prefixed(patterns[i].regex, i)})" for i in self.numbers)
+        self.combined = re2.compile(combined.encode("ascii"), _options())
+        index = {k.decode() if isinstance(k, bytes) else k: v for k, v in self.combined.groupindex.items()}
+        # Which pattern matched, by the last group closed: the alternative's own group, which
+        # encloses every other group of it.
+        self.alternative = {index[f"p{i}_"]: i for i in self.numbers}
         # Each pattern's group names in the combined regex; "" is the whole alternative.
-        self._names = [
-            {"": index[f"p{i}_"], **{name: index[f"p{i}_{name}"] for name in p.group_index}}
-            for i, p in enumerate(self.patterns)
-        ]
-        self._set = re2.Set.SearchSet(_options())
-        for pattern in self.patterns:
-            self._set.Add(pattern.regex.encode("ascii"))
-        self._set.Compile()
+        self.names = {
+            i: {"": index[f"p{i}_"], **{name: index[f"p{i}_{name}"] for name in patterns[i].group_index}}
+            for i in self.numbers
+        }
+        self.set = re2.Set.SearchSet(_options())
+        for i in self.numbers:
+            self.set.Add(patterns[i].regex.encode("ascii"))
+        self.set.Compile()
 
-    def find(self, text: str) -> list[Finding]:
-        data = text.encode("utf-8", "surrogatepass")
-        taken = Taken()
-        for match in self._combined.finditer(data):
-            number = next(i for i, group in self._probe_order if match.span(group)[0] >= 0)
-            names = self._names[number]
+    def claims(self, data: bytes) -> list[Claim]:
+        found: list[Claim] = []
+        for match in self.combined.finditer(data):
+            number = self.alternative[match.lastindex]
+            names = self.names[number]
             if self._accepted(number, match, names, data):
-                self._resolve(data, match, number, taken)
+                self._resolve(data, match, number, found)
             else:
-                self._rescan(data, match.start(), match.end(), number, taken)
-        found = [(s, e, k) for s, e, k in taken.spans if k is not None]
-        if text.isascii():
-            return [Finding(kind, start, end) for start, end, kind in found]
-        return [Finding(kind, _chars(data, start), _chars(data, end)) for start, end, kind in found]
+                self._rescan(data, match.start(), match.end(), number, found)
+        return found
 
     def _accepted(self, number: int, match: Any, names: dict[str, int], data: bytes) -> bool:
         accept = self.patterns[number].accept
         return accept is None or accept(_group_reader(match, data, names))
 
-    def _record(self, number: int, match: Any, names: dict[str, int], taken: Taken) -> None:
+    def _record(self, number: int, match: Any, names: dict[str, int], found: list[Claim]) -> None:
         pattern = self.patterns[number]
         start, end = match.span(names[""]) if "" in names else match.span()
         for name in pattern.groups:
-            if match.span(names[name])[0] >= 0:
+            if name in names and match.span(names[name])[0] >= 0:
                 start, end = match.span(names[name])
                 break
         if start < end:
-            taken.claim(start, end, None if pattern.benign else pattern.kind)
+            found.append(
+                (start, end, None if pattern.benign else pattern.kind, number + pattern.generic * 1000)
+            )
 
     def _others(self, data: bytes, start: int, end: int) -> tuple[list[int], int]:
-        """The patterns that may match starting inside ``data[start:end]`` (a superset), and
-        where such a match must have ended to be found."""
+        """The patterns of this pass that may match starting inside ``data[start:end]`` (a
+        superset), and where such a match must have ended to be found."""
+        limit = self._limit(data, start, end)
+        return sorted(self.numbers[k] for k in self.set.Match(data[start:limit]) or ()), limit
+
+    def _limit(self, data: bytes, start: int, end: int) -> int:
+        """Where a match starting inside ``data[start:end]`` must have ended to be found."""
         tail = RESCAN_TAIL_PEM if b"-----" in data[start:end] else RESCAN_TAIL
         limit = min(len(data), end + tail)
-        return sorted(self._set.Match(data[start:limit]) or ()), limit
+        if self.starts is not None:  # the assignments: one ends on its line
+            newline = data.find(b"\n", end, limit)
+            limit = limit if newline < 0 else newline + 1
+        return limit
 
-    def _search(self, data: bytes, number: int, start: int, end: int, limit: int, taken: Taken) -> None:
+    def _search(self, data: bytes, number: int, start: int, end: int, limit: int, found: list[Claim]) -> None:
         pattern = self.patterns[number]
         match = pattern.compiled.search(data, start, limit)
         if (
@@ -502,26 +905,75 @@ class SecretScanner:
             and match.start() < end
             and self._accepted(number, match, pattern.group_index, data)
         ):
-            self._record(number, match, pattern.group_index, taken)
+            self._record(number, match, pattern.group_index, found)
 
-    def _resolve(self, data: bytes, match: Any, found: int, taken: Taken) -> None:
-        """Record the accepted ``match`` of pattern ``found`` and whatever else starts inside
-        it, in pattern order: a vendor format inside a generic assignment wins, and the key id
-        of an ``accessKeys.csv`` row is found beside its secret."""
+    def _resolve(self, data: bytes, match: Any, number: int, found: list[Claim]) -> None:
+        """Record the accepted ``match`` of pattern ``number`` and whatever else of this pass
+        starts inside it: the key id of an ``accessKeys.csv`` row is found beside its secret."""
+        self._record(number, match, self.names[number], found)
         start, end = match.span()
         others, limit = self._others(data, start, end)
-        for number in sorted({*others, found}):
-            if number == found:
-                self._record(found, match, self._names[found], taken)
-            else:
-                self._search(data, number, start, end, limit, taken)
+        for other in others:
+            if other != number:
+                self._search(data, other, start, end, limit, found)
 
-    def _rescan(self, data: bytes, start: int, end: int, rejected: int, taken: Taken) -> None:
-        """Around a rejected candidate of pattern ``rejected``, look for any pattern starting
-        inside it (the rejected one only after its start)."""
+    def _rescan(self, data: bytes, start: int, end: int, rejected: int, found: list[Claim]) -> None:
+        """Around a rejected candidate of pattern ``rejected``, look for any pattern of this
+        pass starting inside it (the rejected one only after its start)."""
+        if self.starts is not None:
+            # The assignments: the first of them starting after the candidate's first byte, if
+            # it starts inside it, in one search of the pass's own regex up to the line's end.
+            first = self.starts.search(data, start + 1, end)
+            if first is None:
+                return
+            match = self.combined.search(data, first.start(), self._limit(data, start, end))
+            if match is not None and match.start() < end:
+                number = self.alternative[match.lastindex]
+                if self._accepted(number, match, self.names[number], data):
+                    self._record(number, match, self.names[number], found)
+            return
         others, limit = self._others(data, start, end)
         for number in others:
-            self._search(data, number, start + 1 if number == rejected else start, end, limit, taken)
+            self._search(data, number, start + 1 if number == rejected else start, end, limit, found)
+
+
+class SecretScanner:
+    """Finds the secrets ``patterns`` describe (all of :data:`PATTERNS` by default).
+
+    The patterns run in two passes (:class:`_Pass`): the assignments of a value to a secret's
+    name, whose candidates are everywhere in code, and the rest (the services' formats, key
+    blocks, headers, URLs), each pass one RE2 regex run once over the text. Where claims
+    overlap, the one starting first wins; at one start a vendor's format wins over a generic
+    shape, then the pattern listed first, so a private-key block is one
+    finding however many tokens its body happens to resemble, and a GitHub token assigned to
+    ``token`` is reported as a GitHub token. A candidate the checks reject may hide another
+    match of its pass starting inside it: its span (and :data:`RESCAN_TAIL` bytes after) is
+    asked of the pass's RE2 ``Set``, and each pattern present is looked for again from there."""
+
+    def __init__(self, patterns: Iterable[SecretPattern] = PATTERNS) -> None:
+        self.patterns: Sequence[SecretPattern] = tuple(patterns)
+        numbered = list(enumerate(self.patterns))
+        frequent = [i for i, p in numbered if p.frequent]
+        others = [i for i, p in numbered if not p.frequent]
+        self._passes = [
+            *([_Pass(self.patterns, frequent, ASSIGNMENT_STARTS)] if frequent else []),
+            *([_Pass(self.patterns, others, None)] if others else []),
+        ]
+
+    def find(self, text: str) -> list[Finding]:
+        data = text.encode("utf-8", "surrogatepass")
+        claims = [claim for each in self._passes for claim in each.claims(data)]
+        claims.sort(key=lambda claim: (claim[0], claim[3]))
+        taken = Taken()
+        for start, end, kind, _rank in claims:
+            taken.claim(start, end, kind)
+        found = [(s, e, k) for s, e, k in taken.spans if k is not None]
+        if text.isascii():
+            return [Finding(kind, start, end) for start, end, kind in found]
+        offsets = _char_offsets(
+            data, sorted({offset for start, end, _kind in found for offset in (start, end)})
+        )
+        return [Finding(kind, offsets[start], offsets[end]) for start, end, kind in found]
 
     def redact(self, text: str) -> Redaction:
         findings = self.find(text)
@@ -536,10 +988,16 @@ class SecretScanner:
         return Redaction("".join(pieces), tuple(findings))
 
 
-def _chars(data: bytes, offset: int) -> int:
-    """The character offset of byte ``offset`` (a match boundary, so never inside a
-    character)."""
-    return len(data[:offset].decode("utf-8", "surrogatepass"))
+def _char_offsets(data: bytes, offsets: list[int]) -> dict[int, int]:
+    """The character offset of each byte offset in ``offsets`` (sorted match boundaries, so never
+    inside a character), decoding each stretch of ``data`` once."""
+    found: dict[int, int] = {}
+    chars = last = 0
+    for offset in offsets:
+        chars += len(data[last:offset].decode("utf-8", "surrogatepass"))
+        found[offset] = chars
+        last = offset
+    return found
 
 
 def redaction_note(redaction: Redaction) -> str:

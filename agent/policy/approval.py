@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from agent.messages import ToolCall
 
 DEFAULT_DENIAL_REASON = "tool call rejected"
-BASH_DENIAL_REASON = "bash is not allowed in this run; --mode full allows it"
+BASH_DENIAL_REASON = "bash requires an explicit approval policy; --mode full allows it"
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,15 @@ from agent.display import visible
 from agent.messages import ToolCall
 from agent.policy.approval import Decision, deny
 from agent.policy.sensitive import PathRule, PathRules
-from agent.policy.targets import PathsOf, canonical_path, paths_of, target, writes
+from agent.policy.targets import (
+    TEXT_EDITOR_TOOL,
+    WRITING_TOOLS,
+    PathsOf,
+    canonical_path,
+    paths_of,
+    target,
+    writes,
+)
 from agent.tools.base import Tool
 from safefs.workspace.edits import Edit, apply_edits
 from safefs.workspace.errors import WorkspaceError
@@ -37,6 +45,7 @@ DEFAULT_ASK_TIMEOUT = 300.0
 DENIED_BY_PERSON = "the person at the terminal declined this call"
 MAX_DIFF_LINES = 400
 MAX_DIFF_BYTES = 1 << 20  # no diff is computed for larger content (difflib is superlinear)
+TEXT_EDITOR_CHANGES = frozenset({"create", "str_replace", "insert"})
 UNCONFINED_BASH = "none: the command runs with your rights (its environment is scrubbed)"
 
 _RED, _GREEN, _CYAN, _BOLD, _RESET = "\x1b[31m", "\x1b[32m", "\x1b[36m", "\x1b[1m", "\x1b[0m"
@@ -63,7 +72,10 @@ def _current_text(root: safefs.Root, path: str) -> str | None:
 def _new_text(call: ToolCall, current: str | None, path: str) -> str:
     """What the file will hold if the call succeeds; ValueError when the call will fail. An
     edit is worked out by the edit tool's own function (``safefs.workspace.edits``), CRLF
-    retry and all, so the preview and the edit cannot disagree."""
+    retry and all, and a text editor call by the text editor's (``safefs.anthropic``), so the
+    preview and the change cannot disagree."""
+    if call.name == TEXT_EDITOR_TOOL:
+        return _text_editor_result(call, current)
     if call.name == "write":
         content = str(call.input.get("content", ""))
         if len(content) > MAX_DIFF_BYTES:
@@ -82,12 +94,38 @@ def _new_text(call: ToolCall, current: str | None, path: str) -> str:
         raise ValueError(f"the edit will fail: {exc}") from None
 
 
+def _text_editor_result(call: ToolCall, current: str | None) -> str:
+    from anthropic.lib.tools import ToolError  # the text editor tool is offered only with the SDK
+
+    from safefs.anthropic.text_editor import changed_text
+
+    try:
+        after = changed_text(current, call.input)
+    except ToolError as exc:
+        raise ValueError(f"the call will fail: {exc}") from None
+    if len(after) > MAX_DIFF_BYTES:
+        raise ValueError(f"the new content is too large to show a diff ({len(after)} characters)")
+    return after
+
+
+def _lines(text: str) -> list[str]:
+    """``text`` cut into lines where bash, make and git cut it: at ``\n`` alone. A carriage
+    return, a form feed or a Unicode line separator stays inside its line, shown escaped."""
+    return text.split("\n")
+
+
+def _keep_ends(text: str) -> list[str]:
+    lines = [line + "\n" for line in _lines(text)]
+    lines[-1] = lines[-1][:-1]
+    return lines if lines[-1] else lines[:-1]
+
+
 def coloured_diff(before: str | None, after: str, name: str, *, colour: bool = True) -> list[str]:
     """A unified diff from ``before`` (None: a new file) to ``after``, capped in length."""
     lines = list(
         difflib.unified_diff(
-            [] if before is None else before.splitlines(keepends=True),
-            after.splitlines(keepends=True),
+            [] if before is None else _keep_ends(before),
+            _keep_ends(after),
             fromfile="/dev/null" if before is None else f"a/{name}",
             tofile=f"b/{name}",
             n=3,
@@ -130,14 +168,17 @@ def describe_call(
         command = str(call.input.get("command", ""))
         return [
             bold("The agent wants to run a shell command:"),
-            *(f"  $ {visible(line)}" for line in command.splitlines() or [""]),
+            *(f"  $ {visible(line)}" for line in _lines(command)),
             f"  in:      the workspace ({visible(root.path)})",
             f"  sandbox: {visible(sandbox)}",
         ]
     given = (paths or paths_of())(call)
     if not given:
         return [bold(f"The agent wants to call {visible(call.name)} with:"), f"  {visible(repr(call.input))}"]
-    lines = [bold(f"The agent wants to {visible(call.name)} a file:")]
+    action = visible(call.name)
+    if call.name == TEXT_EDITOR_TOOL:
+        action = f"{visible(str(call.input.get('command')))} ({action})"
+    lines = [bold(f"The agent wants to {action} a file:")]
     for path in given:
         really = canonical_path(root, path)
         lines += [
@@ -149,8 +190,8 @@ def describe_call(
                 else "outside the workspace or invalid: the call will fail"
             ),
         ]
-    canonical = canonical_path(root, given[0])  # write and edit name one path: the file changed
-    if canonical is None or call.name not in ("write", "edit"):
+    canonical = canonical_path(root, given[0])  # a writing call names one path: the file changed
+    if canonical is None or not _changes_text(call):
         return lines
     try:
         current = _current_text(root, canonical)
@@ -158,6 +199,13 @@ def describe_call(
     except ValueError as exc:
         return [*lines, f"  note: {exc}"]
     return [*lines, *("  " + line for line in coloured_diff(current, after, canonical, colour=colour))]
+
+
+def _changes_text(call: ToolCall) -> bool:
+    """A call whose result is a file's new text, shown as a diff."""
+    if call.name == TEXT_EDITOR_TOOL:
+        return call.input.get("command") in TEXT_EDITOR_CHANGES
+    return call.name in WRITING_TOOLS
 
 
 Answer = str  # "yes", "no", "always", or "timeout"

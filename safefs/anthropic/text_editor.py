@@ -39,6 +39,17 @@ def _text(args: dict[str, Any], name: str, *, required: bool = True) -> str:
     return value
 
 
+def _already_exists(path: str) -> ToolError:
+    return ToolError(f"Error: File already exists at: {path}. Cannot overwrite files using command `create`.")
+
+
+def _insert_text(args: dict[str, Any]) -> str:
+    insert_text = args.get("insert_text", args.get("new_str"))
+    if not isinstance(insert_text, str):
+        raise ToolError("Error: Parameter `insert_text` is required and must be a string")
+    return insert_text
+
+
 class TextEditor:
     """The commands of ``text_editor_20250728`` on ``root``."""
 
@@ -62,10 +73,7 @@ class TextEditor:
                 return self.create(path, _text(args, "file_text"))
             if command == "str_replace":
                 return self.str_replace(path, _text(args, "old_str"), _text(args, "new_str", required=False))
-            insert_text = args.get("insert_text", args.get("new_str"))
-            if not isinstance(insert_text, str):
-                raise ToolError("Error: Parameter `insert_text` is required and must be a string")
-            return self.insert(path, args.get("insert_line"), insert_text)
+            return self.insert(path, args.get("insert_line"), _insert_text(args))
         except safefs.PathEscapeError:
             raise ToolError(f"Error: The path {path} is outside the workspace") from None
         except FileNotFoundError:
@@ -154,44 +162,77 @@ class TextEditor:
             with self.root.open(path, "xb") as f:  # no-clobber: an existing file is never replaced
                 f.write(file_text.encode("utf-8"))
         except FileExistsError:
-            raise ToolError(
-                f"Error: File already exists at: {path}. Cannot overwrite files using command `create`."
-            ) from None
+            raise _already_exists(path) from None
         return f"File created successfully at: {path}"
 
     def str_replace(self, path: str, old_str: str, new_str: str) -> str:
         if not old_str:
             raise ToolError("Error: Parameter `old_str` must not be empty")
-        content = self._read(path)
-        count = content.count(old_str)
-        if count == 0:
-            raise ToolError("Error: No match found for replacement. Please check your text and try again.")
-        if count > 1:
-            raise ToolError(
-                f"Error: Found {count} matches for replacement text. "
-                "Please provide more context to make a unique match."
-            )
-        self.root.write_bytes(path, content.replace(old_str, new_str).encode("utf-8"))
+        self.root.write_bytes(path, replaced(self._read(path), old_str, new_str).encode("utf-8"))
         return "Successfully replaced text at exactly one location."
 
     def insert(self, path: str, insert_line: Any, insert_text: str) -> str:
-        content = self._read(path)
-        lines = content.split("\n")
-        if content.endswith("\n"):
-            lines.pop()
-        if (
-            not isinstance(insert_line, int)
-            or isinstance(insert_line, bool)
-            or not 0 <= insert_line <= len(lines)
-        ):
-            raise ToolError(
-                f"Error: Invalid `insert_line` parameter: {insert_line}. It should be within the range "
-                f"of lines of the file: [0, {len(lines)}]"
-            )
-        lines[insert_line:insert_line] = insert_text.removesuffix("\n").split("\n")
-        updated = "\n".join(lines) + ("\n" if content.endswith("\n") or not content else "")
-        self.root.write_bytes(path, updated.encode("utf-8"))
+        self.root.write_bytes(path, inserted(self._read(path), insert_line, insert_text).encode("utf-8"))
         return f"Successfully inserted text after line {insert_line}."
+
+
+# What ``str_replace`` and ``insert`` make of a file's text: pure functions, so that a preview of
+# the change (the ``ask`` prompt's diff) is worked out by the same code as the change itself.
+
+
+def replaced(content: str, old_str: str, new_str: str) -> str:
+    """``content`` with its one occurrence of ``old_str`` replaced; ToolError when there is none
+    or more than one."""
+    count = content.count(old_str)
+    if count == 0:
+        raise ToolError("Error: No match found for replacement. Please check your text and try again.")
+    if count > 1:
+        raise ToolError(
+            f"Error: Found {count} matches for replacement text. "
+            "Please provide more context to make a unique match."
+        )
+    return content.replace(old_str, new_str)
+
+
+def inserted(content: str, insert_line: Any, insert_text: str) -> str:
+    """``content`` with ``insert_text`` inserted after line ``insert_line`` (0: at the top);
+    ToolError when that line is out of range."""
+    lines = content.split("\n")
+    if content.endswith("\n"):
+        lines.pop()
+    if (
+        not isinstance(insert_line, int)
+        or isinstance(insert_line, bool)
+        or not 0 <= insert_line <= len(lines)
+    ):
+        raise ToolError(
+            f"Error: Invalid `insert_line` parameter: {insert_line}. It should be within the range "
+            f"of lines of the file: [0, {len(lines)}]"
+        )
+    lines[insert_line:insert_line] = insert_text.removesuffix("\n").split("\n")
+    return "\n".join(lines) + ("\n" if content.endswith("\n") or not content else "")
+
+
+def changed_text(current: str | None, args: dict[str, Any]) -> str:
+    """What a ``create``, ``str_replace`` or ``insert`` call with ``args`` leaves in a file whose
+    text is ``current`` (None: there is no such file); ToolError, with the tool's own message,
+    when the call will fail."""
+    command = args.get("command")
+    if command == "create":
+        file_text = _text(args, "file_text")
+        if current is not None:
+            raise _already_exists(str(args.get("path")))
+        return file_text
+    if command not in ("str_replace", "insert"):
+        raise ToolError(f"Error: {command!r} does not change a file")
+    if current is None:
+        raise ToolError("Error: File not found")
+    if command == "insert":
+        return inserted(current, args.get("insert_line"), _insert_text(args))
+    old_str = _text(args, "old_str")
+    if not old_str:
+        raise ToolError("Error: Parameter `old_str` must not be empty")
+    return replaced(current, old_str, _text(args, "new_str", required=False))
 
 
 class TextEditorTool(BetaBuiltinFunctionTool):

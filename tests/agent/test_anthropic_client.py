@@ -99,7 +99,7 @@ def test_tool_use_then_tool_result_then_final_text(
                 "type": "tool_result",
                 "tool_use_id": "toolu_03",
                 "is_error": True,
-                "content": "bash is not allowed in this run; --mode full allows it",
+                "content": "bash requires an explicit approval policy; --mode full allows it",
                 "cache_control": {"type": "ephemeral"},
             }
         ],

@@ -48,7 +48,7 @@ def test_bash_denied_by_default_in_the_loop_never_runs(ws: AgentWorkspace) -> No
     assert (
         ToolResult(
             "b1",
-            "bash is not allowed in this run; --mode full allows it",
+            "bash requires an explicit approval policy; --mode full allows it",
             True,
         )
         in history

@@ -74,8 +74,9 @@ def test_progress_goes_to_stderr_and_only_the_answer_to_stdout(
         "  (tokens 11 in, 7 out, cache 0 read / 0 written; this run 18)",
         '  -> read {"path": "hello.txt"}  [allowed]',
         "     [ok] 1 hello from inside",
-        '  -> bash {"command": "env"}  [refused: bash is not allowed in this run; --mode full allows it]',
-        "     [error] bash is not allowed in this run; --mode full allows it",
+        '  -> bash {"command": "env"}  [refused: bash requires an explicit approval policy; '
+        "--mode full allows it]",
+        "     [error] bash requires an explicit approval policy; --mode full allows it",
         "[turn 2/25]",
         '{"greeting": "hello from inside"}',
         "  (tokens 11 in, 7 out, cache 0 read / 0 written; this run 36)",

@@ -65,7 +65,7 @@ def test_demo_runs_offline_and_reports_each_layer(tmp_path: Path) -> None:
     assert f"Session file: {session}" in proc.stdout
     stored = [loads(line) for line in session.read_text().splitlines()[1:]]  # after the header
     errors = [m.content for m in stored if isinstance(m, ToolResult) and m.is_error]
-    assert "bash is not allowed in this run; --mode full allows it" in errors
+    assert "bash requires an explicit approval policy; --mode full allows it" in errors
     assert "path escapes workspace: 'docs/id_rsa'" in errors
     assert (
         "write to 'notes/alias' (really 'secrets/new/x') denied: path denied by --deny-path "

@@ -144,7 +144,7 @@ def test_full_mode_runs_bash_and_edit_mode_does_not(
     edit_result = tool_results(messages_api.requests[1])["t1"]
     assert edit_result == (
         True,
-        "bash is not allowed in this run; --mode full allows it",
+        "bash requires an explicit approval policy; --mode full allows it",
     )
 
 

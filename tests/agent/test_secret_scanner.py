@@ -49,6 +49,7 @@ def pem(label: str, lines: int = 8) -> str:
 
 
 SK = "sk"  # split so no vendor prefix appears whole in this source
+PYPI = "pypi-" + "AgEIcHlwaS5vcmc"
 PRIV = "PRIVATE KEY"
 
 
@@ -101,7 +102,7 @@ def corpus() -> list[tuple[str, str, str]]:
     plant("google-api-key", "AIza" + rand(URLSAFE, 35), '<meta name="maps" content="{v}">\n')
     plant("google-oauth-secret", "GOCSPX-" + rand(URLSAFE, 28), "secret: {v}\n")
     plant("npm-token", "npm_" + rand(ALNUM, 36), "//registry.npmjs.org/:_authToken={v}\n")
-    plant("pypi-token", "pypi-AgEIcHlwaS5vcmc" + rand(URLSAFE, 70), "password = {v}\n")
+    plant("pypi-token", PYPI + rand(URLSAFE, 70), "password = {v}\n")
     plant("huggingface-token", "hf_" + rand(ALNUM, 34), "HF_TOKEN={v}\n")
     plant("sendgrid-key", f"SG.{rand(URLSAFE, 22)}.{rand(URLSAFE, 43)}", "SENDGRID={v}\n")
     plant("jwt", jwt, "Authorization: Bearer {v}\n")
@@ -450,11 +451,130 @@ def test_an_edit_of_a_redacted_line_through_the_real_edit_tool_is_refused(ws: Ag
         "password=" * 100000,
         "token = abcdefgh12 " * 20000,
         ("A" * 64 + "\n") * 10000,
+        "<apiToken>" * 100000,
+        'System.setProperty("API_TOKEN", ' * 30000,
+        "api_key: Final[" * 60000,
+        "token = " + "a1" * 500000,
+        "     7\t" * 100000,
     ],
-    ids=["base64-1MiB", "key-headers", "assignment-chain", "many-candidates", "flat-key-lines"],
+    ids=[
+        "base64-1MiB",
+        "key-headers",
+        "assignment-chain",
+        "many-candidates",
+        "flat-key-lines",
+        "xml-openers",
+        "property-pairs",
+        "open-type-annotations",
+        "one-long-value",
+        "line-numbers",
+    ],
 )
 def test_adversarial_text_neither_hangs_nor_hides_a_later_secret(noise: str) -> None:
     token = "ghp_" + rand(ALNUM, 36)
     redaction = SecretScanner().redact(noise + "\n" + token + "\n")
     assert token not in redaction.text
     assert "[REDACTED:github-token]" in redaction.text
+
+
+# -- what the tools show, typed assignments, other languages' syntaxes ---------------------------
+
+
+def token_value() -> str:
+    return rand(string.ascii_letters, 10) + rand(string.digits, 4) + rand(ALNUM, 10)
+
+
+@pytest.mark.parametrize(
+    "template",
+    [
+        'api_key: str = "{v}"',  # Python, annotated
+        "DB_PASSWORD: Final = '{v}'",  # Python, Final
+        'private readonly apiToken: string = "{v}";',  # TypeScript
+        'var dbPassword string = "{v}"',  # Go
+        'val clientSecret: String = "{v}"',  # Kotlin
+        'const API_KEY: &str = "{v}";',  # Rust
+        'static AUTH_TOKEN: &\'static str = "{v}";',  # Rust, a static
+        'token: Optional[str] = "{v}"',  # Python, a generic type
+    ],
+)
+def test_a_value_assigned_with_a_declared_type_is_found(template: str) -> None:
+    value = token_value()
+    redaction = SecretScanner().redact(template.format(v=value))
+    assert value not in redaction.text and "[REDACTED:secret-assignment]" in redaction.text, redaction.text
+
+
+@pytest.mark.parametrize(
+    "template",
+    [
+        "<apiToken>\n    {v}\n</apiToken>",  # an XML element
+        'var authToken string = "{v}"',  # Go, typed
+        '$authToken .= "{v}";',  # PHP, appended
+        'System.setProperty("AUTH_TOKEN", "{v}");',  # Java, a property
+        "AUTH_TOKEN ::= {v}",  # make, POSIX
+        "AUTH_TOKEN :::= {v}",  # make, POSIX, immediate with escapes
+        "AUTH_TOKEN ?= {v}",  # make, if not set
+        '<add key="ClearTextPassword" value="{v}" />',  # NuGet, .NET configuration
+    ],
+)
+def test_a_value_assigned_in_other_languages_syntax_is_found(template: str) -> None:
+    value = token_value()
+    redaction = SecretScanner().redact(template.format(v=value))
+    assert value not in redaction.text and "[REDACTED:secret-assignment]" in redaction.text, redaction.text
+
+
+def test_what_the_read_tool_shows_is_redacted_as_the_raw_text_is(ws: AgentWorkspace) -> None:
+    """The read tool numbers its lines (``     7\\t...``) and reads from an offset: a key body
+    without its BEGIN line, a k8s ``tls.key`` and an ``.npmrc`` ``_auth=`` line are found in
+    what it shows, as in the raw text."""
+    key = pem(f"RSA {PRIV}", lines=26)
+    tls = base64.b64encode(key.encode()).decode()
+    auth = base64.b64encode(_rng.randbytes(24)).decode()
+    (ws.path / "id_rsa.txt").write_text(key + "\n")
+    (ws.path / "secret.yaml").write_text(
+        f"kind: Secret\ndata:\n  tls.crt: LS0tLS1CRUdJTg==\n  tls.key: {tls}\n"
+    )
+    (ws.path / "npmrc.txt").write_text(f"registry=https://registry.npmjs.org/\n_auth={auth}\nemail=a@b.c\n")
+    indented = "config:\n  key: |\n" + "".join(f"    {line}\n" for line in key.splitlines())
+    (ws.path / "values.yaml").write_text(indented)
+    tool = guard_tools([ReadTool(ws.root)], scanner=SecretScanner())[0]
+    body = key.splitlines()[1:-1]
+    for path, args, secrets in [
+        ("id_rsa.txt", {"offset": 5, "limit": 10}, body[3:13]),
+        ("id_rsa.txt", {"offset": 20}, body[18:]),
+        ("secret.yaml", {}, [tls]),
+        ("npmrc.txt", {}, [auth]),
+        ("values.yaml", {"offset": 5, "limit": 12}, body[2:14]),
+    ]:
+        shown = tool.execute({"path": path, **args}).content
+        leaked = [secret for secret in secrets if secret in shown]
+        assert not leaked, (path, args, shown)
+        assert "[REDACTED:" in shown
+    # The same text as cat shows it, and indented without its BEGIN line.
+    scanner = SecretScanner()
+    for text in (indented.split("\n", 3)[3], "\n".join(f"  {line}" for line in body[4:12])):
+        assert not [line for line in body if line in scanner.redact(text).text]
+
+
+def pgp_block(label: str, version: str) -> str:
+    lines = "\n".join(rand(B64, 64) for _ in range(12))
+    armor = f"PGP {label} BLOCK-----"
+    return f"-----BEGIN {armor}\n{version}\n\n{lines}\n={rand(B64, 4)}\n-----END {armor}\n"
+
+
+@pytest.mark.parametrize(
+    "version",
+    [
+        "Version: GnuPG v2.0.22 (GNU/Linux)",
+        "Version: GnuPG/MacGPG2 v2\nComment: GPGTools - https://gpgtools.org",
+    ],
+)
+def test_a_pgp_public_key_with_a_version_header_is_left_alone(version: str, ws: AgentWorkspace) -> None:
+    public = pgp_block("PUBLIC KEY", version)
+    assert SecretScanner().find(public) == []
+    (ws.path / "key.asc").write_text(public)
+    shown = guard_tools([ReadTool(ws.root)], scanner=SecretScanner())[0].execute({"path": "key.asc"}).content
+    assert "REDACTED" not in shown
+    private = pgp_block(PRIV, version)
+    redaction = SecretScanner().redact(private)
+    assert redaction.kinds() == ["private-key"]
+    assert not [line for line in private.splitlines()[3:-2] if len(line) > 8 and line in redaction.text]

@@ -1,0 +1,56 @@
+"""The secret scanner against samples no one here wrote: gitleaks' rule tests and detect-secrets'
+plugin tests, in ``../shared/secrets-corpus/`` beside the checkout (``tests.agent.secrets_corpus``
+reads and scores them). The rates are printed; the test is skipped where the corpus is absent."""
+
+from __future__ import annotations
+
+import contextlib
+
+import pytest
+
+from agent.secret_scanner import SecretScanner
+from tests.agent.secrets_corpus import CORPUS, Scores, score
+
+pytestmark = pytest.mark.skipif(not CORPUS.is_dir(), reason=f"no secrets corpus at {CORPUS}")
+
+
+@pytest.fixture(scope="module")
+def scores(request: pytest.FixtureRequest) -> Scores:
+    """The scores, written to the terminal as well (the report shows them without ``-s``)."""
+    measured = score(SecretScanner())
+    report = (
+        "\nsecrets corpus:"
+        f"\n  gitleaks, the documented kinds' rules: {measured.documented} redacted"
+        f"\n  gitleaks, every rule: {measured.gitleaks_tps} redacted"
+        f"\n  gitleaks' false-positive samples: {measured.gitleaks_fps} flagged"
+        f"\n  of them, those no other gitleaks rule matches: {measured.gitleaks_fps_of_no_rule} flagged"
+        f"\n  detect-secrets' positives: {measured.detect_secrets_tps} found"
+        f"\n  detect-secrets' negatives: {measured.detect_secrets_fps} flagged"
+    )
+    capture = request.config.pluginmanager.get_plugin("capturemanager")
+    with capture.global_and_fixture_disabled() if capture is not None else contextlib.nullcontext():
+        print(report)
+    return measured
+
+
+def test_the_documented_kinds_are_found_as_gitleaks_finds_them(scores: Scores) -> None:
+    assert scores.documented.total > 900
+    assert scores.documented.rate >= 0.95, scores.documented.missed[:20]
+
+
+def test_gitleaks_true_positives_are_redacted(scores: Scores) -> None:
+    assert scores.gitleaks_tps.total > 6000
+    assert scores.gitleaks_tps.rate >= 0.90, scores.gitleaks_tps.missed[:20]
+
+
+def test_few_of_gitleaks_false_positive_samples_are_flagged(scores: Scores) -> None:
+    """At most 8% of the samples that no gitleaks rule takes for a secret; the rate over every
+    sample (some are another rule's true positives) is printed beside it."""
+    flagged = scores.gitleaks_fps_of_no_rule
+    assert flagged.total > 300
+    assert flagged.rate <= 0.08, str(flagged)
+
+
+def test_detect_secrets_positives_are_found(scores: Scores) -> None:
+    assert scores.detect_secrets_tps.total > 200
+    assert scores.detect_secrets_tps.rate >= 0.60, scores.detect_secrets_tps.missed[:20]
