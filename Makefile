@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed-stamp
 $(STAMP): pyproject.toml setup.py build_ext.py safefs/fastpath.c safefs/fastread.c safefs/sandbox/launcher.c agent/pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[tools,sandbox,mcp,anthropic,plot,dev]' -e ./agent
+	$(PY) -m pip install --quiet -e '.[tools,sandbox,mcp,anthropic,plot,archive,fsspec,dev]' -e ./agent
 	touch $(STAMP)
 
 demo: $(STAMP)
