@@ -35,7 +35,12 @@ NETWORK_TROUBLE = (
 )
 OURS = {"safefs", "safefs-agent"}
 # Each console script: the distribution that installs it.
-SCRIPT_DIST = {"safefs-bench": "safefs", "safefs-mcp": "safefs", "safefs-agent": "safefs-agent"}
+SCRIPT_DIST = {
+    "safefs-bench": "safefs",
+    "safefs-mcp": "safefs",
+    "safefs-extract": "safefs",
+    "safefs-agent": "safefs-agent",
+}
 SKIP_COPY = shutil.ignore_patterns(
     ".git",
     ".venv",
@@ -49,6 +54,7 @@ SKIP_COPY = shutil.ignore_patterns(
     "bench-results",
     "node_modules",
     ".bench-node",
+    ".bench-downloads",
     "*.so",
 )
 # Run in an installed environment: for each distribution, the first path component of every file
