@@ -24,6 +24,9 @@ def member_path(filename: str) -> str:
 def extract_zip(archive: zipfile.ZipFile, writer: MemberWriter) -> None:
     """Extract every member of ``archive`` through ``writer``, in the archive's order."""
     for info in archive.infolist():
+        if not info.filename:
+            # ZipInfo.is_dir() itself fails on it (IndexError); a clear error instead.
+            raise zipfile.BadZipFile("a member has an empty name")
         name = member_path(info.filename)
         try:
             if info.is_dir():

