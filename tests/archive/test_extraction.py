@@ -19,6 +19,7 @@ from safefs import Root
 from safefs.archive import CHUNK, extractall
 from safefs.archive.cli import main
 from tests.archive.archives import TarMaker, open_zip, zip_bytes
+from tests.fds import new_fds, open_fds
 
 
 def test_a_large_member_is_streamed_in_bounded_memory(tmp_path: Path) -> None:
@@ -175,3 +176,19 @@ def test_command_line_truncated_archive(tmp_path: Path, capsys: pytest.CaptureFi
 def test_a_zip_member_with_an_empty_name_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(zipfile.BadZipFile, match="empty name"):
         extractall(open_zip(zip_bytes([("", b"x")])), tmp_path)
+
+
+def test_failures_leave_no_descriptor_open(tmp_path: Path) -> None:
+    outer = tmp_path / "outer"
+    (outer / "dest").mkdir(parents=True)
+    (outer / "dest" / "d").symlink_to(outer)
+    truncated = _truncated_tar(tmp_path)
+    planted = zip_bytes([("ok", b"1"), ("d/x", b"2")])
+    before = open_fds()
+    for _ in range(3):
+        with pytest.raises(tarfile.ReadError):
+            extractall(truncated, tmp_path / "cut")
+        with pytest.raises(OSError):
+            extractall(open_zip(planted), outer / "dest")
+        assert main([str(truncated), str(tmp_path / "cli")]) == 1
+    assert new_fds(before) == {}
