@@ -14,6 +14,8 @@ from __future__ import annotations
 import os
 import tarfile
 import zipfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from safefs import Root
@@ -42,26 +44,26 @@ def extractall(archive: Archive, destination: Destination, *, filter: str | Filt
     before the failing one are complete; the failing one leaves nothing behind.
     """
     chosen = filter_function(filter)
-    if isinstance(destination, Root):
-        _extract(archive, destination, destination.path, chosen, filter)
-        return
-    os.makedirs(destination, exist_ok=True)
-    with Root(destination) as root:
-        _extract(archive, root, destination, chosen, filter)
+    with _opened(archive) as opened:  # before the destination is made: a bad path makes nothing
+        if isinstance(destination, Root):
+            _extract_open(opened, destination, destination.path, chosen, filter)
+            return
+        os.makedirs(destination, exist_ok=True)
+        with Root(destination) as root:
+            _extract_open(opened, root, destination, chosen, filter)
 
 
-def _extract(
-    archive: Archive, root: Root, shown: Any, chosen: FilterFunction, filter: str | FilterFunction
-) -> None:
+@contextmanager
+def _opened(archive: Archive) -> Iterator[tarfile.TarFile | zipfile.ZipFile]:
+    """The archive open: as given, or opened from its path (and closed again)."""
     if isinstance(archive, tarfile.TarFile | zipfile.ZipFile):
-        _extract_open(archive, root, shown, chosen, filter)
-        return
-    if zipfile.is_zipfile(archive):
+        yield archive
+    elif zipfile.is_zipfile(archive):
         with zipfile.ZipFile(archive) as zipped:
-            _extract_open(zipped, root, shown, chosen, filter)
+            yield zipped
     else:
         with tarfile.open(archive) as tar:
-            _extract_open(tar, root, shown, chosen, filter)
+            yield tar
 
 
 def _extract_open(

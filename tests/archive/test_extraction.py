@@ -192,3 +192,12 @@ def test_failures_leave_no_descriptor_open(tmp_path: Path) -> None:
             extractall(open_zip(planted), outer / "dest")
         assert main([str(truncated), str(tmp_path / "cli")]) == 1
     assert new_fds(before) == {}
+
+
+def test_an_archive_that_cannot_be_read_makes_no_destination(tmp_path: Path) -> None:
+    (tmp_path / "not-an-archive").write_text("plain text")
+    with pytest.raises(FileNotFoundError):
+        extractall(tmp_path / "missing.tar", tmp_path / "a")
+    with pytest.raises(tarfile.ReadError):
+        extractall(tmp_path / "not-an-archive", tmp_path / "b")
+    assert not (tmp_path / "a").exists() and not (tmp_path / "b").exists()
