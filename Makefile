@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed-stamp
 .PHONY: demo test bench lint clean official-mcp system-packages constraints
 
 # What .venv installs: the project with every extra, and the distributions beside it.
-EXTRAS := tools,sandbox,mcp,anthropic,dev
+EXTRAS := tools,sandbox,mcp,anthropic,archive,fsspec,dev
 LOCAL_PROJECTS := -e '.[$(EXTRAS)]' -e ./agent -e './safefs_bench[plot]'
 # Every direct and transitive dependency of those, pinned: `make constraints` writes it.
 CONSTRAINTS := constraints.txt

@@ -72,6 +72,21 @@ CRITERIA: tuple[Criterion, ...] = (
         "open(abs, 'wb').write(4 KiB) on tmpfs",
         1.6,
     ),
+    # A real source archive (the Django sdist, about 10,000 members), every member made through
+    # a Root, beside the standard library's own data-filtered extraction.
+    Criterion(
+        "extract-django-vs-tarfile-data",
+        "safefs.archive.extractall(Django sdist)",
+        "tarfile.extractall(Django sdist, filter='data')",
+        1.2,
+    ),
+    # One small read through the fsspec filesystem, beside fsspec's own local filesystem.
+    Criterion(
+        "fsspec-cat-4KiB-vs-local",
+        "SafeFileSystem.cat_file(4 KiB)",
+        "LocalFileSystem.cat_file(4 KiB)",
+        1.0,
+    ),
 )
 BY_KEY = {c.key: c for c in CRITERIA}
 

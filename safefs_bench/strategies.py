@@ -53,10 +53,22 @@ ANTHROPIC_STRATEGIES: tuple[str, ...] = (
     SAFEFS_ANTHROPIC_MEMORY,
 )
 
+TARFILE_DATA = "tarfile-data"
+SAFEFS_ARCHIVE = "safefs-archive"
+FSSPEC_DIRFS = "fsspec-dirfs"
+SAFEFS_FSSPEC = "safefs-fsspec"
+# Archive extraction and fsspec, the originals and safefs's (safefs_bench.integrations).
+INTEGRATION_STRATEGIES: tuple[str, ...] = (TARFILE_DATA, SAFEFS_ARCHIVE, FSSPEC_DIRFS, SAFEFS_FSSPEC)
+
 # In-process strategies (what the pytest-benchmark suite times call by call).
 STRATEGY_NAMES: tuple[str, ...] = (UNCONFINED, REALPATH, SAFEFS_WALK, SAFEFS_OPENAT2, PATHRS)
 # Everything the contest runs: the in-process ones and kernel confinement in a worker.
-CONTEST_STRATEGIES: tuple[str, ...] = (*STRATEGY_NAMES, LANDLOCK, *ANTHROPIC_STRATEGIES)
+CONTEST_STRATEGIES: tuple[str, ...] = (
+    *STRATEGY_NAMES,
+    LANDLOCK,
+    *ANTHROPIC_STRATEGIES,
+    *INTEGRATION_STRATEGIES,
+)
 SAFEFS_STRATEGIES: tuple[str, ...] = (SAFEFS_WALK, SAFEFS_OPENAT2)
 BASELINES: tuple[str, ...] = (UNCONFINED, REALPATH)
 
@@ -71,6 +83,10 @@ DESCRIPTIONS: dict[str, str] = {
     SAFEFS_ANTHROPIC_TOOLSET: "safefs.anthropic.agent_toolset, the drop-in: the same tools on safefs.Root",
     ANTHROPIC_MEMORY: "the Anthropic SDK's BetaLocalFilesystemMemoryTool view/create: resolve(), then a path",
     SAFEFS_ANTHROPIC_MEMORY: "safefs.anthropic.BetaLocalFilesystemMemoryTool, the drop-in, on safefs.Root",
+    TARFILE_DATA: "tarfile.extractall(filter='data') of a one-member tar (a read: a hard-link member)",
+    SAFEFS_ARCHIVE: "safefs.archive.extractall of the same tar, every member made through safefs.Root",
+    FSSPEC_DIRFS: "fsspec's DirFileSystem over the local filesystem: cat_file and pipe_file",
+    SAFEFS_FSSPEC: "safefs.fsspec.SafeFileSystem: the same calls resolved beneath a directory fd",
 }
 
 
@@ -361,6 +377,12 @@ def open_strategy(name: str, root: str) -> Strategy:
         if name in (ANTHROPIC_TOOLSET, SAFEFS_ANTHROPIC_TOOLSET):
             return anthropic_tools.AgentToolset(root, implementation)
         return anthropic_tools.MemoryTool(root, implementation)
+    if name in INTEGRATION_STRATEGIES:
+        from safefs_bench import integrations
+
+        if name in (TARFILE_DATA, SAFEFS_ARCHIVE):
+            return integrations.TarExtraction(root, "safefs" if name == SAFEFS_ARCHIVE else "tarfile")
+        return integrations.FsspecFileSystem(root, "safefs" if name == SAFEFS_FSSPEC else "dirfs")
     raise ValueError(f"unknown strategy {name!r}; choose from {', '.join(CONTEST_STRATEGIES)}")
 
 

@@ -39,7 +39,12 @@ NETWORK_TROUBLE = (
 )
 OURS = {"safefs", "safefs-agent", "safefs-bench"}
 # Each console script: the distribution that installs it.
-SCRIPT_DIST = {"safefs-bench": "safefs-bench", "safefs-mcp": "safefs", "safefs-agent": "safefs-agent"}
+SCRIPT_DIST = {
+    "safefs-bench": "safefs-bench",
+    "safefs-mcp": "safefs",
+    "safefs-extract": "safefs",
+    "safefs-agent": "safefs-agent",
+}
 # A bare ``pip install safefs``: the library and cffi (with the parser cffi needs), nothing else.
 BARE_INSTALL = {"safefs", "cffi", "pycparser"}
 # A command that fetches or runs Node packages, in any file a distribution installs.
@@ -57,6 +62,7 @@ SKIP_COPY = shutil.ignore_patterns(
     "bench-results",
     "node_modules",
     ".bench-node",
+    ".bench-downloads",
     "*.so",
 )
 # Run in an installed environment: for each distribution, the first path component of every file
