@@ -15,7 +15,7 @@ from anthropic.lib.tools import agent_toolset as sdk_toolset
 from safefs.anthropic import agent_toolset as ours
 from safefs.anthropic import sdk
 from safefs.anthropic.agent_toolset import AgentToolContext
-from safefs.sandbox import Refused, make_sandbox
+from tests.anthropic.sandboxed import sandbox_refusal
 
 
 def run(tool: Any, args: dict[str, Any]) -> tuple[str, Any]:
@@ -87,19 +87,8 @@ def test_the_sync_twins_and_the_sdks_own_context(tmp_path: Path) -> None:
         sync_tools["read"].call({"file_path": "/etc/passwd"})
 
 
-def _sandbox_refusal(tmp_path: Path) -> str | None:
-    import safefs
-
-    with safefs.Root(tmp_path) as root:
-        box = make_sandbox(root)
-        try:
-            return box.refusal if isinstance(box, Refused) else None
-        finally:
-            box.close()
-
-
 def test_bash_keeps_its_session_and_stays_confined(tmp_path: Path) -> None:
-    refusal = _sandbox_refusal(tmp_path)
+    refusal = sandbox_refusal(tmp_path)
     if refusal is not None:
         pytest.skip(refusal)
     work = tmp_path / "work"

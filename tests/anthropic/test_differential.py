@@ -19,6 +19,7 @@ from anthropic.tools import BetaLocalFilesystemMemoryTool as SdkMemory
 
 from safefs.anthropic import BetaAsyncLocalFilesystemMemoryTool, BetaLocalFilesystemMemoryTool, sdk
 from safefs.anthropic import agent_toolset as our_toolset
+from tests.anthropic.sandboxed import sandbox_refusal
 
 MEMORY_COMMANDS: list[dict[str, Any]] = [
     {"command": "view", "path": "/memories"},
@@ -339,18 +340,6 @@ def test_a_search_of_a_missing_path_finds_nothing_as_in_the_sdk(
     assert results["ours"][0] == ("ok", "no matches")
 
 
-def _sandbox_refusal(tmp_path: Path) -> str | None:
-    import safefs
-    from safefs.sandbox import Refused, make_sandbox
-
-    with safefs.Root(tmp_path) as root:
-        box = make_sandbox(root)
-        try:
-            return box.refusal if isinstance(box, Refused) else None
-        finally:
-            box.close()
-
-
 SAVED = re.compile(r"Full output saved to: (\S+) ")
 
 
@@ -386,7 +375,7 @@ def bash_session(module: Any, top: Path, calls: list[dict[str, Any]]) -> tuple[l
 def test_bash_matches_the_sdk_call_by_call(tmp_path: Path) -> None:
     """restart with a command, a failure with no output, a negative timeout_ms and a long
     output (SDK 2.16: its start and the path of a file with all of it; 2.15: its end)."""
-    refusal = _sandbox_refusal(tmp_path)
+    refusal = sandbox_refusal(tmp_path)
     if refusal is not None:
         pytest.skip(refusal)
     calls: list[dict[str, Any]] = [
@@ -428,7 +417,7 @@ def test_bash_matches_the_sdk_call_by_call(tmp_path: Path) -> None:
 
 
 def test_the_saved_output_is_read_only_and_goes_with_the_shell(tmp_path: Path) -> None:
-    refusal = _sandbox_refusal(tmp_path)
+    refusal = sandbox_refusal(tmp_path)
     if refusal is not None:
         pytest.skip(refusal)
     if sdk.behaviour().long_output != "head-and-file":

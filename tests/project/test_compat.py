@@ -12,7 +12,17 @@ from pathlib import Path
 import pytest
 from packaging.requirements import Requirement
 
-from tests.compat_envs import PROJECT, Integration, Outcome, junit_failures, load, lower_bound, pinned, report
+from tests.compat_envs import (
+    PROJECT,
+    Integration,
+    Outcome,
+    junit_failures,
+    load,
+    lower_bound,
+    pinned,
+    report,
+    same_release,
+)
 
 
 def test_every_table_names_an_upstream_with_a_lower_bound_and_existing_tests() -> None:
@@ -51,6 +61,11 @@ def test_lower_bound(requirement: str, bound: str) -> None:
 def test_a_range_without_one_lower_bound_is_refused(requirement: str) -> None:
     with pytest.raises(ValueError, match="exactly one lower bound"):
         lower_bound(Requirement(requirement), "x")
+
+
+def test_an_oldest_end_equal_to_the_pin_is_left_to_the_main_environment() -> None:
+    assert same_release("2.3.0", "2.3") and same_release("1.1", "1.1.0")
+    assert not same_release("2.16.0", "2.15") and not same_release(None, "2.15")
 
 
 def test_an_unknown_key_is_refused(tmp_path: Path) -> None:
