@@ -5,8 +5,8 @@
     python tests/compat_envs.py oldest --only anthropic
 
 For each table of compat.toml, ``.venv-compat/<name>-<end>`` gets the project (editable, with the
-table's extra and ``dev``, and the distributions beside it) and the upstream at that end:
-``oldest`` installs ``package==<lower bound>`` with every other dependency pinned by
+table's extra, the distributions beside it and the test tools of the ``dev`` extra) and the
+upstream at that end: ``oldest`` installs ``package==<lower bound>`` with every other dependency pinned by
 constraints.txt; ``newest`` installs without constraints, so pip takes the newest release of
 everything the extra admits. Then the table's tests run there. The report names the version
 installed and every failing test with the first line of its failure. An oldest end equal to the
@@ -38,6 +38,16 @@ ENDS = ("oldest", "newest")
 # Distributions beside safefs that the tests import (the MCP client helper, the agent).
 NEIGHBOURS = ("./safefs_bench", "./agent")
 LOWER_BOUND_OPERATORS = (">=", "==", "~=", "===")
+# What the tests need of the dev extra: not its linters, whose own requirements can exclude the
+# oldest end of a range (mypy needs pathspec>=1.0, the agent admits 0.12).
+TEST_TOOLS = frozenset({"pytest", "pytest-benchmark", "hypothesis", "ripgrep"})
+
+
+def tools_for_tests() -> list[str]:
+    """The dev extra's requirements on :data:`TEST_TOOLS`, as pyproject.toml spells them."""
+    with open(PROJECT / "pyproject.toml", "rb") as f:
+        dev = tomllib.load(f)["project"]["optional-dependencies"]["dev"]
+    return [r for r in dev if canonicalize_name(Requirement(r).name) in TEST_TOOLS]
 
 
 @dataclass(frozen=True)
@@ -142,8 +152,8 @@ def build(integration: Integration, end: str, log: list[str]) -> Path | None:
     python = env / "bin" / "python"
     if run([sys.executable, "-m", "venv", str(env)], log).returncode:
         return None
-    extras = ",".join(e for e in (integration.extra, "dev") if e)
-    wanted = ["-e", f".[{extras}]", *(arg for n in NEIGHBOURS for arg in ("-e", n))]
+    project = f".[{integration.extra}]" if integration.extra else "."
+    wanted = ["-e", project, *(arg for n in NEIGHBOURS for arg in ("-e", n)), *tools_for_tests()]
     pip = [str(python), "-m", "pip", "install", "--quiet"]
     if end == "oldest":
         # Every pin but the upstream's own, which is its lower bound here.

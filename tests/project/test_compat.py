@@ -22,6 +22,7 @@ from tests.compat_envs import (
     pinned,
     report,
     same_release,
+    tools_for_tests,
 )
 
 
@@ -66,6 +67,11 @@ def test_a_range_without_one_lower_bound_is_refused(requirement: str) -> None:
 def test_an_oldest_end_equal_to_the_pin_is_left_to_the_main_environment() -> None:
     assert same_release("2.3.0", "2.3") and same_release("1.1", "1.1.0")
     assert not same_release("2.16.0", "2.15") and not same_release(None, "2.15")
+
+
+def test_the_environments_get_the_test_tools_not_the_linters() -> None:
+    names = {Requirement(r).name for r in tools_for_tests()}
+    assert names == {"pytest", "pytest-benchmark", "hypothesis", "ripgrep"}
 
 
 def test_an_unknown_key_is_refused(tmp_path: Path) -> None:
