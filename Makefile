@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: demo test bench lint clean official-mcp system-packages constraints
+.PHONY: demo test test-latest bench lint clean official-mcp system-packages constraints
 
 # What .venv installs: the project with every extra, and the distributions beside it.
 EXTRAS := tools,sandbox,mcp,anthropic,archive,fsspec,dev
@@ -52,6 +52,12 @@ system-packages:
 
 test: lint official-mcp system-packages
 	$(PY) -m pytest --benchmark-disable
+	$(PY) tests/compat_envs.py oldest
+
+# Each integration of compat.toml at the newest releases its extra admits (no constraints), each
+# in .venv-compat/<name>-newest; the report, naming every failing test, also goes to compat-latest.md.
+test-latest: $(STAMP) official-mcp
+	$(PY) tests/compat_envs.py newest --report compat-latest.md
 
 # Fails when a criterion of benchmarks/criteria.py is missed (the ratios of the run just saved).
 bench: $(STAMP)
@@ -60,4 +66,4 @@ bench: $(STAMP)
 	$(PY) -m benchmarks.criteria
 
 clean:
-	rm -rf $(VENV) build *.egg-info agent/*.egg-info safefs_bench/*.egg-info safefs/_native*.so safefs/sandbox/_native*.so
+	rm -rf $(VENV) .venv-compat compat-latest.md build *.egg-info agent/*.egg-info safefs_bench/*.egg-info safefs/_native*.so safefs/sandbox/_native*.so

@@ -4,9 +4,9 @@ Switch one import::
 
     from safefs.anthropic.agent_toolset import AgentToolContext, beta_agent_toolset_20260401
 
-The names, the tool names, the input models (the SDK's own
-``BetaManagedAgentsAgentToolset20260401*Input``), the results and the ``ToolError`` texts are
-the SDK's. What changes: every file path is resolved beneath a directory fd
+The names, the tool definitions (each tool's description and input schema, taken from the
+installed SDK's own tools at run time, :mod:`safefs.anthropic.sdk`), the results and the
+``ToolError`` texts are the SDK's. What changes: every file path is resolved beneath a directory fd
 (:mod:`safefs.anthropic.context`), so a rename race cannot lead a tool outside the workdir and
 the allowed directories, and ``bash`` runs each command in the kernel sandbox
 (:mod:`safefs.anthropic.shell`) instead of an unrestricted ``/bin/bash``. The differences are
@@ -34,19 +34,11 @@ from anthropic.lib.tools import (
     beta_async_tool,
     beta_tool,
 )
-from anthropic.types.beta import (
-    BetaManagedAgentsAgentToolset20260401BashInput,
-    BetaManagedAgentsAgentToolset20260401EditInput,
-    BetaManagedAgentsAgentToolset20260401GlobInput,
-    BetaManagedAgentsAgentToolset20260401GrepInput,
-    BetaManagedAgentsAgentToolset20260401ReadInput,
-    BetaManagedAgentsAgentToolset20260401WriteInput,
-)
 from anyio.to_thread import run_sync
 
-from safefs.anthropic import file_ops
+from safefs.anthropic import file_ops, sdk
 from safefs.anthropic.context import AgentToolContext
-from safefs.anthropic.shell import BASH_DEFAULT_TIMEOUT
+from safefs.anthropic.shell import keep_tail
 
 __all__ = [
     "AgentToolContext",
@@ -72,18 +64,54 @@ def _context(ctx: Any) -> AgentToolContext:
     return ctx if isinstance(ctx, AgentToolContext) else AgentToolContext.from_sdk(ctx)
 
 
-BASH_DESCRIPTION = "Run a command in a persistent bash shell."
+def _description(name: str) -> str:
+    return sdk.tool_definitions()[name][0]
+
+
+def _schema(name: str) -> dict[str, Any]:
+    return sdk.tool_definitions()[name][1]
+
 
 # -- bash --------------------------------------------------------------------------------------
+
+
+def _timeout(timeout_ms: int | None) -> float:
+    """The SDK's reading of ``timeout_ms``: zero, negative or absent is the default."""
+    if timeout_ms is None or timeout_ms <= 0:
+        return sdk.BASH_DEFAULT_TIMEOUT
+    asked = timeout_ms / 1000.0
+    return min(asked, sdk.BASH_DEFAULT_TIMEOUT) if sdk.behaviour().timeout_capped else asked
+
+
+def _shaped_output(ctx: AgentToolContext, text: str) -> str:
+    """A long output cut as the installed SDK cuts it (:class:`safefs.anthropic.sdk.Behaviour`)."""
+    limit = sdk.BASH_OUTPUT_LIMIT
+    if sdk.behaviour().long_output == "tail":
+        return keep_tail(text, limit)
+    # The first ``limit`` characters as the SDK counts them (UTF-16 code units), then the file
+    # that holds all of it, which read (with view_range) and grep reach.
+    units = text.encode("utf-16-le", "surrogatepass")
+    if len(units) <= 2 * limit:
+        return text.rstrip("\n")
+    kept = units[: 2 * limit].decode("utf-16-le", errors="ignore")
+    cut_lines = 1 + text.count("\n") - kept.count("\n")
+    try:
+        where = ctx.save_output(text)
+    except OSError:
+        saved = ""
+    else:
+        saved = f"Full output saved to: {where} \u2014 use read with view_range to read specific portions. "
+    return f"{kept}\n\n... [{cut_lines} lines truncated] {saved}..."
 
 
 def _bash(ctx: AgentToolContext, command: str | None, restart: bool | None, timeout_ms: int | None) -> str:
     if restart:
         ctx.shell().restart()
-        return "bash session restarted"
+        if not (command and sdk.behaviour().restart_runs_command):
+            return "bash session restarted"
     if not command:
         raise ToolError("bash: command is required")
-    timeout = timeout_ms / 1000.0 if timeout_ms else BASH_DEFAULT_TIMEOUT
+    timeout = _timeout(timeout_ms)
     try:
         result = ctx.shell().run(command, timeout=timeout)
     except RuntimeError as exc:
@@ -91,10 +119,11 @@ def _bash(ctx: AgentToolContext, command: str | None, restart: bool | None, time
     if result.refusal is not None:
         raise ToolError(f"bash: refused: {result.refusal}")
     if result.timed_out:
-        raise ToolError(f"bash: bash command timed out after {timeout}s")
+        raise ToolError(f"bash: bash command timed out after {timeout:g}s")
+    output = _shaped_output(ctx, result.output)
     if result.exit_code != 0:
-        raise ToolError(result.output)
-    return result.output
+        raise ToolError(output or sdk.behaviour().empty_failure_text)
+    return output
 
 
 def beta_bash_tool(ctx: Any) -> BetaAsyncFunctionTool[Any]:
@@ -114,9 +143,9 @@ def beta_bash_tool(ctx: Any) -> BetaAsyncFunctionTool[Any]:
         finally:
             context.close_shell()
 
-    return beta_async_tool(
-        name="bash", description=BASH_DESCRIPTION, input_schema=BetaManagedAgentsAgentToolset20260401BashInput
-    )(cast(Any, bash_tool))
+    return beta_async_tool(name="bash", description=_description("bash"), input_schema=_schema("bash"))(
+        cast(Any, bash_tool)
+    )
 
 
 def beta_bash_tool_sync(ctx: Any) -> BetaFunctionTool[Any]:
@@ -136,9 +165,9 @@ def beta_bash_tool_sync(ctx: Any) -> BetaFunctionTool[Any]:
         finally:
             context.close_shell()
 
-    return beta_tool(
-        name="bash", description=BASH_DESCRIPTION, input_schema=BetaManagedAgentsAgentToolset20260401BashInput
-    )(cast(Any, bash_tool))
+    return beta_tool(name="bash", description=_description("bash"), input_schema=_schema("bash"))(
+        cast(Any, bash_tool)
+    )
 
 
 # -- the file tools ----------------------------------------------------------------------------
@@ -147,7 +176,7 @@ def beta_bash_tool_sync(ctx: Any) -> BetaFunctionTool[Any]:
 def beta_read_tool(ctx: Any) -> BetaAsyncFunctionTool[Any]:
     context = _context(ctx)
 
-    @beta_async_tool(name="read", input_schema=BetaManagedAgentsAgentToolset20260401ReadInput)
+    @beta_async_tool(name="read", description=_description("read"), input_schema=_schema("read"))
     async def read(file_path: str, view_range: list[int] | None = None) -> BetaFunctionToolResultType:
         """Read a file rooted at the working directory."""
         return cast(BetaFunctionToolResultType, file_ops.read(context, file_path, view_range))
@@ -158,7 +187,7 @@ def beta_read_tool(ctx: Any) -> BetaAsyncFunctionTool[Any]:
 def beta_read_tool_sync(ctx: Any) -> BetaFunctionTool[Any]:
     context = _context(ctx)
 
-    @beta_tool(name="read", input_schema=BetaManagedAgentsAgentToolset20260401ReadInput)
+    @beta_tool(name="read", description=_description("read"), input_schema=_schema("read"))
     def read(file_path: str, view_range: list[int] | None = None) -> BetaFunctionToolResultType:
         """Read a file rooted at the working directory."""
         return cast(BetaFunctionToolResultType, file_ops.read(context, file_path, view_range))
@@ -169,7 +198,7 @@ def beta_read_tool_sync(ctx: Any) -> BetaFunctionTool[Any]:
 def beta_write_tool(ctx: Any) -> BetaAsyncFunctionTool[Any]:
     context = _context(ctx)
 
-    @beta_async_tool(name="write", input_schema=BetaManagedAgentsAgentToolset20260401WriteInput)
+    @beta_async_tool(name="write", description=_description("write"), input_schema=_schema("write"))
     async def write(file_path: str, content: str) -> str:
         """Write a file, creating parent directories as needed."""
         return file_ops.write(context, file_path, content)
@@ -180,7 +209,7 @@ def beta_write_tool(ctx: Any) -> BetaAsyncFunctionTool[Any]:
 def beta_write_tool_sync(ctx: Any) -> BetaFunctionTool[Any]:
     context = _context(ctx)
 
-    @beta_tool(name="write", input_schema=BetaManagedAgentsAgentToolset20260401WriteInput)
+    @beta_tool(name="write", description=_description("write"), input_schema=_schema("write"))
     def write(file_path: str, content: str) -> str:
         """Write a file, creating parent directories as needed."""
         return file_ops.write(context, file_path, content)
@@ -191,7 +220,7 @@ def beta_write_tool_sync(ctx: Any) -> BetaFunctionTool[Any]:
 def beta_edit_tool(ctx: Any) -> BetaAsyncFunctionTool[Any]:
     context = _context(ctx)
 
-    @beta_async_tool(name="edit", input_schema=BetaManagedAgentsAgentToolset20260401EditInput)
+    @beta_async_tool(name="edit", description=_description("edit"), input_schema=_schema("edit"))
     async def edit(file_path: str, old_string: str, new_string: str, replace_all: bool | None = None) -> str:
         """Replace text in a file by exact string match."""
         return file_ops.edit(context, file_path, old_string, new_string, replace_all)
@@ -202,7 +231,7 @@ def beta_edit_tool(ctx: Any) -> BetaAsyncFunctionTool[Any]:
 def beta_edit_tool_sync(ctx: Any) -> BetaFunctionTool[Any]:
     context = _context(ctx)
 
-    @beta_tool(name="edit", input_schema=BetaManagedAgentsAgentToolset20260401EditInput)
+    @beta_tool(name="edit", description=_description("edit"), input_schema=_schema("edit"))
     def edit(file_path: str, old_string: str, new_string: str, replace_all: bool | None = None) -> str:
         """Replace text in a file by exact string match."""
         return file_ops.edit(context, file_path, old_string, new_string, replace_all)
@@ -213,7 +242,7 @@ def beta_edit_tool_sync(ctx: Any) -> BetaFunctionTool[Any]:
 def beta_glob_tool(ctx: Any) -> BetaAsyncFunctionTool[Any]:
     context = _context(ctx)
 
-    @beta_async_tool(name="glob", input_schema=BetaManagedAgentsAgentToolset20260401GlobInput)
+    @beta_async_tool(name="glob", description=_description("glob"), input_schema=_schema("glob"))
     async def glob(pattern: str, path: str | None = None) -> str:
         """List files matching a glob pattern, newest first."""
         return file_ops.glob(context, pattern, path)
@@ -224,7 +253,7 @@ def beta_glob_tool(ctx: Any) -> BetaAsyncFunctionTool[Any]:
 def beta_glob_tool_sync(ctx: Any) -> BetaFunctionTool[Any]:
     context = _context(ctx)
 
-    @beta_tool(name="glob", input_schema=BetaManagedAgentsAgentToolset20260401GlobInput)
+    @beta_tool(name="glob", description=_description("glob"), input_schema=_schema("glob"))
     def glob(pattern: str, path: str | None = None) -> str:
         """List files matching a glob pattern, newest first."""
         return file_ops.glob(context, pattern, path)
@@ -235,7 +264,7 @@ def beta_glob_tool_sync(ctx: Any) -> BetaFunctionTool[Any]:
 def beta_grep_tool(ctx: Any) -> BetaAsyncFunctionTool[Any]:
     context = _context(ctx)
 
-    @beta_async_tool(name="grep", input_schema=BetaManagedAgentsAgentToolset20260401GrepInput)
+    @beta_async_tool(name="grep", description=_description("grep"), input_schema=_schema("grep"))
     async def grep(pattern: str, path: str | None = None) -> str:
         """Search file contents for a regular expression."""
         return file_ops.grep(context, pattern, path)
@@ -246,7 +275,7 @@ def beta_grep_tool(ctx: Any) -> BetaAsyncFunctionTool[Any]:
 def beta_grep_tool_sync(ctx: Any) -> BetaFunctionTool[Any]:
     context = _context(ctx)
 
-    @beta_tool(name="grep", input_schema=BetaManagedAgentsAgentToolset20260401GrepInput)
+    @beta_tool(name="grep", description=_description("grep"), input_schema=_schema("grep"))
     def grep(pattern: str, path: str | None = None) -> str:
         """Search file contents for a regular expression."""
         return file_ops.grep(context, pattern, path)

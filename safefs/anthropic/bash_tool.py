@@ -17,7 +17,7 @@ from typing import Any
 from anthropic.lib.tools import BetaBuiltinFunctionTool, BetaFunctionToolResultType, ToolError
 
 import safefs
-from safefs.anthropic.shell import BASH_DEFAULT_TIMEOUT, ConfinedShell
+from safefs.anthropic.shell import BASH_DEFAULT_TIMEOUT, ConfinedShell, keep_tail
 from safefs.sandbox import Sandbox
 
 TOOL_TYPE = "bash_20250124"
@@ -39,9 +39,10 @@ def run_bash(shell: ConfinedShell, args: Mapping[str, Any], timeout: float = BAS
         raise ToolError(f"Error: bash refused: {result.refusal}")
     if result.timed_out:
         raise ToolError(f"Error: the command timed out after {timeout:g} s; the shell was restarted")
+    output = keep_tail(result.output)
     if result.exit_code != 0:
-        raise ToolError(f"{result.output}\n(exit status {result.exit_code})".lstrip("\n"))
-    return result.output or "(no output)"
+        raise ToolError(f"{output}\n(exit status {result.exit_code})".lstrip("\n"))
+    return output or "(no output)"
 
 
 class BashTool(BetaBuiltinFunctionTool):

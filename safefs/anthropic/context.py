@@ -10,12 +10,15 @@ path beneath the root's directory fd: nothing a rename does can lead it outside.
 
 A tool path is routed to a root by :meth:`AgentToolContext.locate`: a relative path belongs to the
 workdir; an absolute one to the root (workdir or allowed) under whose spelling it lies, the most
-specific one when they nest.
+specific one when they nest. ``read`` and ``grep`` also reach the file in which ``bash`` saved its
+last long output (SDK 2.16 and later), held as a root of its own outside the workdir.
 """
 
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -26,11 +29,10 @@ from anthropic import NotGiven, not_given
 from anthropic.lib.tools import ToolError
 
 import safefs
+from safefs.anthropic import sdk
 from safefs.anthropic.shell import ConfinedShell
 
-DEFAULT_MAX_FILE_BYTES = 256 * 1024
-DEFAULT_MAX_IMAGE_BASE64_BYTES = 5 * 1024 * 1024
-DEFAULT_MAX_PDF_BYTES = 20 * 1024 * 1024
+SAVED_OUTPUT_NAME = "output.txt"
 
 
 def effective_cap(configured: int | NotGiven | None, default: int) -> int | None:
@@ -50,6 +52,24 @@ class Located:
     def shown(self, rel: str) -> str:
         """``rel`` (relative to this root) as the SDK shows a result path: absolute."""
         return self.shown_root if rel in ("", ".") else os.path.join(self.shown_root, rel)
+
+
+class SavedOutput:
+    """A private directory outside the workdir that holds the last long ``bash`` output, as the
+    SDK keeps one per shell; ``read`` and ``grep`` reach it, nothing writes to it but ``bash``."""
+
+    def __init__(self) -> None:
+        self.directory = tempfile.mkdtemp(prefix="bash-output-")
+        self.root = safefs.Root(self.directory)
+
+    def save(self, text: str) -> str:
+        """Replace the saved output with ``text``; the path the tools read it by."""
+        self.root.write_bytes(SAVED_OUTPUT_NAME, text.encode("utf-8", "replace"))
+        return os.path.join(self.root.anchors[-1], SAVED_OUTPUT_NAME)
+
+    def close(self) -> None:
+        self.root.close()
+        shutil.rmtree(self.directory, ignore_errors=True)
 
 
 @dataclass
@@ -86,6 +106,7 @@ class AgentToolContext:
     _read_only: list[_ReadOnlyArea] = field(default_factory=list, init=False, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
     _shell: ConfinedShell | None = field(default=None, init=False, repr=False)
+    _saved_output: SavedOutput | None = field(default=None, init=False, repr=False)
 
     @classmethod
     def from_sdk(cls, sdk_context: Any) -> AgentToolContext:
@@ -136,10 +157,15 @@ class AgentToolContext:
     def workdir_root(self) -> safefs.Root:
         return self.roots()[0]
 
-    def locate(self, op: str, path: str) -> Located:
+    def locate(self, op: str, path: str, *, saved_output: bool = False) -> Located:
         """The root and root-relative path of the tool path ``path``; a ToolError naming ``op``
-        when it lies in none of them."""
+        when it lies in none of them. With ``saved_output`` (read, grep), the directory of the
+        saved ``bash`` output counts too."""
         roots = self.roots()
+        if saved_output:
+            with self._lock:
+                if self._saved_output is not None:
+                    roots = [*roots, self._saved_output.root]
         if "\0" in path:
             raise ToolError(f"{op}: path {path!r}: embedded null byte")
         if not os.path.isabs(path):
@@ -158,12 +184,7 @@ class AgentToolContext:
 
     def outside(self, op: str, path: str) -> ToolError:
         """The SDK's refusal text for a path outside every permitted directory."""
-        if self.allowed_roots:
-            return ToolError(
-                f"{op}: path {path!r} is outside the session's working directory "
-                "and its other permitted directories"
-            )
-        return ToolError(f"{op}: path {path!r} is outside the session's working directory")
+        return ToolError(f"{op}: {sdk.outside_message(path, bool(self.allowed_roots))}")
 
     def refuse_read_only(self, op: str, located: Located, file_path: str) -> None:
         """A ToolError when the write to ``located`` would land in a read-only directory."""
@@ -189,11 +210,21 @@ class AgentToolContext:
                 self._shell = ConfinedShell(workdir, env=self.env)
             return self._shell
 
+    def save_output(self, text: str) -> str:
+        """Keep ``text`` (a long ``bash`` output) in the saved-output file; its path."""
+        with self._lock:
+            if self._saved_output is None:
+                self._saved_output = SavedOutput()
+            return self._saved_output.save(text)
+
     def close_shell(self) -> None:
         with self._lock:
             shell, self._shell = self._shell, None
+            saved, self._saved_output = self._saved_output, None
         if shell is not None:
             shell.close()
+        if saved is not None:
+            saved.close()
 
     # -- lifecycle ---------------------------------------------------------------------------
 

@@ -18,14 +18,8 @@ from anthropic import NotGiven
 from anthropic.lib.tools import ToolError
 
 import safefs
-from safefs.anthropic.context import (
-    DEFAULT_MAX_FILE_BYTES,
-    DEFAULT_MAX_IMAGE_BASE64_BYTES,
-    DEFAULT_MAX_PDF_BYTES,
-    AgentToolContext,
-    Located,
-    effective_cap,
-)
+from safefs.anthropic import sdk
+from safefs.anthropic.context import AgentToolContext, Located, effective_cap
 from safefs.workspace import WorkspaceError
 from safefs.workspace.search import glob as workspace_glob
 from safefs.workspace.search import grep as workspace_grep
@@ -38,9 +32,6 @@ BINARY_MEDIA_TYPES = {
     ".webp": "image/webp",
     ".pdf": "application/pdf",
 }
-GLOB_RESULT_LIMIT = 200
-GREP_OUTPUT_LIMIT = 100 * 1024
-WALK_MAX_ENTRIES = 50_000
 READ_CHUNK = 64 * 1024
 
 
@@ -83,9 +74,9 @@ def _binary_block(
     ctx: AgentToolContext, stream: IO[bytes], file_path: str, size: int, media_type: str
 ) -> dict[str, Any]:
     if media_type == "application/pdf":
-        limit = effective_cap(ctx.max_pdf_bytes, DEFAULT_MAX_PDF_BYTES)
+        limit = effective_cap(ctx.max_pdf_bytes, sdk.DEFAULT_MAX_PDF_BYTES)
     else:
-        b64_cap = effective_cap(ctx.max_image_base64_bytes, DEFAULT_MAX_IMAGE_BASE64_BYTES)
+        b64_cap = effective_cap(ctx.max_image_base64_bytes, sdk.DEFAULT_MAX_IMAGE_BASE64_BYTES)
         limit = None if b64_cap is None else (b64_cap // 4) * 3
     # An explicitly configured max_file_bytes is a memory bound, so it binds media reads too.
     explicit = ctx.max_file_bytes
@@ -154,7 +145,7 @@ def _streamed_range(stream: IO[bytes], file_path: str, start_line: int, end_line
 
 
 def read(ctx: AgentToolContext, file_path: str, view_range: list[int] | None = None) -> Any:
-    located = ctx.locate("read", file_path)
+    located = ctx.locate("read", file_path, saved_output=True)
     if view_range and len(view_range) != 2:
         raise ToolError("read: view_range must be [start_line, end_line]")
     with _open_regular(ctx, "read", file_path, located) as stream:
@@ -165,7 +156,7 @@ def read(ctx: AgentToolContext, file_path: str, view_range: list[int] | None = N
                 if view_range:
                     raise ToolError("read: view_range is not supported for image/PDF files")
                 return [_binary_block(ctx, stream, file_path, size, media_type)]
-            limit = effective_cap(ctx.max_file_bytes, DEFAULT_MAX_FILE_BYTES)
+            limit = effective_cap(ctx.max_file_bytes, sdk.read_cap())
             if limit is not None and size > limit:
                 if not view_range:
                     raise ToolError(
@@ -220,7 +211,7 @@ def edit(
     with _open_regular(ctx, "edit", file_path, located) as stream:
         try:
             size = os.fstat(stream.fileno()).st_size
-            limit = effective_cap(ctx.max_file_bytes, DEFAULT_MAX_FILE_BYTES)
+            limit = effective_cap(ctx.max_file_bytes, sdk.DEFAULT_MAX_FILE_BYTES)
             if limit is not None and size > limit:
                 raise ToolError(
                     f"edit: {file_path} is {size} bytes, exceeds {limit}-byte limit. "
@@ -247,11 +238,19 @@ def edit(
 # -- glob and grep -----------------------------------------------------------------------------
 
 
-def _search_start(ctx: AgentToolContext, op: str, path: str | None) -> tuple[Located, str]:
+class _NothingThere(Exception):
+    """The search's start does not exist: the SDK's walk finds nothing there."""
+
+
+def _search_start(
+    ctx: AgentToolContext, op: str, path: str | None, *, saved_output: bool = False
+) -> tuple[Located, str]:
     """Where a search starts, and that directory as the SDK shows it (canonical, absolute)."""
-    located = ctx.locate(op, path) if path else ctx.locate(op, ".")
+    located = ctx.locate(op, path or ".", saved_output=saved_output)
     try:
-        canonical = located.root.resolve(located.rel)
+        canonical = located.root.resolve(located.rel, strict=True)
+    except (FileNotFoundError, NotADirectoryError):
+        raise _NothingThere from None
     except OSError as exc:
         raise fs_error(ctx, op, path or ".", exc) from None
     return located, located.shown(canonical)
@@ -269,30 +268,44 @@ def glob(ctx: AgentToolContext, pattern: str, path: str | None = None) -> str:
         raise ToolError("glob: absolute pattern not permitted; pass a relative pattern (and optionally path)")
     if ".." in pattern.split("/"):
         raise ToolError("glob: '..' is not permitted in the pattern")
-    located, shown = _search_start(ctx, "glob", path)
+    try:
+        located, shown = _search_start(ctx, "glob", path)
+    except _NothingThere:
+        return "no matches"
     try:
         found = workspace_glob(
-            located.root, pattern, located.rel, ignore=False, skip_git=False, max_results=WALK_MAX_ENTRIES
+            located.root, pattern, located.rel, ignore=False, skip_git=False, max_results=sdk.WALK_MAX_ENTRIES
         )
     except WorkspaceError as exc:
         raise ToolError(f"glob: {exc}") from None
     if not found.matches:
         return "no matches"
     matches = sorted(found.matches, key=lambda e: _mtime_or_zero(located.root, e.path), reverse=True)
-    return "\n".join(os.path.join(shown, m.rel) for m in matches[:GLOB_RESULT_LIMIT])
+    return "\n".join(os.path.join(shown, m.rel) for m in matches[: sdk.GLOB_RESULT_LIMIT])
 
 
 def grep(ctx: AgentToolContext, pattern: str, path: str | None = None) -> str:
-    located, shown = _search_start(ctx, "grep", path)
     try:
-        found = workspace_grep(located.root, pattern, located.rel, ignore=False, max_results=WALK_MAX_ENTRIES)
+        located, shown = _search_start(ctx, "grep", path, saved_output=True)
+    except _NothingThere:
+        return "no matches"
+    skipped = sdk.behaviour().grep_skipped_dirs
+    try:
+        found = workspace_grep(
+            located.root,
+            pattern,
+            located.rel,
+            ignore=False,
+            hide=lambda entry: entry.kind == "dir" and entry.name in skipped,
+            max_results=sdk.WALK_MAX_ENTRIES,
+        )
     except WorkspaceError as exc:
         raise ToolError(f"grep: {exc}") from None
     if not found.lines:
         return "no matches"
     single_file = located.root.is_file(located.rel)
     hits: list[str] = []
-    budget = GREP_OUTPUT_LIMIT
+    budget = sdk.GREP_OUTPUT_LIMIT
     for line in found.lines:
         # "<path as searched>:<n>:<text>", the path shown absolute as the SDK shows it.
         where, _, rest = line.partition(":")
@@ -300,7 +313,7 @@ def grep(ctx: AgentToolContext, pattern: str, path: str | None = None) -> str:
         hit = f"{full}:{rest}"
         budget -= len(hit) + 1
         if budget < 0:
-            hits.append(f"[output truncated at {GREP_OUTPUT_LIMIT} bytes]")
+            hits.append(f"[output truncated at {sdk.GREP_OUTPUT_LIMIT} bytes]")
             break
         hits.append(hit)
     return "\n".join(hits)

@@ -50,6 +50,10 @@ class BetaLocalFilesystemMemoryTool(BetaAbstractMemoryTool):
                 self._store.close()
                 self._store = None
 
+    def _validate_path(self, path: str) -> Path:
+        """The SDK's check of a memory path, judged by safefs: the host path it leads to."""
+        return self._opened().host_path(path)
+
     def view(self, command: BetaMemoryTool20250818ViewCommand) -> str:
         return self._opened().view(command.path, command.view_range)
 
@@ -97,6 +101,10 @@ class BetaAsyncLocalFilesystemMemoryTool(BetaAsyncAbstractMemoryTool):
             if self._store is not None:
                 self._store.close()
                 self._store = None
+
+    async def _validate_path(self, path: str) -> AsyncPath:
+        """The SDK's check of a memory path, judged by safefs: the host path it leads to."""
+        return AsyncPath(await run_sync(lambda: self._opened().host_path(path)))
 
     async def view(self, command: BetaMemoryTool20250818ViewCommand) -> str:
         return await run_sync(lambda: self._opened().view(command.path, command.view_range))

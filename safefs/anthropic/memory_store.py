@@ -87,6 +87,20 @@ class MemoryStore:
         except OSError:
             raise ToolError(f"The path {path} does not exist. Please provide a valid path.") from None
 
+    def host_path(self, path: str) -> Path:
+        """The SDK's ``_validate_path``: where the memory path ``path`` leads, links followed, as
+        a host path under the memory directory (a missing tail kept as spelled); a ToolError
+        when it is not a ``/memories`` path or leads out of the directory."""
+        rel = self.rel(path)
+        try:
+            resolved = self.root.resolve(rel)
+        except safefs.PathEscapeError:
+            raise ToolError(f"Path {path} would escape {PREFIX} directory") from None
+        except OSError:
+            raise ToolError(f"Path would escape {PREFIX} directory via symlink") from None
+        top = Path(self.root.anchors[-1])
+        return top if resolved == "." else top / resolved
+
     def _escape(self, exc: OSError) -> None:
         if isinstance(exc, safefs.PathEscapeError):
             raise ToolError(f"Path would escape {PREFIX} directory via symlink") from None

@@ -24,8 +24,8 @@ from safefs.sandbox import Refused, Sandbox, make_sandbox
 
 BASH_OUTPUT_LIMIT = 100 * 1024
 BASH_DEFAULT_TIMEOUT = 120.0
-# What the sandbox lets a command print before it is killed; the tool keeps the last
-# BASH_OUTPUT_LIMIT bytes of it, as the SDK's shell keeps the tail of its buffer.
+# What the sandbox lets a command print before it is killed. A shell result holds all of it; each
+# tool shapes it (keep_tail: the last BASH_OUTPUT_LIMIT bytes, as SDK 2.15's shell did).
 OUTPUT_CAP = 8 * 1024 * 1024
 SHELL = "/bin/bash"
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
@@ -40,10 +40,22 @@ def default_environment() -> dict[str, str]:
 
 @dataclass(frozen=True)
 class ShellResult:
+    # Everything the command printed (at most OUTPUT_CAP bytes), ANSI escapes removed, its final
+    # newlines kept (a tool shows the text without them).
     output: str
     exit_code: int  # -1 when the shell could not report one (killed, or output cut)
     timed_out: bool = False
     refusal: str | None = None  # the sandbox could not run anything
+
+
+def keep_tail(text: str, limit: int = BASH_OUTPUT_LIMIT) -> str:
+    """``text`` without its final newlines whole when it is at most ``limit`` bytes, else its
+    last ``limit`` bytes after a ``[output truncated]`` line."""
+    text = text.rstrip("\n")
+    raw = text.encode("utf-8", "surrogateescape")
+    if len(raw) <= limit:
+        return text
+    return "[output truncated]\n" + raw[-limit:].decode("utf-8", "replace")
 
 
 def _parse_state(tail: bytes) -> tuple[int, str, dict[str, str]] | None:
@@ -140,20 +152,15 @@ class ConfinedShell:
             raw = outcome.output
             at = raw.rfind(marker.encode())
             state = _parse_state(raw[at + len(marker) :]) if at >= 0 else None
-            body = raw[:at] if at >= 0 else raw
+            # The newline the script prints before the marker is not the command's.
+            body = raw[:at].removesuffix(b"\n") if at >= 0 else raw
             if state is not None:
                 code, self._cwd, env = state
                 self._env = env
             else:
                 # The command ended the shell itself (``exit``): its status is the shell's.
                 code = outcome.returncode if outcome.returncode is not None else -1
-            truncated = len(body) > BASH_OUTPUT_LIMIT
-            if truncated:
-                body = body[-BASH_OUTPUT_LIMIT:]
-            text = _ANSI.sub("", body.decode("utf-8", "replace")).rstrip("\n")
-            if truncated:
-                text = "[output truncated]\n" + text
-            return ShellResult(text, code)
+            return ShellResult(_ANSI.sub("", body.decode("utf-8", "replace")), code)
 
     def close(self) -> None:
         with self._lock:

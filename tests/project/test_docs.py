@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 import re
 import shlex
+import subprocess
+import sys
 import tomllib
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -146,3 +148,96 @@ def test_every_client_snippet_starts_safefs_mcp_as_it_accepts() -> None:
     # Claude Code (2 and the README's), Claude Desktop, Codex (2), Gemini CLI (2), MCP Inspector
     # (this page's and the README's).
     assert checked == 10
+
+
+# -- the tree, the commands and the make targets the docs name ---------------------------------
+
+ARCHITECTURE = REPO / "docs" / "architecture.md"
+
+
+def _first_table_names(path: Path) -> set[str]:
+    """Every backticked name in the first column of the first table of ``path``."""
+    rows = [line for line in path.read_text().splitlines() if line.startswith("| ")]
+    names: set[str] = set()
+    for row in rows:
+        names.update(re.findall(r"`([^`]+)`", row.split("|")[1]))
+    return names
+
+
+def _top_level_folders() -> set[str]:
+    try:
+        listed = subprocess.run(
+            ["git", "-C", str(REPO), "ls-files"], capture_output=True, text=True, check=True, timeout=60
+        ).stdout.splitlines()
+    except (OSError, subprocess.SubprocessError):
+        pytest.skip("not a git checkout: the tracked folders are unknown")
+    return {line.split("/")[0] for line in listed if "/" in line}
+
+
+def test_the_architecture_table_names_every_subpackage_and_top_level_folder() -> None:
+    named = _first_table_names(ARCHITECTURE)
+    subpackages = {
+        f"safefs/{p.parent.name}/" for p in (REPO / "safefs").glob("*/*.py") if p.parent.name != "__pycache__"
+    }
+    assert subpackages >= {"safefs/anthropic/", "safefs/mcp/"}, subpackages
+    assert subpackages <= named, sorted(subpackages - named)
+    folders = {f"{name}/" for name in _top_level_folders()}
+    assert {"safefs/", "agent/", "tests/"} <= folders
+    assert folders <= named, sorted(folders - named)
+    # build_ext.py lies at the top level, beside pyproject.toml, and the table says so.
+    assert (REPO / "build_ext.py").exists() and "build_ext.py" in named
+
+
+def readme_commands() -> list[list[str]]:
+    """Each command of the README's command table, up to its first argument."""
+    commands = []
+    for line in (REPO / "README.md").read_text().splitlines():
+        cell = re.match(r"\| `(safefs-[\w-]+[^`]*)` \|", line)
+        if cell:
+            words = []
+            for word in cell.group(1).split():
+                if not re.fullmatch(r"[a-z][\w-]*", word):
+                    break
+                words.append(word)
+            commands.append(words)
+    return commands
+
+
+@pytest.mark.parametrize("command", readme_commands(), ids=" ".join)
+def test_every_readme_command_starts(command: list[str]) -> None:
+    script = Path(sys.executable).with_name(command[0])
+    if not script.exists():
+        pytest.skip(f"{command[0]} is not installed beside {sys.executable}")
+    done = subprocess.run(
+        [str(script), *command[1:], "--help"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        stdin=subprocess.DEVNULL,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "usage" in done.stdout.lower(), done.stdout
+
+
+def test_the_readme_has_every_command_of_each_distribution() -> None:
+    named = {words[0] for words in readme_commands()}
+    declared: set[str] = set()
+    for project in ("", "agent", "safefs_bench"):
+        with open(REPO / project / "pyproject.toml", "rb") as f:
+            declared |= set(tomllib.load(f)["project"].get("scripts", {}))
+    assert named == declared
+
+
+def test_the_readme_says_what_each_make_target_is_for() -> None:
+    phony = re.search(r"^\.PHONY:(.*)$", (REPO / "Makefile").read_text(), re.M)
+    assert phony is not None
+    targets = set(phony.group(1).split())
+    described = set(re.findall(r"^\| `make ([\w-]+)` \|", (REPO / "README.md").read_text(), re.M))
+    assert targets == described, (sorted(targets - described), sorted(described - targets))
+
+
+def test_the_contributing_test_table_names_every_test_directory() -> None:
+    text = (REPO / "CONTRIBUTING.md").read_text()
+    described = set(re.findall(r"^\| `(tests/[\w]+)` \|", text, re.M))
+    present = {f"tests/{p.parent.name}" for p in (REPO / "tests").glob("*/__init__.py")}
+    assert present == described, (sorted(present - described), sorted(described - present))

@@ -89,7 +89,7 @@ for f in md.distribution("safefs").files or ():
         text = f.locate().read_text(encoding="utf-8", errors="replace")
         if re.search({NODE_PACKAGE_RUNNER.pattern!r}, text):
             found.append(str(f))
-print(json.dumps({"scanned": scanned, "found": found}))
+print(json.dumps({{"scanned": scanned, "found": found}}))
 """
 
 
