@@ -30,8 +30,6 @@ from safefs._entries import open_mode_flags
 from safefs._paths import (
     SPECIAL_NAMES,
     PathArg,
-    components,
-    join,
     relative_to_root,
     split_parent,
     to_bytes,
@@ -44,6 +42,7 @@ from safefs._resolve import (
     Resolver,
     ResolverName,
     SymlinkMode,
+    links,
     make_resolver,
 )
 from safefs._tree import DirEntry, canonical, remove_tree_fd, scan_fd, walk_fd
@@ -122,12 +121,14 @@ class Root:
 
     Whatever others do inside the root meanwhile (swap a directory for a symlink, plant links to
     the outside, rename), an operation reaches only inodes beneath the directory the fd holds, or
-    fails cleanly; a symlink that safefs creates or moves resolves beneath the root when it is
-    made; an atomic write never carries setuid/setgid bits onto the new inode. Not covered: a
-    hard link or a bind mount inside the root to something outside, a directory moved out of the
-    root by someone who can also write outside, symlinks inside a moved directory (only a moved
-    link itself is judged), and the root itself being moved (the directory the fd holds is
-    kept). From ``/proc`` only ``/proc/self/fd/N`` is used (to name an O_TMPFILE
+    fails cleanly; a symlink that safefs creates or moves (each one inside a moved directory
+    included) is judged as ``resolve(strict=False)`` follows it at that moment, on the tree as the
+    operation leaves it, and any error while judging refuses the operation
+    (:mod:`safefs._resolve.links`); an atomic write never carries setuid/setgid bits onto the new
+    inode. Not covered: a hard link or a bind mount inside the root to something outside, a
+    directory moved out of the root by someone who can also write outside, a later change that
+    alters what some other link means, and the root itself being moved (the directory the fd
+    holds is kept). From ``/proc`` only ``/proc/self/fd/N`` is used (to name an O_TMPFILE
     inode, to chmod through O_PATH); magic links met inside the root are refused. The full
     threat model: docs/threat-model.md.
 
@@ -324,89 +325,17 @@ class Root:
         """The canonical root-relative path of the directory a lookup handed back."""
         return found.dir_rel if found.physical else self._canonical(found.fd)
 
-    def _check_new_link(self, target: bytes, directory: bytes) -> None:
-        """A symlink with ``target``, placed in ``directory`` (canonical), must resolve beneath
-        the root right now as the kernel would resolve it from there (existing links followed,
-        ``..`` physical), and its spelling must not climb above the root either (which covers
-        the parts that do not exist yet). Otherwise it is a PathEscapeError."""
-        if target.startswith(b"/"):
-            raise PathEscapeError()
-        depth = len(components(directory))
-        for part in target.split(b"/"):
-            if part == b"..":
-                depth -= 1
-                if depth < 0:
-                    raise PathEscapeError()
-            elif part not in (b"", b"."):
-                depth += 1
-        self._resolver.check_beneath(self._fd, join(directory, target))
-
-    def _check_moved_link(self, sfd: int, sname: bytes, dest: Resolved) -> None:
-        """Moving or linking a symlink puts its target in a new directory: judged there."""
-        try:
-            target = _sys.readlinkat(sfd, sname)
-        except OSError:
-            return  # not a link (EINVAL), or missing: the call itself reports that
-        self._check_new_link(target, self._dir_of(dest))
-
-    def _check_moved_tree(self, sfd: int, sname: bytes, dest: Resolved) -> None:
-        """Moving a directory moves the relative symlinks inside it: a link whose target climbs
-        out of the moved tree (``l -> ../../X``) means something else from the new place, so it
-        is judged there, as a link safefs made there would be. Links that stay within the tree
-        move with what they point at and are not judged again. A link made by another program
-        while the move runs is not seen."""
-        try:
-            top = os.open(sname, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=sfd)
-        except OSError:
-            return  # not a directory (or gone): nothing inside moves, the rename reports the rest
-        new_top = components(self._dir_of(dest))
-        pending: list[tuple[int, list[bytes]]] = [(top, [])]
-        try:
-            while pending:
-                fd, inner = pending.pop()
-                try:
-                    with os.scandir(fd) as listing:
-                        entries = list(listing)
-                    for entry in entries:
-                        name = os.fsencode(entry.name)
-                        if entry.is_symlink():
-                            target = _sys.readlinkat(fd, name)
-                            self._check_link_moving_out(target, inner, new_top)
-                        elif entry.is_dir(follow_symlinks=False):
-                            child = os.open(
-                                name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=fd
-                            )
-                            pending.append((child, [*inner, name]))
-                finally:
-                    os.close(fd)
-        finally:
-            for fd, _inner in pending:
-                os.close(fd)
-
-    def _check_link_moving_out(self, target: bytes, inner: list[bytes], new_parent: list[bytes]) -> None:
-        """``target`` of a link in directory ``inner`` of a tree moving into ``new_parent``:
-        if it climbs out of the tree, the rest of it must lead beneath the root from there."""
-        if target.startswith(b"/"):
-            raise PathEscapeError()  # safefs makes no absolute link, and moves none
-        parts = [p for p in target.split(b"/") if p not in (b"", b".")]
-        place = list(inner)
-        for i, part in enumerate(parts):
-            if part != b"..":
-                place.append(part)
-                continue
-            if place:
-                place.pop()
-                continue
-            # The link leaves the moved tree here: ``..`` of its top is the new parent.
-            rest = parts[i + 1 :]
-            ups = 0
-            while ups < len(rest) and rest[ups] == b"..":
-                ups += 1
-            if ups > len(new_parent):
-                raise PathEscapeError()
-            base = new_parent[: len(new_parent) - ups]
-            self._check_new_link(b"/".join(rest[ups:]) or b".", b"/".join(base) or b".")
-            return
+    def _judge_move(self, source: Resolved, dest: Resolved, *, keeps_source: bool) -> None:
+        """The link guarantee for a rename or a hard link (see safefs._resolve.links)."""
+        links.judge_move(
+            self._fd,
+            source.fd,
+            source.name,
+            lambda: self._dir_of(source),
+            lambda: self._dir_of(dest),
+            dest.name,
+            keeps_source=keeps_source,
+        )
 
     # -- reading ---------------------------------------------------------------------------------
 
@@ -806,15 +735,14 @@ class Root:
     @_operation
     def rename(self, src: PathArg, dst: PathArg, *, replace: bool = True) -> None:
         """Rename ``src`` to ``dst`` (links are moved, not followed). ``replace=False`` is an
-        atomic no-clobber rename: FileExistsError if ``dst`` exists. A symlink moved to another
-        directory must still resolve beneath the root from there, and so must every relative
-        link inside a moved directory whose target climbs out of it."""
+        atomic no-clobber rename: FileExistsError if ``dst`` exists. A moved symlink, and every
+        symlink inside a moved directory, must lead beneath the root from the new place (see the
+        class docstring: judged on the tree as the rename leaves it, failing closed)."""
         srel, drel = self._rel(src), self._rel(dst)
         with reporting(src, dst), self._lookup(srel, follow=False) as source:
             with self._lookup(drel, follow=False) as dest:
                 _entries.check_rename(source.fd, source.name, source.trailing, dest.name, dest.trailing)
-                self._check_moved_link(source.fd, source.name, dest)
-                self._check_moved_tree(source.fd, source.name, dest)
+                self._judge_move(source, dest, keeps_source=False)
                 _entries.rename(source.fd, source.name, dest.fd, dest.name, replace)
 
     def replace(self, src: PathArg, dst: PathArg) -> None:
@@ -834,19 +762,20 @@ class Root:
                 self._judge_dir(srel)  # ENOENT, ENOTDIR, ELOOP or an escape
             with self._lookup(drel, follow=False) as dest:
                 _entries.check_link(source.fd, source.name, src_is_dir, dest.fd, dest.name, dest.trailing)
-                self._check_moved_link(source.fd, source.name, dest)
+                self._judge_move(source, dest, keeps_source=True)
                 _entries.link(source.fd, source.name, dest.fd, dest.name)
 
     @_operation
     def symlink(self, target: PathArg, path: PathArg) -> None:
         """Create symlink ``path`` -> ``target``. Refused (PathEscapeError) unless the target,
-        read from the link's own directory as the kernel would follow it, stays beneath the
-        root: absolute targets, and ``..`` that climbs out physically or by its spelling."""
+        resolved from the link's own directory as ``resolve(strict=False)`` would follow it,
+        stays beneath the root (an absolute target never does); an error while judging it (a
+        loop, a directory that cannot be searched) refuses it too."""
         raw_target = to_bytes(target)
         rel = self._rel(path)
         with reporting(path, target), self._lookup(rel, follow=False) as found:
             if raw_target and found.name not in SPECIAL_NAMES and not found.trailing:
-                self._check_new_link(raw_target, self._dir_of(found))
+                links.judge(self._fd, self._dir_of(found), raw_target)
             _entries.symlink(raw_target, found.fd, found.name, found.trailing)
 
 

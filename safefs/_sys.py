@@ -217,3 +217,10 @@ def close_all(fds: list[int]) -> None:
     else:
         for fd in fds:
             os.close(fd)
+
+
+def list_dir(fd: int) -> list[tuple[bytes, bool, bool]]:
+    """The entries of the directory ``fd`` holds, listed at once: (name, is a directory, is a
+    symlink), neither answer following a link. ``fd`` stays open; scandir reads a copy of it."""
+    with os.scandir(fd) as it:
+        return [(os.fsencode(e.name), e.is_dir(follow_symlinks=False), e.is_symlink()) for e in it]

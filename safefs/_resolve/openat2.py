@@ -121,10 +121,6 @@ class Openat2Resolver:
         out."""
         return self._walk.canonical(root_fd, rel, strict=strict)
 
-    def check_beneath(self, root_fd: int, rel: bytes) -> None:
-        """See :meth:`Resolver.check_beneath` (by the walk: it must follow what it judges)."""
-        self._walk.check_beneath(root_fd, rel)
-
     def lookup(
         self, root_fd: int, rel: bytes, *, follow: bool, parents: bool = False, lstat: bool = False
     ) -> Resolved:
