@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: demo test bench lint clean official-mcp system-packages
+.PHONY: demo test test-long bench lint clean official-mcp system-packages
 
 $(STAMP): pyproject.toml setup.py build_ext.py safefs/fastpath.c safefs/fastread.c safefs/sandbox/launcher.c agent/pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -34,6 +34,10 @@ system-packages:
 
 test: lint official-mcp system-packages
 	$(PY) -m pytest --benchmark-disable
+
+# The link invariant (tests/safefs/test_link_invariant.py) with 45 times the calls make test runs.
+test-long: $(STAMP)
+	SAFEFS_LINK_EXAMPLES=300 SAFEFS_LINK_STEPS=40 $(PY) -m pytest tests/safefs/test_link_invariant.py --benchmark-disable
 
 # Fails when a criterion of benchmarks/criteria.py is missed (the ratios of the run just saved).
 bench: $(STAMP)
