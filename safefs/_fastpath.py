@@ -40,11 +40,31 @@ AVAILABLE: Final[bool] = _native is not None and hasattr(_native.lib, "safefs_re
 ffi: Any = _native.ffi if AVAILABLE else None
 lib: Any = _native.lib if AVAILABLE else None
 
+
+def is_magic_link(dirfd: int, target: bytes) -> bool:
+    """Whether the link ``target`` read from ``dirfd`` is a magic link (see safefs_magic_link in
+    safefs/fastpath.c: on procfs, and absolute or an anonymous inode's name). Without the
+    extension no link is taken for one."""
+    if not AVAILABLE:
+        return False
+    r: int = lib.safefs_magic_link(dirfd, target, len(target))
+    if r < 0:
+        raise error(-r)
+    return r == 1
+
+
 # A file smaller than this is read into a per-thread buffer and copied out once; a larger one
 # into a bytes object of its size, allocated once.
 SCRATCH_SIZE: Final = 64 * 1024
-# The kernel's MAX_EAGAIN retries are done in C; reported with the same words as in Python.
-_EAGAIN_MESSAGE = "path resolution raced with concurrent renames 128 times"
+# The limits both walks keep, declared once, in safefs/fastpath.c (Linux's own numbers, which
+# are the values here only where the extension is not built).
+MAX_SYMLINKS: Final[int] = lib.SAFEFS_MAX_SYMLINKS if AVAILABLE else 40
+"""Links followed per operation at most (the kernel's MAXSYMLINKS)."""
+PATH_MAX: Final[int] = lib.SAFEFS_PATH_MAX if AVAILABLE else 4096
+"""A path of this many bytes or more is refused whole (the kernel's PATH_MAX)."""
+MAX_EAGAIN: Final[int] = lib.SAFEFS_MAX_EAGAIN if AVAILABLE else 128
+"""openat2's EAGAIN (a rename raced a ``..`` step) is retried this many times."""
+EAGAIN_MESSAGE: Final = f"path resolution raced with concurrent renames {MAX_EAGAIN} times"
 _SYMLINK_CODES: Final = {"beneath": 0, "none": 1, "in_root": 2}
 _local = threading.local()
 # Not zeroed: the buffer is written before it is read.
@@ -82,7 +102,7 @@ def failure(code: int) -> OSError:
     if code == lib.SAFEFS_EPOLICY:
         return error(errno.EINVAL, "open flags that did not come from the flag policy")
     if code == -errno.EAGAIN:
-        return error(errno.EAGAIN, _EAGAIN_MESSAGE)
+        return error(errno.EAGAIN, EAGAIN_MESSAGE)
     return error(-code)
 
 

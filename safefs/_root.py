@@ -239,6 +239,11 @@ class Root:
         if not getattr(self, "_closed", True):
             self.close()
 
+    def __reduce_ex__(self, protocol: object) -> Any:
+        # One owner per fd: a copy would close the fd its original still uses (copy, deepcopy
+        # and pickle all ask this first), as socket and FileIO refuse to be copied.
+        raise TypeError(f"cannot copy or pickle {type(self).__name__!r} object: it owns a directory fd")
+
     def __repr__(self) -> str:
         state = "closed" if self.closed else f"resolver={self.resolver!r}"
         return f"<safefs.Root {self.path!r} {state} symlinks={self.symlinks!r}>"
@@ -428,6 +433,8 @@ class Root:
         all (a NUL byte, a wrong type) raises, as for ``read_head``."""
         if size < 0:
             raise ValueError(f"size must not be negative, got {size}")
+        if isinstance(paths, str | bytes | os.PathLike):  # iterating one would read one file per character
+            raise TypeError(f"read_heads takes an iterable of paths, not one path ({type(paths).__name__})")
         names = list(paths)
         users = self._users
         users.append(None)

@@ -25,7 +25,7 @@ from safefs.errors import PathEscapeError, error
 
 # The kernel returns EAGAIN when a rename or mount raced with a ".." step; libpathrs and
 # filepath-securejoin retry about this many times before giving up.
-MAX_EAGAIN_RETRIES = 128
+MAX_EAGAIN_RETRIES = _fastpath.MAX_EAGAIN
 # A read never blocks on a FIFO: the caller's fstat refuses anything but a regular file.
 READ_FLAGS = os.O_RDONLY | _sys.O_NONBLOCK
 
@@ -91,9 +91,7 @@ class Openat2Resolver:
         if fd == -errno.EXDEV:
             raise PathEscapeError()
         if fd == -errno.EAGAIN:
-            raise error(
-                errno.EAGAIN, f"path resolution raced with concurrent renames {MAX_EAGAIN_RETRIES} times"
-            )
+            raise error(errno.EAGAIN, _fastpath.EAGAIN_MESSAGE)
         raise error(-fd)
 
     def open(self, root_fd: int, rel: bytes, flags: int, mode: int = 0o666, *, follow: bool) -> int:

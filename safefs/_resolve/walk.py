@@ -41,12 +41,12 @@ from safefs._resolve.reading import read_head_opened, read_heads_each, read_open
 from safefs._resolve.resolved import DirectoryPath, Resolved
 from safefs.errors import PathEscapeError, error
 
-MAX_SYMLINKS: Final = 40  # safefs/fastpath.c has the same number: SAFEFS_MAX_SYMLINKS
+MAX_SYMLINKS: Final = _fastpath.MAX_SYMLINKS
 # read_bytes: a FIFO must not hang the open; fstat then refuses anything not regular.
 _READ_FLAGS: Final = os.O_RDONLY | _sys.O_NONBLOCK
 # The kernel refuses a path of PATH_MAX bytes or more before looking at it; the walk, which
 # takes one name at a time, would not notice on its own.
-PATH_MAX: Final = 4096
+PATH_MAX: Final = _fastpath.PATH_MAX
 
 _T = TypeVar("_T")
 # The per-operation final step: (the walk, the directory fd it holds, the final name, whether the
@@ -138,6 +138,8 @@ class _Walk:
         self.links += 1
         if self.mode == "none" or self.links > MAX_SYMLINKS:
             raise error(errno.ELOOP)
+        if _fastpath.is_magic_link(dirfd, target):
+            raise error(errno.ELOOP)  # never followed, as openat2's RESOLVE_NO_MAGICLINKS
         if target.startswith(b"/"):
             if self.mode != "in_root":
                 raise PathEscapeError()

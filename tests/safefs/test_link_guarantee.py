@@ -9,13 +9,13 @@ import errno
 import os
 import resource
 from collections import Counter
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 
 import pytest
 
 import safefs
 from tests.capabilities import without_dac_bypass
+from tests.fds import fds_left
 from tests.safefs.conftest import Flavour, Workspace, tree_snapshot
 
 
@@ -89,28 +89,6 @@ def test_a_dangling_link_is_judged_as_the_directories_it_names_would_make_it(
     root.symlink("x/../u/d", "d/fine")  # the same way, inside
     root.mkdir("d/x")
     assert os.path.realpath(workspace.root_path / "d/fine") == str(workspace.root_path / "d")
-
-
-@contextmanager
-def fds_left(n: int) -> Iterator[None]:
-    """Inside the block the process can open only ``n`` more fds (the soft limit lowered, every
-    other number below it taken)."""
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    resource.setrlimit(resource.RLIMIT_NOFILE, (256, hard))
-    taken: list[int] = []
-    try:
-        try:
-            while True:
-                taken.append(os.open(os.devnull, os.O_RDONLY | os.O_CLOEXEC))
-        except OSError as exc:
-            assert exc.errno == errno.EMFILE
-        for _ in range(min(n, len(taken))):
-            os.close(taken.pop())
-        yield
-    finally:
-        for fd in taken:
-            os.close(fd)
-        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
 
 
 def test_running_out_of_fds_while_judging_refuses_the_move(

@@ -54,7 +54,9 @@ _dirs = st.sampled_from(["a", "b", "c", "a/a", "a/b", "b/a", "a/a/c", "c/b"])
 _planted = st.tuples(
     _dirs, st.sampled_from(["up", "l"]), st.sampled_from(["..", ".", "../..", "a", "../a/b"])
 )
-trees = st.tuples(st.lists(_dirs, max_size=6), st.lists(_dirs, max_size=3), st.lists(_planted, min_size=1, max_size=4))
+trees = st.tuples(
+    st.lists(_dirs, max_size=6), st.lists(_dirs, max_size=3), st.lists(_planted, min_size=1, max_size=4)
+)
 
 
 def _links(top: Path) -> dict[str, tuple[int, str]]:
