@@ -45,6 +45,7 @@ from safefs._resolve import (
     links,
     make_resolver,
 )
+from safefs._resolve.metadata import set_times
 from safefs._tree import DirEntry, canonical, remove_tree_fd, scan_fd, walk_fd
 from safefs.errors import NotRegularFileError, PathEscapeError, error, reporting, with_filename
 
@@ -353,13 +354,17 @@ class Root:
         encoding: str | None = None,
         errors: str | None = None,
         newline: str | None = None,
+        perm: int = 0o666,
     ) -> IO[Any]:
         """Open a regular file beneath the root; returns an ordinary file object (``mode`` as
-        for ``open()``: ``r w a x``, ``b``/``t``, ``+``; text defaults to UTF-8)."""
+        for ``open()``: ``r w a x``, ``b``/``t``, ``+``; text defaults to UTF-8). A file it
+        creates is born with ``perm`` less the umask (Go's ``OpenFile`` perm). ``"w"`` truncates
+        the file in place, as ``open()`` does: only ``write_bytes`` and ``write_text`` are
+        atomic."""
         flags = open_mode_flags(mode)
         rel = self._rel(path)
         with reporting(path):
-            fd, st = self._open_regular(rel, flags)
+            fd, st = self._open_regular(rel, flags, perm)
         try:
             os.set_blocking(fd, True)
             raw = io.FileIO(fd, _raw_mode(mode), closefd=True)
@@ -471,12 +476,15 @@ class Root:
         *,
         parents: bool = False,
         durable: bool = False,
+        mode: int = 0o666,
     ) -> int:
         """Atomically replace (or create) the file; returns the number of bytes written.
 
         A final symlink that resolves beneath the root is written through: its target is
         replaced. ``parents`` creates missing directories; ``durable`` fsyncs file and directory.
-        The replaced file's mode bits are kept, except setuid and setgid, which are dropped.
+        The replaced file's mode bits are kept, except setuid and setgid, which are dropped; a
+        new file is born with ``mode`` less the umask (Go's ``WriteFile`` perm: ``0o600`` makes
+        a secret file that was never readable by others, not even for a moment).
         """
         size = len(data) if type(data) is bytes else memoryview(data).nbytes  # TypeError first
         users = self._users  # @_operation, inlined as in read_bytes
@@ -487,11 +495,11 @@ class Root:
             rel = self._rel(path)
             try:  # not ``with reporting(...)``: this is a hot path
                 flat = None if parents else native_buffer(data)
-                if flat is not None and self._write_small(rel, flat, durable):
+                if flat is not None and self._write_small(rel, flat, durable, mode):
                     return size
                 found = self._lookup_file(rel, parents=parents)
                 try:
-                    write_atomic(found.fd, found.name, data, _kept_mode(found.st), durable)
+                    write_atomic(found.fd, found.name, data, _kept_mode(found.st), durable, mode)
                 finally:
                     found.release()
             except OSError as exc:
@@ -502,17 +510,17 @@ class Root:
             if self._closed:
                 self._close_if_idle()
 
-    def _write_small(self, rel: bytes, flat: bytes | memoryview, durable: bool) -> bool:
+    def _write_small(self, rel: bytes, flat: bytes | memoryview, durable: bool, mode: int) -> bool:
         """write_bytes in one native call that looks at the name and writes (see
         _atomic.write_keeping_mode). False, having written nothing, when the full lookup must
         handle it: the name is a symlink (to follow), or ``name/``, ``.`` or ``..`` (to refuse)."""
         if b"/" not in rel and rel not in SPECIAL_NAMES:
             # A name in the root itself: every resolver would hand back the root's own fd.
-            return write_keeping_mode(self._fd, rel, flat, durable)
+            return write_keeping_mode(self._fd, rel, flat, durable, mode)
         with self._lookup(rel, follow=False) as found:
             if found.trailing or found.name in SPECIAL_NAMES:
                 return False
-            return write_keeping_mode(found.fd, found.name, flat, durable)
+            return write_keeping_mode(found.fd, found.name, flat, durable, mode)
 
     def write_text(
         self,
@@ -523,17 +531,20 @@ class Root:
         *,
         parents: bool = False,
         durable: bool = False,
+        mode: int = 0o666,
     ) -> int:
         """write_bytes of the encoded text; returns the number of characters written."""
         if not isinstance(data, str):
             raise TypeError(f"data must be str, not {type(data).__name__}")
-        self.write_bytes(path, data.encode(encoding, errors), parents=parents, durable=durable)
+        encoded = data.encode(encoding, errors)
+        self.write_bytes(path, encoded, parents=parents, durable=durable, mode=mode)
         return len(data)
 
     @_operation
-    def touch(self, path: PathArg, *, exist_ok: bool = True) -> None:
-        """Create an empty file, or set an existing file's times to now without opening it
-        (``pathlib.Path.touch``); with ``exist_ok=False`` an existing file is FileExistsError."""
+    def touch(self, path: PathArg, mode: int = 0o666, exist_ok: bool = True) -> None:
+        """Create an empty file with ``mode`` (less the umask), or set an existing file's times
+        to now without opening it (``pathlib.Path.touch``, its mode left alone); with
+        ``exist_ok=False`` an existing file is FileExistsError."""
         flags = os.O_WRONLY | os.O_CREAT | (0 if exist_ok else os.O_EXCL)
         rel = self._rel(path)
         with reporting(path):
@@ -543,7 +554,7 @@ class Root:
                         _kept_mode(found.st)  # a directory or a FIFO is refused, as before
                         _entries.touch(found.fd, found.name)
                         return
-            os.close(self._open_regular(rel, flags)[0])
+            os.close(self._open_regular(rel, flags, mode)[0])
 
     # -- directories -----------------------------------------------------------------------------
 
@@ -606,6 +617,28 @@ class Root:
             if not stat_mod.S_ISDIR(st.st_mode):
                 raise error(errno.ENOTDIR)
             remove_tree_fd(found.fd, found.name, st)
+
+    @_operation
+    def remove_all(self, path: PathArg) -> None:
+        """Remove ``path`` and everything in it, as Go's ``RemoveAll``: a directory tree through
+        fds (as ``rmtree``), a file or a symlink (the link itself), or nothing at all for a path
+        that does not exist (a missing parent included). ``.``, ``..`` and the root are
+        refused (EINVAL)."""
+        rel = self._rel(path)
+        with reporting(path):
+            try:
+                found = self._lookup(rel, follow=False, lstat=True)
+            except FileNotFoundError:
+                return
+            with found:
+                if found.name in SPECIAL_NAMES:
+                    raise error(errno.EINVAL, "cannot remove the root or a '.'/'..' path")
+                if found.st is None:
+                    return
+                if stat_mod.S_ISDIR(found.st.st_mode):
+                    remove_tree_fd(found.fd, found.name, found.st)
+                else:
+                    _entries.unlink(found.fd, found.name, found.trailing)
 
     @_operation
     def opendir(self, path: PathArg) -> Root:
@@ -678,6 +711,26 @@ class Root:
         rel = self._rel(path)
         with reporting(path):
             self._resolver.chmod(self._fd, rel, mode, follow=follow_symlinks)
+
+    @_operation
+    def utime(
+        self,
+        path: PathArg,
+        times: tuple[float, float] | None = None,
+        *,
+        ns: tuple[int, int] | None = None,
+        follow_symlinks: bool = True,
+    ) -> None:
+        """Set the access and modification times (``os.utime``: ``times`` in seconds or ``ns``
+        in nanoseconds; neither: now), never opening the node. ``follow_symlinks=False`` sets
+        a final symlink's own times (Go's ``Chtimes``, cap-std's ``set_times``)."""
+        if times is not None and ns is not None:
+            raise ValueError("utime: you may specify either 'times' or 'ns' but not both")
+        if times is not None:
+            ns = (int(times[0] * 1e9), int(times[1] * 1e9))
+        rel = self._rel(path)
+        with reporting(path):
+            set_times(self._resolver, self._fd, rel, ns, follow_symlinks)
 
     @_operation
     def readlink(self, path: PathArg) -> Any:

@@ -1143,3 +1143,28 @@ def test_open_w_truncates_in_place_and_the_readme_says_so(open_root: OpenRoot, w
     readme = (Path(__file__).parents[2] / "README.md").read_text()
     assert "Writes are atomic" not in readme
     assert '`open(path, "w")` truncates in place' in readme
+
+
+# -- modes of new files ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("size", [10, 1 << 20], ids=["native-write", "large-write"])
+@pytest.mark.parametrize("parents", [False, True], ids=["", "parents"])
+def test_a_new_file_is_born_with_the_mode_asked(
+    open_root: OpenRoot, workspace: Workspace, size: int, parents: bool
+) -> None:
+    root = open_root(["d/", "d/kept"])
+    os.chmod(workspace.root_path / "d" / "kept", 0o604)
+    old = os.umask(0o022)
+    try:
+        root.write_bytes("d/secret", b"s" * size, mode=0o600, parents=parents)
+        root.write_bytes("d/kept", b"k" * size, mode=0o600, parents=parents)  # exists: kept
+        root.write_text("d/text", "t", mode=0o640, parents=parents)
+        root.touch("d/touched", 0o666)
+    finally:
+        os.umask(old)
+    modes = {
+        n: stat.S_IMODE(os.stat(workspace.root_path / "d" / n).st_mode)
+        for n in os.listdir(workspace.root_path / "d")
+    }
+    assert modes == {"secret": 0o600, "kept": 0o604, "text": 0o640, "touched": 0o644}
