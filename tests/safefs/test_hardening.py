@@ -32,7 +32,7 @@ from tests.safefs.conftest import Flavour, Workspace, build_tree
     "options", [{"encoding": "no-such-codec"}, {"newline": "bogus"}], ids=["encoding", "newline"]
 )
 def test_bad_text_options_close_the_fd_once(
-    options: dict[str, str], flavour: Flavour, open_root: Callable[..., safefs.Root]
+    options: dict[str, Any], flavour: Flavour, open_root: Callable[..., safefs.Root]
 ) -> None:
     root = open_root(["f"])
     before = open_fds()
