@@ -13,28 +13,21 @@ every caller takes the Python code it always had.
 from __future__ import annotations
 
 import errno
-import importlib
 import os
+import stat
 import threading
 from collections.abc import Callable
 from typing import Any, Final
 
 from safefs import _sys
+from safefs._extension import native, native_read
 from safefs.errors import NotRegularFileError, PathEscapeError, error
 
-_native: Any
-try:
-    _native = importlib.import_module("safefs._native")
-except ImportError:
-    _native = None
+_native: Any = native
 # The same C read (safefs/fastpath.c's safefs_read_file) as a plain CPython function: no cffi
 # argument conversion and no buffer to cut the bytes from (safefs/fastread.c). Optional
 # like _native; without it reader() calls safefs_read_file through cffi.
-_native_read: Any
-try:
-    _native_read = importlib.import_module("safefs._native_read")
-except ImportError:
-    _native_read = None
+_native_read: Any = native_read
 
 AVAILABLE: Final[bool] = _native is not None and hasattr(_native.lib, "safefs_read_file")
 ffi: Any = _native.ffi if AVAILABLE else None
@@ -69,6 +62,32 @@ _SYMLINK_CODES: Final = {"beneath": 0, "none": 1, "in_root": 2}
 _local = threading.local()
 # Not zeroed: the buffer is written before it is read.
 _new_raw: Any = ffi.new_allocator(should_clear_after_alloc=False) if AVAILABLE else None
+
+
+def require_regular(st: os.stat_result) -> None:
+    """What every read and write of a file refuses, in one place: a directory is EISDIR,
+    anything else but a regular file (a FIFO, a socket, a device) NotRegularFileError."""
+    if not stat.S_ISREG(st.st_mode):
+        raise error(errno.EISDIR) if stat.S_ISDIR(st.st_mode) else NotRegularFileError()
+
+
+def readers(
+    params: Any,
+    flags: int,
+    read_bytes: Callable[[int, bytes], bytes],
+    read_head: Callable[[int, bytes, int], bytes],
+    read_heads: Callable[[int, list[bytes], int], list[bytes | OSError]],
+) -> tuple[
+    Callable[[int, bytes], bytes],
+    Callable[[int, bytes, int], bytes],
+    Callable[[int, list[bytes], int], list[bytes | OSError]],
+]:
+    """A resolver's read_bytes, read_head and read_heads: the native ones for ``params``
+    (opening with ``flags``) where the extension is built (``params`` not None), else the
+    Python ones given. The one place that decides which reads a resolver uses."""
+    if params is None:
+        return read_bytes, read_head, read_heads
+    return reader(params, flags), head_reader(params, flags), heads_reader(params, flags)
 
 
 def openat2_params(resolve: int, name_resolve: int = 0) -> Any:

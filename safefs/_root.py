@@ -27,6 +27,7 @@ from typing import IO, Any, Concatenate, ParamSpec, TypeVar
 from safefs import _entries, _sys
 from safefs._atomic import native_buffer, write_atomic, write_keeping_mode
 from safefs._entries import open_mode_flags
+from safefs._fastpath import require_regular
 from safefs._paths import (
     SPECIAL_NAMES,
     PathArg,
@@ -47,7 +48,7 @@ from safefs._resolve import (
 )
 from safefs._resolve.metadata import set_times
 from safefs._tree import DirEntry, canonical, remove_tree_fd, scan_fd, walk_fd
-from safefs.errors import NotRegularFileError, PathEscapeError, error, reporting, with_filename
+from safefs.errors import PathEscapeError, error, reporting, with_filename
 
 _FS_ENCODING = sys.getfilesystemencoding()
 _FS_ERRORS = sys.getfilesystemencodeerrors()
@@ -66,21 +67,11 @@ def _operation(method: Callable[Concatenate[Root, _P], _R]) -> Callable[Concaten
 
     @functools.wraps(method)
     def run(self: Root, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
-        # No lock on this path (it wraps every call): deque.append and deque.pop are atomic under
-        # the GIL, and the order makes it safe. An operation registers, then checks _closed;
-        # close() sets _closed, then checks for operations in flight. So either close() sees
-        # this one and leaves the fd to the last operation out, or this one sees _closed.
-        # Who closes the fd is settled under the lock, in the rare closing path only.
-        users = self._users
-        users.append(None)
+        self._enter()
         try:
-            if self._closed:
-                raise ValueError("operation on a closed Root")
             return method(self, *args, **kwargs)
         finally:
-            users.pop()
-            if self._closed:
-                self._close_if_idle()
+            self._leave()
 
     return run
 
@@ -230,6 +221,25 @@ class Root:
             fd, self._fd = self._fd, -1
         os.close(fd)
 
+    # The one lifecycle guard (Go's incref/decref): every method that uses the fd enters before
+    # and leaves after. No lock on this path: deque.append and deque.pop are atomic under the
+    # GIL, and the order makes it safe. An operation registers, then checks _closed; close() sets
+    # _closed, then checks for operations in flight. So either close() sees this one and leaves
+    # the fd to the last operation out, or this one sees _closed. Who closes the fd is settled
+    # under the lock, in the rare closing path only. (@_operation wraps a method in it; the hot
+    # paths call it directly, without the wrapper's generic call.)
+
+    def _enter(self) -> None:
+        self._users.append(None)
+        if self._closed:
+            self._leave()
+            raise ValueError("operation on a closed Root")
+
+    def _leave(self) -> None:
+        self._users.pop()
+        if self._closed:
+            self._close_if_idle()
+
     def __enter__(self) -> Root:
         return self
 
@@ -315,10 +325,7 @@ class Root:
         fd = self._resolver.open(self._fd, rel, flags | _sys.O_NONBLOCK, mode, follow=True)
         try:
             st = os.fstat(fd)
-            if not stat_mod.S_ISREG(st.st_mode):
-                if stat_mod.S_ISDIR(st.st_mode):
-                    raise error(errno.EISDIR)
-                raise NotRegularFileError()
+            require_regular(st)
         except BaseException:
             os.close(fd)
             raise
@@ -381,29 +388,15 @@ class Root:
 
     def read_bytes(self, path: PathArg) -> bytes:
         """The whole content of a regular file (``pathlib.Path.read_bytes``)."""
-        # What @_operation does, inlined: on this, the hottest path, its generic call through
-        # *args costs as much as the Python around the one native call that reads the file.
-        users = self._users
-        users.append(None)
+        self._enter()  # the guard without @_operation's generic call: this is the hottest path
         try:
-            if self._closed:
-                raise ValueError("operation on a closed Root")
-            # _rel's common case inlined (a relative str path without NUL, not too long); any
-            # other path goes through _rel itself.
-            if type(path) is str:
-                rel = path.encode(_FS_ENCODING, _FS_ERRORS)
-                if not rel or rel[0] == 0x2F or 0 in rel or len(rel) >= PATH_MAX:
-                    rel = self._rel(path)
-            else:
-                rel = self._rel(path)
-            try:  # not ``with reporting(...)``: this is the hottest path
+            rel = self._rel(path)
+            try:  # not ``with reporting(...)``, for the same reason
                 return self._resolver.read_bytes(self._fd, rel)
             except OSError as exc:
                 raise with_filename(exc, path) from None
         finally:
-            users.pop()
-            if self._closed:
-                self._close_if_idle()
+            self._leave()
 
     def read_head(self, path: PathArg, size: int) -> bytes:
         """The first ``size`` bytes of a regular file, or all of it when it is shorter: a bounded
@@ -413,20 +406,15 @@ class Root:
         anything else that is not a regular file)."""
         if size < 0:
             raise ValueError(f"size must not be negative, got {size}")
-        users = self._users  # @_operation and reporting(), inlined as in read_bytes: a hot path
-        users.append(None)
+        self._enter()  # as in read_bytes: a hot path
         try:
-            if self._closed:
-                raise ValueError("operation on a closed Root")
             rel = self._rel(path)
             try:
                 return self._resolver.read_head(self._fd, rel, size)
             except OSError as exc:
                 raise with_filename(exc, path) from None
         finally:
-            users.pop()
-            if self._closed:
-                self._close_if_idle()
+            self._leave()
 
     def read_heads(self, paths: Iterable[PathArg], size: int) -> list[bytes | OSError]:
         """``read_head(path, size)`` of each of ``paths``, in order: for each, its bytes, or the
@@ -441,11 +429,8 @@ class Root:
         if isinstance(paths, str | bytes | os.PathLike):  # iterating one would read one file per character
             raise TypeError(f"read_heads takes an iterable of paths, not one path ({type(paths).__name__})")
         names = list(paths)
-        users = self._users
-        users.append(None)
+        self._enter()
         try:
-            if self._closed:
-                raise ValueError("operation on a closed Root")
             results: list[bytes | OSError] = [b""] * len(names)
             rels: list[bytes] = []
             where: list[int] = []
@@ -459,9 +444,7 @@ class Root:
                 results[i] = with_filename(got, names[i]) if isinstance(got, OSError) else got
             return results
         finally:
-            users.pop()
-            if self._closed:
-                self._close_if_idle()
+            self._leave()
 
     def read_text(self, path: PathArg, encoding: str = "utf-8", errors: str = "strict") -> str:
         """The content of a regular file, decoded (``pathlib.Path.read_text``)."""
@@ -487,11 +470,8 @@ class Root:
         a secret file that was never readable by others, not even for a moment).
         """
         size = len(data) if type(data) is bytes else memoryview(data).nbytes  # TypeError first
-        users = self._users  # @_operation, inlined as in read_bytes
-        users.append(None)
+        self._enter()  # as in read_bytes: a hot path
         try:
-            if self._closed:
-                raise ValueError("operation on a closed Root")
             rel = self._rel(path)
             try:  # not ``with reporting(...)``: this is a hot path
                 flat = None if parents else native_buffer(data)
@@ -506,9 +486,7 @@ class Root:
                 raise with_filename(exc, path) from None
             return size
         finally:
-            users.pop()
-            if self._closed:
-                self._close_if_idle()
+            self._leave()
 
     def _write_small(self, rel: bytes, flat: bytes | memoryview, durable: bool, mode: int) -> bool:
         """write_bytes in one native call that looks at the name and writes (see
@@ -552,7 +530,7 @@ class Root:
                 with self._lookup_file(rel) as found:
                     if found.st is not None:
                         _kept_mode(found.st)  # a directory or a FIFO is refused, as before
-                        _entries.touch(found.fd, found.name)
+                        _entries.touch_unchecked(found.fd, found.name)
                         return
             os.close(self._open_regular(rel, flags, mode)[0])
 
@@ -567,7 +545,7 @@ class Root:
         rel = self._rel(path)
         with reporting(path), self._lookup(rel, follow=False, parents=parents) as found:
             try:
-                _entries.mkdir(found.fd, found.name, mode)
+                _entries.mkdir_unchecked(found.fd, found.name, mode)
             except FileExistsError:
                 if not exist_ok or not self._is_dir_or_escape(rel):
                     raise
@@ -638,7 +616,7 @@ class Root:
                 if stat_mod.S_ISDIR(found.st.st_mode):
                     remove_tree_fd(found.fd, found.name, found.st)
                 else:
-                    _entries.unlink(found.fd, found.name, found.trailing)
+                    _entries.unlink_unchecked(found.fd, found.name, found.trailing)
 
     @_operation
     def opendir(self, path: PathArg) -> Root:
@@ -742,7 +720,7 @@ class Root:
                 self._judge_dir(rel)
                 raise error(errno.EINVAL)
             with self._lookup(rel, follow=False) as found:
-                return _like(path, _entries.readlink(found.fd, found.name))
+                return _like(path, _entries.readlink_unchecked(found.fd, found.name))
 
     @_operation
     def resolve(self, path: PathArg = ".", *, strict: bool = False) -> Any:
@@ -781,7 +759,7 @@ class Root:
         """Remove a file or symlink (the link itself, never its target)."""
         rel = self._rel(path)
         with reporting(path), self._lookup(rel, follow=False) as found:
-            _entries.unlink(found.fd, found.name, found.trailing)
+            _entries.unlink_unchecked(found.fd, found.name, found.trailing)
 
     unlink = remove
 
@@ -790,7 +768,7 @@ class Root:
         """Remove an empty directory."""
         rel = self._rel(path)
         with reporting(path), self._lookup(rel, follow=False) as found:
-            _entries.rmdir(found.fd, found.name)
+            _entries.rmdir_unchecked(found.fd, found.name)
 
     @_operation
     def rename(self, src: PathArg, dst: PathArg, *, replace: bool = True) -> None:
@@ -803,7 +781,7 @@ class Root:
             with self._lookup(drel, follow=False) as dest:
                 _entries.check_rename(source.fd, source.name, source.trailing, dest.name, dest.trailing)
                 self._judge_move(source, dest, keeps_source=False)
-                _entries.rename(source.fd, source.name, dest.fd, dest.name, replace)
+                _entries.rename_unchecked(source.fd, source.name, dest.fd, dest.name, replace)
 
     def replace(self, src: PathArg, dst: PathArg) -> None:
         """``rename(src, dst)``, replacing ``dst`` (``pathlib.Path.replace``)."""
@@ -823,7 +801,7 @@ class Root:
             with self._lookup(drel, follow=False) as dest:
                 _entries.check_link(source.fd, source.name, src_is_dir, dest.fd, dest.name, dest.trailing)
                 self._judge_move(source, dest, keeps_source=True)
-                _entries.link(source.fd, source.name, dest.fd, dest.name)
+                _entries.link_unchecked(source.fd, source.name, dest.fd, dest.name)
 
     @_operation
     def symlink(self, target: PathArg, path: PathArg) -> None:
@@ -836,7 +814,7 @@ class Root:
         with reporting(path, target), self._lookup(rel, follow=False) as found:
             if raw_target and found.name not in SPECIAL_NAMES and not found.trailing:
                 links.judge(self._fd, self._dir_of(found), raw_target)
-            _entries.symlink(raw_target, found.fd, found.name, found.trailing)
+            _entries.symlink_unchecked(raw_target, found.fd, found.name, found.trailing)
 
 
 def _raw_mode(mode: str) -> str:
@@ -850,10 +828,7 @@ def _kept_mode(st: os.stat_result | None) -> int | None:
     anything but a regular file is refused."""
     if st is None:
         return None
-    if stat_mod.S_ISDIR(st.st_mode):
-        raise error(errno.EISDIR)
-    if not stat_mod.S_ISREG(st.st_mode):
-        raise NotRegularFileError()
+    require_regular(st)
     return stat_mod.S_IMODE(st.st_mode) & ~_PRIVILEGE_BITS
 
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 import errno
 import os
 import stat
-from collections.abc import Callable
 
 from safefs import _fastpath, _sys
 from safefs._paths import SPECIAL_NAMES, split_parent
@@ -60,20 +59,12 @@ class Openat2Resolver:
         # one lookup in the root's directory, which costs less than the scoped one); a link
         # there (ELOOP) goes to the scoped openat2 after all.
         self._native = _fastpath.openat2_params(self.resolve, _NAME_RESOLVE) if _fastpath.AVAILABLE else None
-        self.read_bytes: Callable[[int, bytes], bytes] = (
-            _fastpath.reader(self._native, self._read_how[0])
-            if self._native is not None
-            else self._read_python
-        )
-        self.read_head: Callable[[int, bytes, int], bytes] = (
-            _fastpath.head_reader(self._native, self._read_how[0])
-            if self._native is not None
-            else self._read_head_python
-        )
-        self.read_heads: Callable[[int, list[bytes], int], list[bytes | OSError]] = (
-            _fastpath.heads_reader(self._native, self._read_how[0])
-            if self._native is not None
-            else self._read_heads_python
+        self.read_bytes, self.read_head, self.read_heads = _fastpath.readers(
+            self._native,
+            self._read_how[0],
+            self._read_python,
+            self._read_head_python,
+            self._read_heads_python,
         )
 
     def _openat2(self, root_fd: int, rel: bytes, how: tuple[int, int]) -> int:

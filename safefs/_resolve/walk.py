@@ -303,20 +303,8 @@ class WalkResolver:
             _fastpath.walk_params(mode, self._component_flags) if native and _fastpath.AVAILABLE else None
         )
         # read_bytes: walk, open, fstat, read and close in one C call where the extension is built.
-        self.read_bytes: Callable[[int, bytes], bytes] = (
-            _fastpath.reader(self._native, self._read_flags)
-            if self._native is not None
-            else self._read_python
-        )
-        self.read_head: Callable[[int, bytes, int], bytes] = (
-            _fastpath.head_reader(self._native, self._read_flags)
-            if self._native is not None
-            else self._read_head_python
-        )
-        self.read_heads: Callable[[int, list[bytes], int], list[bytes | OSError]] = (
-            _fastpath.heads_reader(self._native, self._read_flags)
-            if self._native is not None
-            else self._read_heads_python
+        self.read_bytes, self.read_head, self.read_heads = _fastpath.readers(
+            self._native, self._read_flags, self._read_python, self._read_head_python, self._read_heads_python
         )
 
     @property
