@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: demo test test-latest bench lint clean official-mcp system-packages constraints
+.PHONY: demo test test-latest test-long bench lint clean official-mcp system-packages constraints
 
 # What .venv installs: the project with every extra, and the distributions beside it.
 EXTRAS := tools,sandbox,mcp,anthropic,archive,fsspec,dev
@@ -58,6 +58,10 @@ test: lint official-mcp system-packages
 # in .venv-compat/<name>-newest; the report, naming every failing test, also goes to compat-latest.md.
 test-latest: $(STAMP) official-mcp
 	$(PY) tests/compat_envs.py newest --report compat-latest.md
+
+# The link invariant (tests/safefs/test_link_invariant.py) with 45 times the calls make test runs.
+test-long: $(STAMP)
+	SAFEFS_LINK_EXAMPLES=300 SAFEFS_LINK_STEPS=40 $(PY) -m pytest tests/safefs/test_link_invariant.py --benchmark-disable
 
 # Fails when a criterion of benchmarks/criteria.py is missed (the ratios of the run just saved).
 bench: $(STAMP)

@@ -21,6 +21,7 @@ import pytest
 from pytest_benchmark.fixture import BenchmarkFixture
 
 import safefs
+from benchmarks import floor
 from benchmarks.criteria import BY_KEY
 from safefs import capabilities
 from safefs.testing import RealpathGuard
@@ -120,7 +121,7 @@ def test_read_openat2_vs_plain_open_4mib(
 
 
 @ROLES
-@pytest.mark.parametrize("depth", [1, 16])
+@pytest.mark.parametrize("depth", [1])  # (depth 16 is held to the floor: test_read_vs_the_physical_floor)
 def test_read_walk_vs_plain_open(
     benchmark: BenchmarkFixture,
     roots: Callable[[safefs.ResolverName], safefs.Root],
@@ -145,6 +146,25 @@ def test_read_walk_vs_realpath_guard(
     rel = depth_file(16)
     guard = (RealpathGuard(scaling_tree).read, rel)
     read_pair(benchmark, role, (roots("walk").read_bytes, rel), guard, SMALL)
+
+
+@ROLES
+@pytest.mark.parametrize("resolver", ["walk", "openat2"])
+def test_read_vs_the_physical_floor(
+    benchmark: BenchmarkFixture,
+    roots: Callable[[safefs.ResolverName], safefs.Root],
+    resolver: safefs.ResolverName,
+    role: str,
+) -> None:
+    """The read at depth 16 beside a C helper making the same system calls and nothing else."""
+    tag(benchmark, f"read-{resolver}-vs-floor-depth-16", role)
+    rel = depth_file(16)
+    root = roots(resolver)
+    if role == "subject":
+        assert len(benchmark(root.read_bytes, rel)) == SMALL
+        return
+    make = floor.walk_reader if resolver == "walk" else floor.openat2_reader
+    assert benchmark(make(root.fileno(), rel, 64 * 1024)) == SMALL
 
 
 @pytest.fixture(params=["tree", "tmpfs"])

@@ -49,11 +49,17 @@ def temp_name(name: bytes) -> bytes:
 
 
 def write_atomic(
-    dirfd: int, name: bytes, data: bytes | bytearray | memoryview, perm: int | None, durable: bool
+    dirfd: int,
+    name: bytes,
+    data: bytes | bytearray | memoryview,
+    perm: int | None,
+    durable: bool,
+    create_mode: int = 0o666,
 ) -> None:
-    """Replace ``name`` in ``dirfd`` with ``data``. ``perm`` keeps an existing file's mode bits."""
+    """Replace ``name`` in ``dirfd`` with ``data``. ``perm`` keeps an existing file's mode bits;
+    with None the file is new, and born with ``create_mode`` (less the umask, as open(2) does)."""
     global _tmpfile_works
-    mode = 0o666 if perm is None else perm
+    mode = create_mode if perm is None else perm
     flat = native_buffer(data)
     if flat is not None:
         _fastpath.write_named(
@@ -101,13 +107,15 @@ def native_buffer(data: bytes | bytearray | memoryview) -> bytes | memoryview | 
     return view if view.ndim == 1 and view.format == "B" else view.cast("B")
 
 
-def write_keeping_mode(dirfd: int, name: bytes, flat: bytes | memoryview, durable: bool) -> bool:
-    """write_atomic of a native_buffer() to ``name``, whose mode (if it exists) is kept, without
-    resolving it: False, having written nothing, if ``name`` is a symlink (the caller resolves
-    it and calls write_atomic with what it leads to)."""
+def write_keeping_mode(
+    dirfd: int, name: bytes, flat: bytes | memoryview, durable: bool, create_mode: int = 0o666
+) -> bool:
+    """write_atomic of a native_buffer() to ``name``, whose mode (if it exists) is kept, or
+    ``create_mode`` for a new file, without resolving it: False, having written nothing, if
+    ``name`` is a symlink (the caller resolves it and calls write_atomic with what it leads to)."""
     try:
         _fastpath.write_named(
-            dirfd, name, _native_token, TEMP_SUFFIX, flat, _fastpath.KEEP_MODE, 0o666, durable
+            dirfd, name, _native_token, TEMP_SUFFIX, flat, _fastpath.KEEP_MODE, create_mode, durable
         )
     except _fastpath.IsLink:
         return False

@@ -2,7 +2,9 @@
 
 Threat model: docs/threat-model.md.
 
-The directory was resolved beneath the root already; nothing here follows the name itself. Where
+The directory was resolved beneath the root already; nothing here follows the name itself. The
+calls that act on a name without resolving anything are named ``*_unchecked`` (as cap-std names
+them), so a call from outside the resolvers stands out. Where
 Linux answers a call on ``name/``, ``.`` or ``..`` with a particular error before (or instead of)
 touching the name, that rule is emulated here, next to the call it belongs to, so every backend
 and platform answers alike.
@@ -51,7 +53,7 @@ def lexists(fd: int, name: bytes) -> bool:
     return True
 
 
-def unlink(fd: int, name: bytes, trailing: bool) -> None:
+def unlink_unchecked(fd: int, name: bytes, trailing: bool) -> None:
     """unlinkat(2). ``.``/``..`` and ``name/`` are never unlinked: EISDIR or ENOTDIR as Linux."""
     if name in _SPECIAL:
         raise error(errno.EISDIR)
@@ -61,21 +63,21 @@ def unlink(fd: int, name: bytes, trailing: bool) -> None:
     _sys.unlinkat(fd, name)
 
 
-def rmdir(fd: int, name: bytes) -> None:
+def rmdir_unchecked(fd: int, name: bytes) -> None:
     """rmdirat: a final ``.`` is EINVAL and ``..`` ENOTEMPTY, as Linux answers."""
     if name in _SPECIAL:
         raise error(errno.EINVAL if name == _DOT else errno.ENOTEMPTY)
     _sys.rmdirat(fd, name)
 
 
-def mkdir(fd: int, name: bytes, mode: int) -> None:
+def mkdir_unchecked(fd: int, name: bytes, mode: int) -> None:
     """mkdirat: ``.`` and ``..`` always exist."""
     if name in _SPECIAL:
         raise error(errno.EEXIST)
     _sys.mkdirat(fd, name, mode)
 
 
-def symlink(target: bytes, fd: int, name: bytes, trailing: bool) -> None:
+def symlink_unchecked(target: bytes, fd: int, name: bytes, trailing: bool) -> None:
     """symlinkat: an existing name is EEXIST; a new one cannot be ``name/`` (ENOENT)."""
     if not target:
         raise error(errno.ENOENT)
@@ -86,7 +88,7 @@ def symlink(target: bytes, fd: int, name: bytes, trailing: bool) -> None:
     _sys.symlinkat(target, fd, name)
 
 
-def readlink(fd: int, name: bytes) -> bytes:
+def readlink_unchecked(fd: int, name: bytes) -> bytes:
     """readlinkat: ``.`` and ``..`` are directories, not links (EINVAL)."""
     if name in _SPECIAL:
         raise error(errno.EINVAL)
@@ -102,7 +104,7 @@ def check_rename(sfd: int, sname: bytes, strailing: bool, dname: bytes, dtrailin
         raise error(errno.ENOTDIR)
 
 
-def rename(sfd: int, sname: bytes, dfd: int, dname: bytes, replace: bool) -> None:
+def rename_unchecked(sfd: int, sname: bytes, dfd: int, dname: bytes, replace: bool) -> None:
     if replace:
         _sys.renameat(sfd, sname, dfd, dname)
         return
@@ -133,17 +135,17 @@ def check_link(sfd: int, sname: bytes, src_is_dir: bool, dfd: int, dname: bytes,
     raise error(errno.ENOENT if dtrailing else errno.EPERM)
 
 
-def link(sfd: int, sname: bytes, dfd: int, dname: bytes) -> None:
+def link_unchecked(sfd: int, sname: bytes, dfd: int, dname: bytes) -> None:
     _sys.linkat(sfd, sname, dfd, dname)
 
 
-def touch(fd: int, name: bytes) -> None:
+def touch_unchecked(fd: int, name: bytes) -> None:
     """Both times of an existing ``name`` set to now, as ``pathlib.Path.touch``: utimensat
     through the directory fd, so no open and no write access is needed."""
     _sys.utimensat_nofollow(fd, name)
 
 
-def chmod(fd: int, name: bytes, mode: int) -> None:
+def chmod_unchecked(fd: int, name: bytes, mode: int) -> None:
     """fchmodat(AT_SYMLINK_NOFOLLOW): the node is never opened (a socket, a FIFO, a device or a
     write-only file are changed like any other), and a link swapped in is never followed."""
     _sys.fchmodat_nofollow(fd, name, mode)

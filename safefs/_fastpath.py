@@ -13,42 +13,81 @@ every caller takes the Python code it always had.
 from __future__ import annotations
 
 import errno
-import importlib
 import os
+import stat
 import threading
 from collections.abc import Callable
 from typing import Any, Final
 
 from safefs import _sys
+from safefs._extension import native, native_read
 from safefs.errors import NotRegularFileError, PathEscapeError, error
 
-_native: Any
-try:
-    _native = importlib.import_module("safefs._native")
-except ImportError:
-    _native = None
+_native: Any = native
 # The same C read (safefs/fastpath.c's safefs_read_file) as a plain CPython function: no cffi
 # argument conversion and no buffer to cut the bytes from (safefs/fastread.c). Optional
 # like _native; without it reader() calls safefs_read_file through cffi.
-_native_read: Any
-try:
-    _native_read = importlib.import_module("safefs._native_read")
-except ImportError:
-    _native_read = None
+_native_read: Any = native_read
 
 AVAILABLE: Final[bool] = _native is not None and hasattr(_native.lib, "safefs_read_file")
 ffi: Any = _native.ffi if AVAILABLE else None
 lib: Any = _native.lib if AVAILABLE else None
 
+
+def is_magic_link(dirfd: int, target: bytes) -> bool:
+    """Whether the link ``target`` read from ``dirfd`` is a magic link (see safefs_magic_link in
+    safefs/fastpath.c: on procfs, and absolute or an anonymous inode's name). Without the
+    extension no link is taken for one."""
+    if not AVAILABLE:
+        return False
+    r: int = lib.safefs_magic_link(dirfd, target, len(target))
+    if r < 0:
+        raise error(-r)
+    return r == 1
+
+
 # A file smaller than this is read into a per-thread buffer and copied out once; a larger one
 # into a bytes object of its size, allocated once.
 SCRATCH_SIZE: Final = 64 * 1024
-# The kernel's MAX_EAGAIN retries are done in C; reported with the same words as in Python.
-_EAGAIN_MESSAGE = "path resolution raced with concurrent renames 128 times"
+# The limits both walks keep, declared once, in safefs/fastpath.c (Linux's own numbers, which
+# are the values here only where the extension is not built).
+MAX_SYMLINKS: Final[int] = lib.SAFEFS_MAX_SYMLINKS if AVAILABLE else 40
+"""Links followed per operation at most (the kernel's MAXSYMLINKS)."""
+PATH_MAX: Final[int] = lib.SAFEFS_PATH_MAX if AVAILABLE else 4096
+"""A path of this many bytes or more is refused whole (the kernel's PATH_MAX)."""
+MAX_EAGAIN: Final[int] = lib.SAFEFS_MAX_EAGAIN if AVAILABLE else 128
+"""openat2's EAGAIN (a rename raced a ``..`` step) is retried this many times."""
+EAGAIN_MESSAGE: Final = f"path resolution raced with concurrent renames {MAX_EAGAIN} times"
 _SYMLINK_CODES: Final = {"beneath": 0, "none": 1, "in_root": 2}
 _local = threading.local()
 # Not zeroed: the buffer is written before it is read.
 _new_raw: Any = ffi.new_allocator(should_clear_after_alloc=False) if AVAILABLE else None
+
+
+def require_regular(st: os.stat_result) -> None:
+    """What every read and write of a file refuses, in one place: a directory is EISDIR,
+    anything else but a regular file (a FIFO, a socket, a device) NotRegularFileError."""
+    if not stat.S_ISREG(st.st_mode):
+        raise error(errno.EISDIR) if stat.S_ISDIR(st.st_mode) else NotRegularFileError()
+
+
+def readers(
+    params: Any,
+    flags: int,
+    read_bytes: Callable[[int, bytes], bytes],
+    read_head: Callable[[int, bytes, int], bytes],
+    read_heads: Callable[[int, list[bytes], int], list[bytes | OSError]],
+) -> tuple[
+    Callable[[int, bytes], bytes],
+    Callable[[int, bytes, int], bytes],
+    Callable[[int, list[bytes], int], list[bytes | OSError]],
+]:
+    """A resolver's read_bytes, read_head and read_heads: the native ones for ``params``
+    (opening with ``flags``) where the extension is built (``params`` not None), else the
+    Python ones given. The one place that decides which reads a resolver uses."""
+    if params is None:
+        return read_bytes, read_head, read_heads
+    return reader(params, flags), head_reader(params, flags), heads_reader(params, flags)
 
 
 def openat2_params(resolve: int, name_resolve: int = 0) -> Any:
@@ -82,7 +121,7 @@ def failure(code: int) -> OSError:
     if code == lib.SAFEFS_EPOLICY:
         return error(errno.EINVAL, "open flags that did not come from the flag policy")
     if code == -errno.EAGAIN:
-        return error(errno.EAGAIN, _EAGAIN_MESSAGE)
+        return error(errno.EAGAIN, EAGAIN_MESSAGE)
     return error(-code)
 
 

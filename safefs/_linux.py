@@ -14,10 +14,10 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import errno
-import importlib
 import os
 from typing import Any, Final
 
+from safefs._extension import native
 from safefs.errors import error
 
 # openat2(2) resolve flags (linux/openat2.h).
@@ -34,11 +34,7 @@ RENAME_EXCHANGE: Final = 1 << 1
 O_TMPFILE: Final[int] = getattr(os, "O_TMPFILE", 0)  # includes the O_DIRECTORY bit
 HAVE_PROC_FD: Final[bool] = os.path.isdir("/proc/self/fd")
 
-_native: Any
-try:
-    _native = importlib.import_module("safefs._native")
-except ImportError:
-    _native = None
+_native: Any = native
 
 HAVE_NATIVE: Final[bool] = _native is not None
 raw_openat2: Any = _native.lib.safefs_openat2 if _native is not None else None

@@ -27,11 +27,10 @@ from typing import IO, Any, Concatenate, ParamSpec, TypeVar
 from safefs import _entries, _sys
 from safefs._atomic import native_buffer, write_atomic, write_keeping_mode
 from safefs._entries import open_mode_flags
+from safefs._fastpath import require_regular
 from safefs._paths import (
     SPECIAL_NAMES,
     PathArg,
-    components,
-    join,
     relative_to_root,
     split_parent,
     to_bytes,
@@ -44,10 +43,12 @@ from safefs._resolve import (
     Resolver,
     ResolverName,
     SymlinkMode,
+    links,
     make_resolver,
 )
+from safefs._resolve.metadata import set_times
 from safefs._tree import DirEntry, canonical, remove_tree_fd, scan_fd, walk_fd
-from safefs.errors import NotRegularFileError, PathEscapeError, error, reporting, with_filename
+from safefs.errors import PathEscapeError, error, reporting, with_filename
 
 _FS_ENCODING = sys.getfilesystemencoding()
 _FS_ERRORS = sys.getfilesystemencodeerrors()
@@ -66,21 +67,11 @@ def _operation(method: Callable[Concatenate[Root, _P], _R]) -> Callable[Concaten
 
     @functools.wraps(method)
     def run(self: Root, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
-        # No lock on this path (it wraps every call): deque.append and deque.pop are atomic under
-        # the GIL, and the order makes it safe. An operation registers, then checks _closed;
-        # close() sets _closed, then checks for operations in flight. So either close() sees
-        # this one and leaves the fd to the last operation out, or this one sees _closed.
-        # Who closes the fd is settled under the lock, in the rare closing path only.
-        users = self._users
-        users.append(None)
+        self._enter()
         try:
-            if self._closed:
-                raise ValueError("operation on a closed Root")
             return method(self, *args, **kwargs)
         finally:
-            users.pop()
-            if self._closed:
-                self._close_if_idle()
+            self._leave()
 
     return run
 
@@ -122,12 +113,14 @@ class Root:
 
     Whatever others do inside the root meanwhile (swap a directory for a symlink, plant links to
     the outside, rename), an operation reaches only inodes beneath the directory the fd holds, or
-    fails cleanly; a symlink that safefs creates or moves resolves beneath the root when it is
-    made; an atomic write never carries setuid/setgid bits onto the new inode. Not covered: a
-    hard link or a bind mount inside the root to something outside, a directory moved out of the
-    root by someone who can also write outside, symlinks inside a moved directory (only a moved
-    link itself is judged), and the root itself being moved (the directory the fd holds is
-    kept). From ``/proc`` only ``/proc/self/fd/N`` is used (to name an O_TMPFILE
+    fails cleanly; a symlink that safefs creates or moves (each one inside a moved directory
+    included) is judged as ``resolve(strict=False)`` follows it at that moment, on the tree as the
+    operation leaves it, and any error while judging refuses the operation
+    (:mod:`safefs._resolve.links`); an atomic write never carries setuid/setgid bits onto the new
+    inode. Not covered: a hard link or a bind mount inside the root to something outside, a
+    directory moved out of the root by someone who can also write outside, a later change that
+    alters what some other link means, and the root itself being moved (the directory the fd
+    holds is kept). From ``/proc`` only ``/proc/self/fd/N`` is used (to name an O_TMPFILE
     inode, to chmod through O_PATH); magic links met inside the root are refused. The full
     threat model: docs/threat-model.md.
 
@@ -228,6 +221,25 @@ class Root:
             fd, self._fd = self._fd, -1
         os.close(fd)
 
+    # The one lifecycle guard (Go's incref/decref): every method that uses the fd enters before
+    # and leaves after. No lock on this path: deque.append and deque.pop are atomic under the
+    # GIL, and the order makes it safe. An operation registers, then checks _closed; close() sets
+    # _closed, then checks for operations in flight. So either close() sees this one and leaves
+    # the fd to the last operation out, or this one sees _closed. Who closes the fd is settled
+    # under the lock, in the rare closing path only. (@_operation wraps a method in it; the hot
+    # paths call it directly, without the wrapper's generic call.)
+
+    def _enter(self) -> None:
+        self._users.append(None)
+        if self._closed:
+            self._leave()
+            raise ValueError("operation on a closed Root")
+
+    def _leave(self) -> None:
+        self._users.pop()
+        if self._closed:
+            self._close_if_idle()
+
     def __enter__(self) -> Root:
         return self
 
@@ -237,6 +249,11 @@ class Root:
     def __del__(self) -> None:
         if not getattr(self, "_closed", True):
             self.close()
+
+    def __reduce_ex__(self, protocol: object) -> Any:
+        # One owner per fd: a copy would close the fd its original still uses (copy, deepcopy
+        # and pickle all ask this first), as socket and FileIO refuse to be copied.
+        raise TypeError(f"cannot copy or pickle {type(self).__name__!r} object: it owns a directory fd")
 
     def __repr__(self) -> str:
         state = "closed" if self.closed else f"resolver={self.resolver!r}"
@@ -308,10 +325,7 @@ class Root:
         fd = self._resolver.open(self._fd, rel, flags | _sys.O_NONBLOCK, mode, follow=True)
         try:
             st = os.fstat(fd)
-            if not stat_mod.S_ISREG(st.st_mode):
-                if stat_mod.S_ISDIR(st.st_mode):
-                    raise error(errno.EISDIR)
-                raise NotRegularFileError()
+            require_regular(st)
         except BaseException:
             os.close(fd)
             raise
@@ -324,89 +338,17 @@ class Root:
         """The canonical root-relative path of the directory a lookup handed back."""
         return found.dir_rel if found.physical else self._canonical(found.fd)
 
-    def _check_new_link(self, target: bytes, directory: bytes) -> None:
-        """A symlink with ``target``, placed in ``directory`` (canonical), must resolve beneath
-        the root right now as the kernel would resolve it from there (existing links followed,
-        ``..`` physical), and its spelling must not climb above the root either (which covers
-        the parts that do not exist yet). Otherwise it is a PathEscapeError."""
-        if target.startswith(b"/"):
-            raise PathEscapeError()
-        depth = len(components(directory))
-        for part in target.split(b"/"):
-            if part == b"..":
-                depth -= 1
-                if depth < 0:
-                    raise PathEscapeError()
-            elif part not in (b"", b"."):
-                depth += 1
-        self._resolver.check_beneath(self._fd, join(directory, target))
-
-    def _check_moved_link(self, sfd: int, sname: bytes, dest: Resolved) -> None:
-        """Moving or linking a symlink puts its target in a new directory: judged there."""
-        try:
-            target = _sys.readlinkat(sfd, sname)
-        except OSError:
-            return  # not a link (EINVAL), or missing: the call itself reports that
-        self._check_new_link(target, self._dir_of(dest))
-
-    def _check_moved_tree(self, sfd: int, sname: bytes, dest: Resolved) -> None:
-        """Moving a directory moves the relative symlinks inside it: a link whose target climbs
-        out of the moved tree (``l -> ../../X``) means something else from the new place, so it
-        is judged there, as a link safefs made there would be. Links that stay within the tree
-        move with what they point at and are not judged again. A link made by another program
-        while the move runs is not seen."""
-        try:
-            top = os.open(sname, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=sfd)
-        except OSError:
-            return  # not a directory (or gone): nothing inside moves, the rename reports the rest
-        new_top = components(self._dir_of(dest))
-        pending: list[tuple[int, list[bytes]]] = [(top, [])]
-        try:
-            while pending:
-                fd, inner = pending.pop()
-                try:
-                    with os.scandir(fd) as listing:
-                        entries = list(listing)
-                    for entry in entries:
-                        name = os.fsencode(entry.name)
-                        if entry.is_symlink():
-                            target = _sys.readlinkat(fd, name)
-                            self._check_link_moving_out(target, inner, new_top)
-                        elif entry.is_dir(follow_symlinks=False):
-                            child = os.open(
-                                name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=fd
-                            )
-                            pending.append((child, [*inner, name]))
-                finally:
-                    os.close(fd)
-        finally:
-            for fd, _inner in pending:
-                os.close(fd)
-
-    def _check_link_moving_out(self, target: bytes, inner: list[bytes], new_parent: list[bytes]) -> None:
-        """``target`` of a link in directory ``inner`` of a tree moving into ``new_parent``:
-        if it climbs out of the tree, the rest of it must lead beneath the root from there."""
-        if target.startswith(b"/"):
-            raise PathEscapeError()  # safefs makes no absolute link, and moves none
-        parts = [p for p in target.split(b"/") if p not in (b"", b".")]
-        place = list(inner)
-        for i, part in enumerate(parts):
-            if part != b"..":
-                place.append(part)
-                continue
-            if place:
-                place.pop()
-                continue
-            # The link leaves the moved tree here: ``..`` of its top is the new parent.
-            rest = parts[i + 1 :]
-            ups = 0
-            while ups < len(rest) and rest[ups] == b"..":
-                ups += 1
-            if ups > len(new_parent):
-                raise PathEscapeError()
-            base = new_parent[: len(new_parent) - ups]
-            self._check_new_link(b"/".join(rest[ups:]) or b".", b"/".join(base) or b".")
-            return
+    def _judge_move(self, source: Resolved, dest: Resolved, *, keeps_source: bool) -> None:
+        """The link guarantee for a rename or a hard link (see safefs._resolve.links)."""
+        links.judge_move(
+            self._fd,
+            source.fd,
+            source.name,
+            lambda: self._dir_of(source),
+            lambda: self._dir_of(dest),
+            dest.name,
+            keeps_source=keeps_source,
+        )
 
     # -- reading ---------------------------------------------------------------------------------
 
@@ -419,13 +361,17 @@ class Root:
         encoding: str | None = None,
         errors: str | None = None,
         newline: str | None = None,
+        perm: int = 0o666,
     ) -> IO[Any]:
         """Open a regular file beneath the root; returns an ordinary file object (``mode`` as
-        for ``open()``: ``r w a x``, ``b``/``t``, ``+``; text defaults to UTF-8)."""
+        for ``open()``: ``r w a x``, ``b``/``t``, ``+``; text defaults to UTF-8). A file it
+        creates is born with ``perm`` less the umask (Go's ``OpenFile`` perm). ``"w"`` truncates
+        the file in place, as ``open()`` does: only ``write_bytes`` and ``write_text`` are
+        atomic."""
         flags = open_mode_flags(mode)
         rel = self._rel(path)
         with reporting(path):
-            fd, st = self._open_regular(rel, flags)
+            fd, st = self._open_regular(rel, flags, perm)
         try:
             os.set_blocking(fd, True)
             raw = io.FileIO(fd, _raw_mode(mode), closefd=True)
@@ -442,29 +388,15 @@ class Root:
 
     def read_bytes(self, path: PathArg) -> bytes:
         """The whole content of a regular file (``pathlib.Path.read_bytes``)."""
-        # What @_operation does, inlined: on this, the hottest path, its generic call through
-        # *args costs as much as the Python around the one native call that reads the file.
-        users = self._users
-        users.append(None)
+        self._enter()  # the guard without @_operation's generic call: this is the hottest path
         try:
-            if self._closed:
-                raise ValueError("operation on a closed Root")
-            # _rel's common case inlined (a relative str path without NUL, not too long); any
-            # other path goes through _rel itself.
-            if type(path) is str:
-                rel = path.encode(_FS_ENCODING, _FS_ERRORS)
-                if not rel or rel[0] == 0x2F or 0 in rel or len(rel) >= PATH_MAX:
-                    rel = self._rel(path)
-            else:
-                rel = self._rel(path)
-            try:  # not ``with reporting(...)``: this is the hottest path
+            rel = self._rel(path)
+            try:  # not ``with reporting(...)``, for the same reason
                 return self._resolver.read_bytes(self._fd, rel)
             except OSError as exc:
                 raise with_filename(exc, path) from None
         finally:
-            users.pop()
-            if self._closed:
-                self._close_if_idle()
+            self._leave()
 
     def read_head(self, path: PathArg, size: int) -> bytes:
         """The first ``size`` bytes of a regular file, or all of it when it is shorter: a bounded
@@ -474,20 +406,15 @@ class Root:
         anything else that is not a regular file)."""
         if size < 0:
             raise ValueError(f"size must not be negative, got {size}")
-        users = self._users  # @_operation and reporting(), inlined as in read_bytes: a hot path
-        users.append(None)
+        self._enter()  # as in read_bytes: a hot path
         try:
-            if self._closed:
-                raise ValueError("operation on a closed Root")
             rel = self._rel(path)
             try:
                 return self._resolver.read_head(self._fd, rel, size)
             except OSError as exc:
                 raise with_filename(exc, path) from None
         finally:
-            users.pop()
-            if self._closed:
-                self._close_if_idle()
+            self._leave()
 
     def read_heads(self, paths: Iterable[PathArg], size: int) -> list[bytes | OSError]:
         """``read_head(path, size)`` of each of ``paths``, in order: for each, its bytes, or the
@@ -499,12 +426,11 @@ class Root:
         all (a NUL byte, a wrong type) raises, as for ``read_head``."""
         if size < 0:
             raise ValueError(f"size must not be negative, got {size}")
+        if isinstance(paths, str | bytes | os.PathLike):  # iterating one would read one file per character
+            raise TypeError(f"read_heads takes an iterable of paths, not one path ({type(paths).__name__})")
         names = list(paths)
-        users = self._users
-        users.append(None)
+        self._enter()
         try:
-            if self._closed:
-                raise ValueError("operation on a closed Root")
             results: list[bytes | OSError] = [b""] * len(names)
             rels: list[bytes] = []
             where: list[int] = []
@@ -518,9 +444,7 @@ class Root:
                 results[i] = with_filename(got, names[i]) if isinstance(got, OSError) else got
             return results
         finally:
-            users.pop()
-            if self._closed:
-                self._close_if_idle()
+            self._leave()
 
     def read_text(self, path: PathArg, encoding: str = "utf-8", errors: str = "strict") -> str:
         """The content of a regular file, decoded (``pathlib.Path.read_text``)."""
@@ -535,48 +459,46 @@ class Root:
         *,
         parents: bool = False,
         durable: bool = False,
+        mode: int = 0o666,
     ) -> int:
         """Atomically replace (or create) the file; returns the number of bytes written.
 
         A final symlink that resolves beneath the root is written through: its target is
         replaced. ``parents`` creates missing directories; ``durable`` fsyncs file and directory.
-        The replaced file's mode bits are kept, except setuid and setgid, which are dropped.
+        The replaced file's mode bits are kept, except setuid and setgid, which are dropped; a
+        new file is born with ``mode`` less the umask (Go's ``WriteFile`` perm: ``0o600`` makes
+        a secret file that was never readable by others, not even for a moment).
         """
         size = len(data) if type(data) is bytes else memoryview(data).nbytes  # TypeError first
-        users = self._users  # @_operation, inlined as in read_bytes
-        users.append(None)
+        self._enter()  # as in read_bytes: a hot path
         try:
-            if self._closed:
-                raise ValueError("operation on a closed Root")
             rel = self._rel(path)
             try:  # not ``with reporting(...)``: this is a hot path
                 flat = None if parents else native_buffer(data)
-                if flat is not None and self._write_small(rel, flat, durable):
+                if flat is not None and self._write_small(rel, flat, durable, mode):
                     return size
                 found = self._lookup_file(rel, parents=parents)
                 try:
-                    write_atomic(found.fd, found.name, data, _kept_mode(found.st), durable)
+                    write_atomic(found.fd, found.name, data, _kept_mode(found.st), durable, mode)
                 finally:
                     found.release()
             except OSError as exc:
                 raise with_filename(exc, path) from None
             return size
         finally:
-            users.pop()
-            if self._closed:
-                self._close_if_idle()
+            self._leave()
 
-    def _write_small(self, rel: bytes, flat: bytes | memoryview, durable: bool) -> bool:
+    def _write_small(self, rel: bytes, flat: bytes | memoryview, durable: bool, mode: int) -> bool:
         """write_bytes in one native call that looks at the name and writes (see
         _atomic.write_keeping_mode). False, having written nothing, when the full lookup must
         handle it: the name is a symlink (to follow), or ``name/``, ``.`` or ``..`` (to refuse)."""
         if b"/" not in rel and rel not in SPECIAL_NAMES:
             # A name in the root itself: every resolver would hand back the root's own fd.
-            return write_keeping_mode(self._fd, rel, flat, durable)
+            return write_keeping_mode(self._fd, rel, flat, durable, mode)
         with self._lookup(rel, follow=False) as found:
             if found.trailing or found.name in SPECIAL_NAMES:
                 return False
-            return write_keeping_mode(found.fd, found.name, flat, durable)
+            return write_keeping_mode(found.fd, found.name, flat, durable, mode)
 
     def write_text(
         self,
@@ -587,17 +509,20 @@ class Root:
         *,
         parents: bool = False,
         durable: bool = False,
+        mode: int = 0o666,
     ) -> int:
         """write_bytes of the encoded text; returns the number of characters written."""
         if not isinstance(data, str):
             raise TypeError(f"data must be str, not {type(data).__name__}")
-        self.write_bytes(path, data.encode(encoding, errors), parents=parents, durable=durable)
+        encoded = data.encode(encoding, errors)
+        self.write_bytes(path, encoded, parents=parents, durable=durable, mode=mode)
         return len(data)
 
     @_operation
-    def touch(self, path: PathArg, *, exist_ok: bool = True) -> None:
-        """Create an empty file, or set an existing file's times to now without opening it
-        (``pathlib.Path.touch``); with ``exist_ok=False`` an existing file is FileExistsError."""
+    def touch(self, path: PathArg, mode: int = 0o666, exist_ok: bool = True) -> None:
+        """Create an empty file with ``mode`` (less the umask), or set an existing file's times
+        to now without opening it (``pathlib.Path.touch``, its mode left alone); with
+        ``exist_ok=False`` an existing file is FileExistsError."""
         flags = os.O_WRONLY | os.O_CREAT | (0 if exist_ok else os.O_EXCL)
         rel = self._rel(path)
         with reporting(path):
@@ -605,9 +530,9 @@ class Root:
                 with self._lookup_file(rel) as found:
                     if found.st is not None:
                         _kept_mode(found.st)  # a directory or a FIFO is refused, as before
-                        _entries.touch(found.fd, found.name)
+                        _entries.touch_unchecked(found.fd, found.name)
                         return
-            os.close(self._open_regular(rel, flags)[0])
+            os.close(self._open_regular(rel, flags, mode)[0])
 
     # -- directories -----------------------------------------------------------------------------
 
@@ -620,7 +545,7 @@ class Root:
         rel = self._rel(path)
         with reporting(path), self._lookup(rel, follow=False, parents=parents) as found:
             try:
-                _entries.mkdir(found.fd, found.name, mode)
+                _entries.mkdir_unchecked(found.fd, found.name, mode)
             except FileExistsError:
                 if not exist_ok or not self._is_dir_or_escape(rel):
                     raise
@@ -670,6 +595,28 @@ class Root:
             if not stat_mod.S_ISDIR(st.st_mode):
                 raise error(errno.ENOTDIR)
             remove_tree_fd(found.fd, found.name, st)
+
+    @_operation
+    def remove_all(self, path: PathArg) -> None:
+        """Remove ``path`` and everything in it, as Go's ``RemoveAll``: a directory tree through
+        fds (as ``rmtree``), a file or a symlink (the link itself), or nothing at all for a path
+        that does not exist (a missing parent included). ``.``, ``..`` and the root are
+        refused (EINVAL)."""
+        rel = self._rel(path)
+        with reporting(path):
+            try:
+                found = self._lookup(rel, follow=False, lstat=True)
+            except FileNotFoundError:
+                return
+            with found:
+                if found.name in SPECIAL_NAMES:
+                    raise error(errno.EINVAL, "cannot remove the root or a '.'/'..' path")
+                if found.st is None:
+                    return
+                if stat_mod.S_ISDIR(found.st.st_mode):
+                    remove_tree_fd(found.fd, found.name, found.st)
+                else:
+                    _entries.unlink_unchecked(found.fd, found.name, found.trailing)
 
     @_operation
     def opendir(self, path: PathArg) -> Root:
@@ -744,6 +691,26 @@ class Root:
             self._resolver.chmod(self._fd, rel, mode, follow=follow_symlinks)
 
     @_operation
+    def utime(
+        self,
+        path: PathArg,
+        times: tuple[float, float] | None = None,
+        *,
+        ns: tuple[int, int] | None = None,
+        follow_symlinks: bool = True,
+    ) -> None:
+        """Set the access and modification times (``os.utime``: ``times`` in seconds or ``ns``
+        in nanoseconds; neither: now), never opening the node. ``follow_symlinks=False`` sets
+        a final symlink's own times (Go's ``Chtimes``, cap-std's ``set_times``)."""
+        if times is not None and ns is not None:
+            raise ValueError("utime: you may specify either 'times' or 'ns' but not both")
+        if times is not None:
+            ns = (int(times[0] * 1e9), int(times[1] * 1e9))
+        rel = self._rel(path)
+        with reporting(path):
+            set_times(self._resolver, self._fd, rel, ns, follow_symlinks)
+
+    @_operation
     def readlink(self, path: PathArg) -> Any:
         """The target of a symlink, as stored (str, or bytes for a bytes path)."""
         rel = self._rel(path)
@@ -753,7 +720,7 @@ class Root:
                 self._judge_dir(rel)
                 raise error(errno.EINVAL)
             with self._lookup(rel, follow=False) as found:
-                return _like(path, _entries.readlink(found.fd, found.name))
+                return _like(path, _entries.readlink_unchecked(found.fd, found.name))
 
     @_operation
     def resolve(self, path: PathArg = ".", *, strict: bool = False) -> Any:
@@ -792,7 +759,7 @@ class Root:
         """Remove a file or symlink (the link itself, never its target)."""
         rel = self._rel(path)
         with reporting(path), self._lookup(rel, follow=False) as found:
-            _entries.unlink(found.fd, found.name, found.trailing)
+            _entries.unlink_unchecked(found.fd, found.name, found.trailing)
 
     unlink = remove
 
@@ -801,21 +768,20 @@ class Root:
         """Remove an empty directory."""
         rel = self._rel(path)
         with reporting(path), self._lookup(rel, follow=False) as found:
-            _entries.rmdir(found.fd, found.name)
+            _entries.rmdir_unchecked(found.fd, found.name)
 
     @_operation
     def rename(self, src: PathArg, dst: PathArg, *, replace: bool = True) -> None:
         """Rename ``src`` to ``dst`` (links are moved, not followed). ``replace=False`` is an
-        atomic no-clobber rename: FileExistsError if ``dst`` exists. A symlink moved to another
-        directory must still resolve beneath the root from there, and so must every relative
-        link inside a moved directory whose target climbs out of it."""
+        atomic no-clobber rename: FileExistsError if ``dst`` exists. A moved symlink, and every
+        symlink inside a moved directory, must lead beneath the root from the new place (see the
+        class docstring: judged on the tree as the rename leaves it, failing closed)."""
         srel, drel = self._rel(src), self._rel(dst)
         with reporting(src, dst), self._lookup(srel, follow=False) as source:
             with self._lookup(drel, follow=False) as dest:
                 _entries.check_rename(source.fd, source.name, source.trailing, dest.name, dest.trailing)
-                self._check_moved_link(source.fd, source.name, dest)
-                self._check_moved_tree(source.fd, source.name, dest)
-                _entries.rename(source.fd, source.name, dest.fd, dest.name, replace)
+                self._judge_move(source, dest, keeps_source=False)
+                _entries.rename_unchecked(source.fd, source.name, dest.fd, dest.name, replace)
 
     def replace(self, src: PathArg, dst: PathArg) -> None:
         """``rename(src, dst)``, replacing ``dst`` (``pathlib.Path.replace``)."""
@@ -834,20 +800,21 @@ class Root:
                 self._judge_dir(srel)  # ENOENT, ENOTDIR, ELOOP or an escape
             with self._lookup(drel, follow=False) as dest:
                 _entries.check_link(source.fd, source.name, src_is_dir, dest.fd, dest.name, dest.trailing)
-                self._check_moved_link(source.fd, source.name, dest)
-                _entries.link(source.fd, source.name, dest.fd, dest.name)
+                self._judge_move(source, dest, keeps_source=True)
+                _entries.link_unchecked(source.fd, source.name, dest.fd, dest.name)
 
     @_operation
     def symlink(self, target: PathArg, path: PathArg) -> None:
         """Create symlink ``path`` -> ``target``. Refused (PathEscapeError) unless the target,
-        read from the link's own directory as the kernel would follow it, stays beneath the
-        root: absolute targets, and ``..`` that climbs out physically or by its spelling."""
+        resolved from the link's own directory as ``resolve(strict=False)`` would follow it,
+        stays beneath the root (an absolute target never does); an error while judging it (a
+        loop, a directory that cannot be searched) refuses it too."""
         raw_target = to_bytes(target)
         rel = self._rel(path)
         with reporting(path, target), self._lookup(rel, follow=False) as found:
             if raw_target and found.name not in SPECIAL_NAMES and not found.trailing:
-                self._check_new_link(raw_target, self._dir_of(found))
-            _entries.symlink(raw_target, found.fd, found.name, found.trailing)
+                links.judge(self._fd, self._dir_of(found), raw_target)
+            _entries.symlink_unchecked(raw_target, found.fd, found.name, found.trailing)
 
 
 def _raw_mode(mode: str) -> str:
@@ -861,10 +828,7 @@ def _kept_mode(st: os.stat_result | None) -> int | None:
     anything but a regular file is refused."""
     if st is None:
         return None
-    if stat_mod.S_ISDIR(st.st_mode):
-        raise error(errno.EISDIR)
-    if not stat_mod.S_ISREG(st.st_mode):
-        raise NotRegularFileError()
+    require_regular(st)
     return stat_mod.S_IMODE(st.st_mode) & ~_PRIVILEGE_BITS
 
 

@@ -174,10 +174,22 @@ def linkat(olddirfd: int, old: bytes, newdirfd: int, new: bytes) -> None:
     os.link(old, new, src_dir_fd=olddirfd, dst_dir_fd=newdirfd, follow_symlinks=False)
 
 
-def utimensat_nofollow(dirfd: int, name: bytes) -> None:
-    """Set both times of ``name`` to now: utimensat(AT_SYMLINK_NOFOLLOW). Needs no open, so no
-    write access, and a FIFO or device is never opened."""
-    os.utime(name, dir_fd=dirfd, follow_symlinks=False)
+def utimensat_nofollow(dirfd: int, name: bytes, ns: tuple[int, int] | None = None) -> None:
+    """Set both times of ``name`` (``ns``: atime and mtime in nanoseconds; None: now):
+    utimensat(AT_SYMLINK_NOFOLLOW). Needs no open, so no write access, and a FIFO or device is
+    never opened."""
+    if ns is None:
+        os.utime(name, dir_fd=dirfd, follow_symlinks=False)
+    else:
+        os.utime(name, ns=ns, dir_fd=dirfd, follow_symlinks=False)
+
+
+def futimens(fd: int, ns: tuple[int, int] | None = None) -> None:
+    """Set both times of what ``fd`` holds (``ns`` as for utimensat_nofollow)."""
+    if ns is None:
+        os.utime(fd)
+    else:
+        os.utime(fd, ns=ns)
 
 
 def fchmodat_nofollow(dirfd: int, name: bytes, mode: int) -> None:
@@ -217,3 +229,10 @@ def close_all(fds: list[int]) -> None:
     else:
         for fd in fds:
             os.close(fd)
+
+
+def list_dir(fd: int) -> list[tuple[bytes, bool, bool]]:
+    """The entries of the directory ``fd`` holds, listed at once: (name, is a directory, is a
+    symlink), neither answer following a link. ``fd`` stays open; scandir reads a copy of it."""
+    with os.scandir(fd) as it:
+        return [(os.fsencode(e.name), e.is_dir(follow_symlinks=False), e.is_symlink()) for e in it]

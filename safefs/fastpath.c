@@ -36,6 +36,7 @@
 #include <unistd.h>
 #ifdef __linux__
 #include <sys/syscall.h>
+#include <sys/vfs.h>
 #endif
 
 #define SAFEFS_EESCAPE (-10001)     /* the path leaves the root */
@@ -50,6 +51,8 @@
 #define SAFEFS_MAX_SYMLINKS 40
 #define SAFEFS_PATH_MAX 4096
 #define SAFEFS_MAX_EAGAIN 128
+
+static long safefs_magic_link(int dirfd, const char *target, size_t len);
 
 #ifndef O_PATH
 #define O_PATH 0
@@ -240,6 +243,7 @@ static long walk_link(struct walk *w, int dirfd, const char *name, long cause, c
 {
     char *buf;
     ssize_t n;
+    long magic;
     if (w->ntargets > SAFEFS_MAX_SYMLINKS)
         return -ELOOP;
     buf = malloc(SAFEFS_PATH_MAX);
@@ -259,6 +263,9 @@ static long walk_link(struct walk *w, int dirfd, const char *name, long cause, c
     w->links++;
     if (w->symlinks == SAFEFS_NO_SYMLINKS || w->links > SAFEFS_MAX_SYMLINKS)
         return -ELOOP;
+    magic = safefs_magic_link(dirfd, buf, (size_t)n);
+    if (magic)
+        return magic < 0 ? magic : -ELOOP;
     if (n > 0 && buf[0] == '/') {
         if (w->symlinks != SAFEFS_IN_ROOT)
             return SAFEFS_EESCAPE;
@@ -267,6 +274,29 @@ static long walk_link(struct walk *w, int dirfd, const char *name, long cause, c
     *target = buf;
     *len = (size_t)n;
     return 0;
+}
+
+/* Whether the link `target` (of `len` bytes), read from directory `dirfd`, is a magic link: one on
+ * procfs whose text is a path the kernel does not follow (an absolute one: /proc/PID/root, cwd,
+ * exe, fd/N; or an anonymous inode's name: "pipe:[N]", "mnt:[N]"). The kernel jumps through
+ * those to an inode whatever they say, and openat2's RESOLVE_NO_MAGICLINKS refuses them with
+ * ELOOP; the walk refuses them the same way. Procfs's ordinary links ("self" -> "PID",
+ * "mounts" -> "self/mounts") are relative. 1, 0, or -errno if fstatfs fails. */
+static long safefs_magic_link(int dirfd, const char *target, size_t len)
+{
+#ifdef __linux__
+    struct statfs sfs;
+    if (len > 0 && target[0] != '/' && !memchr(target, ':', len))
+        return 0;
+    if (fstatfs(dirfd, &sfs) != 0)
+        return -errno;
+    return sfs.f_type == 0x9fa0; /* PROC_SUPER_MAGIC */
+#else
+    (void)dirfd;
+    (void)target;
+    (void)len;
+    return 0;
+#endif
 }
 
 /* The next component of the segments still to walk, NUL-terminated into `comp`; 0 at the end. */

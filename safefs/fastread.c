@@ -86,25 +86,31 @@ static void Reader_dealloc(Reader *self)
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
-static int Reader_init(Reader *self, PyObject *args, PyObject *kwargs)
+/* Reader(...) is built whole or not at all: there is no __init__ to skip, so no Reader exists
+ * without its parameters and callbacks (Reader.__new__(Reader) is a TypeError, not a crash). */
+static PyObject *Reader_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
 {
     static char *keywords[] = { "kind",  "symlinks", "resolve", "component_flags", "name_resolve",
                                 "flags", "failure",  "more",    NULL };
     int kind, symlinks;
     unsigned long long resolve, component_flags, name_resolve, flags;
     PyObject *failure, *more;
+    Reader *self;
     if (!PyArg_ParseTupleAndKeywords(args, kwargs, "iiKKKKOO:Reader", keywords, &kind, &symlinks,
                                      &resolve, &component_flags, &name_resolve, &flags, &failure,
                                      &more))
-        return -1;
+        return NULL;
     if (kind != SAFEFS_KIND_OPENAT2 && kind != SAFEFS_KIND_WALK) {
         PyErr_SetString(PyExc_ValueError, "unknown resolver kind");
-        return -1;
+        return NULL;
     }
     if (!PyCallable_Check(failure) || !PyCallable_Check(more)) {
         PyErr_SetString(PyExc_TypeError, "failure and more must be callable");
-        return -1;
+        return NULL;
     }
+    self = (Reader *)type->tp_alloc(type, 0);
+    if (!self)
+        return NULL;
     memset(&self->r, 0, sizeof self->r);
     self->r.kind = kind;
     self->r.symlinks = symlinks;
@@ -113,10 +119,10 @@ static int Reader_init(Reader *self, PyObject *args, PyObject *kwargs)
     self->r.name_resolve = name_resolve;
     self->flags = flags;
     Py_INCREF(failure);
-    Py_XSETREF(self->failure, failure);
+    self->failure = failure;
     Py_INCREF(more);
-    Py_XSETREF(self->more, more);
-    return 0;
+    self->more = more;
+    return (PyObject *)self;
 }
 
 /* The exception failure(code) makes, raised. */
@@ -216,8 +222,7 @@ static PyTypeObject ReaderType = {
     .tp_basicsize = sizeof(Reader),
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
     .tp_doc = "A resolver's whole-file read (see safefs/fastread.c).",
-    .tp_new = PyType_GenericNew,
-    .tp_init = (initproc)Reader_init,
+    .tp_new = Reader_new,
     .tp_dealloc = (destructor)Reader_dealloc,
     .tp_traverse = (traverseproc)Reader_traverse,
     .tp_clear = (inquiry)Reader_clear,
@@ -246,6 +251,8 @@ PyMODINIT_FUNC PyInit__native_read(void)
     if (!m)
         return NULL;
     if (PyModule_AddIntConstant(m, "SCRATCH_SIZE", SCRATCH_SIZE) < 0 ||
+        PyModule_AddIntConstant(m, "MAX_SYMLINKS", SAFEFS_MAX_SYMLINKS) < 0 ||
+        PyModule_AddIntConstant(m, "MAX_EAGAIN", SAFEFS_MAX_EAGAIN) < 0 ||
         PyModule_AddObjectRef(m, "Reader", (PyObject *)&ReaderType) < 0) {
         Py_DECREF(m);
         return NULL;

@@ -9,8 +9,12 @@ not open on before.
 
 from __future__ import annotations
 
+import errno
 import gc
 import os
+import resource
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 FD_DIR = "/proc/self/fd"
 
@@ -31,3 +35,25 @@ def open_fds() -> dict[int, tuple[int, int]]:
 def new_fds(before: dict[int, tuple[int, int]]) -> dict[int, tuple[int, int]]:
     """The fds open now that were not open, on the same file, in ``before``."""
     return {fd: ident for fd, ident in open_fds().items() if before.get(fd) != ident}
+
+
+@contextmanager
+def fds_left(n: int) -> Iterator[None]:
+    """Inside the block the process can open only ``n`` more fds (the soft limit lowered, every
+    other number below it taken)."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (256, hard))
+    taken: list[int] = []
+    try:
+        try:
+            while True:
+                taken.append(os.open(os.devnull, os.O_RDONLY | os.O_CLOEXEC))
+        except OSError as exc:
+            assert exc.errno == errno.EMFILE
+        for _ in range(min(n, len(taken))):
+            os.close(taken.pop())
+        yield
+    finally:
+        for fd in taken:
+            os.close(fd)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))

@@ -33,7 +33,7 @@ from safefs._resolve.base import (
 from safefs._resolve.openat2 import Openat2Resolver, probe
 from safefs._resolve.resolved import DirectoryPath, Resolved
 from safefs._resolve.walk import MAX_SYMLINKS, PATH_MAX, WalkResolver
-from safefs.errors import ResolverUnavailableError
+from safefs.errors import ResolverUnavailableError, error
 
 __all__ = [
     "MAX_SYMLINKS",
@@ -58,12 +58,21 @@ _lock = threading.Lock()
 _openat2_status: int | None = None
 
 
+# The answers that rule openat2 out for good: the kernel lacks it, or a seccomp filter denies it.
+_RULED_OUT = (errno.ENOSYS, errno.EPERM)
+
+
 def openat2_status(root_fd: int) -> int:
-    """0 if openat2 works here, else the errno that rules it out (probed once, from ``root_fd``)."""
+    """0 if openat2 works here, else the errno that rules it out (ENOSYS or EPERM), probed
+    from ``root_fd`` until one of those answers. Any other failure of the probe (EMFILE, ENOMEM)
+    says nothing about the kernel: it is raised, and nothing is remembered."""
     global _openat2_status
     with _lock:
         if _openat2_status is None:
-            _openat2_status = probe(root_fd) if _sys.HAVE_NATIVE else errno.ENOSYS
+            status = probe(root_fd) if _sys.HAVE_NATIVE else errno.ENOSYS
+            if status != 0 and status not in _RULED_OUT:
+                raise error(status)
+            _openat2_status = status
         return _openat2_status
 
 

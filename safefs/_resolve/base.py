@@ -108,9 +108,3 @@ class Resolver(Protocol):
         """Change the mode bits of what ``rel`` names without opening it for reading or
         writing. A link itself cannot be chmodded: EOPNOTSUPP, as Linux answers."""
         ...
-
-    def check_beneath(self, root_fd: int, rel: bytes) -> None:
-        """Raise PathEscapeError if ``rel``, resolved now as the kernel would resolve it for a
-        program that follows links (``symlinks="beneath"`` rules, whatever this resolver's
-        mode), leaves the root. A dangling link or a file on the way leads nowhere: no error."""
-        ...

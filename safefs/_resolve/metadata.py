@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from safefs._resolve.base import Resolver
 
 _T = TypeVar("_T")
+_DIR_READ = os.O_RDONLY | _sys.O_DIRECTORY
 
 
 def stat_by_handle(r: Resolver, root_fd: int, rel: bytes, follow: bool) -> os.stat_result:
@@ -69,6 +70,22 @@ def chmod_via_parent(r: Resolver, root_fd: int, rel: bytes, mode: int, follow: b
         _sys.fchmodat_nofollow(found.fd, found.name, mode)
 
 
+def set_times(r: Resolver, root_fd: int, rel: bytes, ns: tuple[int, int] | None, follow: bool) -> None:
+    """utimensat of what ``rel`` names (``ns``: atime and mtime in nanoseconds; None: now), by
+    name on the held directory, never following it there (a link is reached by the lookup, or
+    not at all); a path naming a directory as a whole, through the directory's fd."""
+    try:
+        found = _lookup_name(r, root_fd, rel, follow)
+    except DirectoryPath as whole:
+        # futimens needs a real fd (not O_PATH): the directory opened for reading, never written.
+        _through_directory(r, root_fd, whole.rel, lambda fd: _sys.futimens(fd, ns), _DIR_READ)
+        return
+    with found:
+        if found.st is None:
+            raise error(errno.ENOENT)
+        _sys.utimensat_nofollow(found.fd, found.name, ns)
+
+
 def _lookup_name(r: Resolver, root_fd: int, rel: bytes, follow: bool) -> Resolved:
     """The directory and final name of ``rel``, with its lstat; DirectoryPath when there is no
     final name (the path, or the target of a link it ends in, names a directory as a whole)."""
@@ -78,9 +95,11 @@ def _lookup_name(r: Resolver, root_fd: int, rel: bytes, follow: bool) -> Resolve
     return r.lookup(root_fd, rel, follow=follow, lstat=True)
 
 
-def _through_directory(r: Resolver, root_fd: int, rel: bytes, act: Callable[[int], _T]) -> _T:
+def _through_directory(
+    r: Resolver, root_fd: int, rel: bytes, act: Callable[[int], _T], flags: int | None = None
+) -> _T:
     """``act`` on the directory ``rel`` names (links followed), through a fd held meanwhile."""
-    fd = r.open(root_fd, rel, r.dir_flags, follow=True)
+    fd = r.open(root_fd, rel, r.dir_flags if flags is None else flags, follow=True)
     try:
         return act(fd)
     finally:

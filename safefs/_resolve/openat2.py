@@ -12,7 +12,6 @@ from __future__ import annotations
 import errno
 import os
 import stat
-from collections.abc import Callable
 
 from safefs import _fastpath, _sys
 from safefs._paths import SPECIAL_NAMES, split_parent
@@ -25,7 +24,7 @@ from safefs.errors import PathEscapeError, error
 
 # The kernel returns EAGAIN when a rename or mount raced with a ".." step; libpathrs and
 # filepath-securejoin retry about this many times before giving up.
-MAX_EAGAIN_RETRIES = 128
+MAX_EAGAIN_RETRIES = _fastpath.MAX_EAGAIN
 # A read never blocks on a FIFO: the caller's fstat refuses anything but a regular file.
 READ_FLAGS = os.O_RDONLY | _sys.O_NONBLOCK
 
@@ -60,20 +59,12 @@ class Openat2Resolver:
         # one lookup in the root's directory, which costs less than the scoped one); a link
         # there (ELOOP) goes to the scoped openat2 after all.
         self._native = _fastpath.openat2_params(self.resolve, _NAME_RESOLVE) if _fastpath.AVAILABLE else None
-        self.read_bytes: Callable[[int, bytes], bytes] = (
-            _fastpath.reader(self._native, self._read_how[0])
-            if self._native is not None
-            else self._read_python
-        )
-        self.read_head: Callable[[int, bytes, int], bytes] = (
-            _fastpath.head_reader(self._native, self._read_how[0])
-            if self._native is not None
-            else self._read_head_python
-        )
-        self.read_heads: Callable[[int, list[bytes], int], list[bytes | OSError]] = (
-            _fastpath.heads_reader(self._native, self._read_how[0])
-            if self._native is not None
-            else self._read_heads_python
+        self.read_bytes, self.read_head, self.read_heads = _fastpath.readers(
+            self._native,
+            self._read_how[0],
+            self._read_python,
+            self._read_head_python,
+            self._read_heads_python,
         )
 
     def _openat2(self, root_fd: int, rel: bytes, how: tuple[int, int]) -> int:
@@ -91,9 +82,7 @@ class Openat2Resolver:
         if fd == -errno.EXDEV:
             raise PathEscapeError()
         if fd == -errno.EAGAIN:
-            raise error(
-                errno.EAGAIN, f"path resolution raced with concurrent renames {MAX_EAGAIN_RETRIES} times"
-            )
+            raise error(errno.EAGAIN, _fastpath.EAGAIN_MESSAGE)
         raise error(-fd)
 
     def open(self, root_fd: int, rel: bytes, flags: int, mode: int = 0o666, *, follow: bool) -> int:
@@ -120,10 +109,6 @@ class Openat2Resolver:
         """See :meth:`Resolver.canonical`: the kernel hands back no path, so the walk works it
         out."""
         return self._walk.canonical(root_fd, rel, strict=strict)
-
-    def check_beneath(self, root_fd: int, rel: bytes) -> None:
-        """See :meth:`Resolver.check_beneath` (by the walk: it must follow what it judges)."""
-        self._walk.check_beneath(root_fd, rel)
 
     def lookup(
         self, root_fd: int, rel: bytes, *, follow: bool, parents: bool = False, lstat: bool = False

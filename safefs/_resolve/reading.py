@@ -13,21 +13,17 @@ whatever the file's size (:func:`read_head_opened` without the extension).
 
 from __future__ import annotations
 
-import errno
 import os
-import stat
 from collections.abc import Callable
 
-from safefs._fastpath import read_up_to
-from safefs.errors import NotRegularFileError, error
+from safefs._fastpath import read_up_to, require_regular
 
 
 def read_opened(fd: int) -> bytes:
     """The whole content of the file ``fd`` holds (regular files only); closes ``fd``."""
     try:
         st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            raise error(errno.EISDIR) if stat.S_ISDIR(st.st_mode) else NotRegularFileError()
+        require_regular(st)
         size = st.st_size
         data = os.read(fd, size + 1)  # one byte more notices a file that grew meanwhile
         if len(data) == size:
@@ -45,8 +41,7 @@ def read_head_opened(fd: int, size: int) -> bytes:
     bounded by ``size`` whatever the file's size; closes ``fd``."""
     try:
         st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            raise error(errno.EISDIR) if stat.S_ISDIR(st.st_mode) else NotRegularFileError()
+        require_regular(st)
         return read_up_to(fd, size, st.st_size)
     finally:
         os.close(fd)

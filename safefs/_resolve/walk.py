@@ -41,12 +41,12 @@ from safefs._resolve.reading import read_head_opened, read_heads_each, read_open
 from safefs._resolve.resolved import DirectoryPath, Resolved
 from safefs.errors import PathEscapeError, error
 
-MAX_SYMLINKS: Final = 40  # safefs/fastpath.c has the same number: SAFEFS_MAX_SYMLINKS
+MAX_SYMLINKS: Final = _fastpath.MAX_SYMLINKS
 # read_bytes: a FIFO must not hang the open; fstat then refuses anything not regular.
 _READ_FLAGS: Final = os.O_RDONLY | _sys.O_NONBLOCK
 # The kernel refuses a path of PATH_MAX bytes or more before looking at it; the walk, which
 # takes one name at a time, would not notice on its own.
-PATH_MAX: Final = 4096
+PATH_MAX: Final = _fastpath.PATH_MAX
 
 _T = TypeVar("_T")
 # The per-operation final step: (the walk, the directory fd it holds, the final name, whether the
@@ -65,15 +65,39 @@ class Continue:
         self.path = path
 
 
+class Overlay:
+    """The tree as a rename or a link will leave it, for the link judge (safefs._resolve.links):
+    ``moved`` maps (a directory's canonical path, a name in it) to the entry that will be there
+    (its directory fd and name now); ``gone`` holds the places that will be empty."""
+
+    __slots__ = ("gone", "moved")
+
+    def __init__(
+        self, moved: dict[tuple[bytes, bytes], tuple[int, bytes]], gone: set[tuple[bytes, bytes]]
+    ) -> None:
+        self.moved = moved
+        self.gone = gone
+
+    def place(self, directory: bytes, cur: int, name: bytes) -> tuple[int, bytes]:
+        key = (directory, name)
+        there = self.moved.get(key)
+        if there is not None:
+            return there
+        if key in self.gone:
+            raise error(errno.ENOENT)
+        return cur, name
+
+
 class _Walk:
     """One resolution in progress: the directories walked so far (held fds and their names,
     innermost last; the root is below them), the link budget used so far, and (for
     ``canonical``) how many of the last names do not exist."""
 
-    __slots__ = ("flags", "links", "missing", "mode", "names", "root_fd", "stack")
+    __slots__ = ("flags", "links", "missing", "mode", "names", "overlay", "root_fd", "stack")
 
-    def __init__(self, root_fd: int, mode: SymlinkMode, flags: int) -> None:
+    def __init__(self, root_fd: int, mode: SymlinkMode, flags: int, overlay: Overlay | None = None) -> None:
         self.root_fd = root_fd
+        self.overlay = overlay  # the tree as a move or link will leave it (the link judge only)
         self.mode = mode
         self.flags = flags  # for open_component: directories looked through, never followed
         self.stack: list[int] = []
@@ -88,6 +112,13 @@ class _Walk:
     def rel(self) -> bytes:
         """The root-relative path walked so far: canonical, made of the real names entered."""
         return b"/".join(self.names) or b"."
+
+    def place(self, cur: int, name: bytes) -> tuple[int, bytes]:
+        """Where the entry ``name`` of the directory walked so far is: ``(cur, name)``, unless
+        the overlay puts another entry there or takes it away (FileNotFoundError)."""
+        if self.overlay is None:
+            return cur, name
+        return self.overlay.place(self.rel(), cur, name)
 
     def up(self) -> None:
         """``..``: back to the directory walked before, never a lookup of a name."""
@@ -107,6 +138,8 @@ class _Walk:
         self.links += 1
         if self.mode == "none" or self.links > MAX_SYMLINKS:
             raise error(errno.ELOOP)
+        if _fastpath.is_magic_link(dirfd, target):
+            raise error(errno.ELOOP)  # never followed, as openat2's RESOLVE_NO_MAGICLINKS
         if target.startswith(b"/"):
             if self.mode != "in_root":
                 raise PathEscapeError()
@@ -115,15 +148,24 @@ class _Walk:
             self.names.clear()
         return target
 
-    def run(self, path: bytes, final: FinalStep[_T], *, create: bool = False, missing_ok: bool = False) -> _T:
+    def run(
+        self,
+        path: bytes,
+        final: FinalStep[_T],
+        *,
+        create: bool = False,
+        missing_ok: bool = False,
+        limit: bool = True,
+    ) -> _T:
         """Walk every component of ``path`` but the last as a directory, then return what
         ``final(walk, dirfd, name, trailing_slash)`` makes of the last; the fds still held are
         closed on the way out. ``create``: make the missing directories of the caller's own path.
         ``missing_ok``: past a missing directory, names are only recorded (``..`` takes one
-        back), for ``canonical``."""
-        if len(path) >= PATH_MAX:
+        back), for ``canonical``. ``limit`` False: ``path`` is a held directory's canonical path
+        and a link target joined, each within PATH_MAX (the link judge)."""
+        if limit and len(path) >= PATH_MAX:
             raise error(errno.ENAMETOOLONG)
-        stack, names, flags = self.stack, self.names, self.flags
+        stack, names, flags, overlay = self.stack, self.names, self.flags, self.overlay
         # The bottom ``own`` entries of todo are the caller's own components: a link's target is
         # pushed above them, and ``own`` shrinks to what is left below it when that happens.
         own = -1 if create else 0
@@ -151,8 +193,11 @@ class _Walk:
                         self.missing += 1
                         continue
                     cur = stack[-1] if stack else self.root_fd
+                    at, entry = cur, comp
                     try:
-                        fd = _sys.open_component(cur, comp, flags)
+                        if overlay is not None:
+                            at, entry = overlay.place(self.rel(), cur, comp)
+                        fd = _sys.open_component(at, entry, flags)
                     except OSError as exc:
                         if exc.errno == errno.ENOENT:
                             if len(todo) < own:
@@ -170,7 +215,7 @@ class _Walk:
                             raise
                         if exc.errno != errno.ELOOP and exc.errno != errno.ENOTDIR:
                             raise
-                        target = self.link(cur, comp, exc)
+                        target = self.link(at, entry, exc)
                         own = min(own, len(todo))
                         todo.extend(reversed(target.split(b"/")))
                         continue
@@ -214,13 +259,14 @@ def _canonical_final(strict: bool) -> FinalStep[bytes]:
         if walk.missing:
             return join(walk.rel(), name)
         try:
-            st = _sys.fstatat(cur, name)
+            at, entry = walk.place(cur, name)
+            st = _sys.fstatat(at, entry)
         except FileNotFoundError:
             if strict:
                 raise
             return join(walk.rel(), name)
         if stat.S_ISLNK(st.st_mode):
-            target = walk.link(cur, name, error(errno.ELOOP))
+            target = walk.link(at, entry, error(errno.ELOOP))
             # "link/": whatever the target is, it must be a directory (or missing).
             return Continue(target + b"/" if trailing else target)
         if trailing and not stat.S_ISDIR(st.st_mode):  # "file/": a file used as a directory
@@ -239,7 +285,7 @@ class WalkResolver:
 
     ``native``: ``open`` and ``read_bytes`` run the same walk in C (safefs/fastpath.c, a port of
     :meth:`open` here) where the extension is built; this module stays the reference, and the one
-    that ``lookup``, ``canonical`` and ``check_beneath`` use."""
+    that ``lookup``, ``canonical`` and the link judge (:mod:`.links`) use."""
 
     name: BackendName = "walk"
 
@@ -257,20 +303,8 @@ class WalkResolver:
             _fastpath.walk_params(mode, self._component_flags) if native and _fastpath.AVAILABLE else None
         )
         # read_bytes: walk, open, fstat, read and close in one C call where the extension is built.
-        self.read_bytes: Callable[[int, bytes], bytes] = (
-            _fastpath.reader(self._native, self._read_flags)
-            if self._native is not None
-            else self._read_python
-        )
-        self.read_head: Callable[[int, bytes, int], bytes] = (
-            _fastpath.head_reader(self._native, self._read_flags)
-            if self._native is not None
-            else self._read_head_python
-        )
-        self.read_heads: Callable[[int, list[bytes], int], list[bytes | OSError]] = (
-            _fastpath.heads_reader(self._native, self._read_flags)
-            if self._native is not None
-            else self._read_heads_python
+        self.read_bytes, self.read_head, self.read_heads = _fastpath.readers(
+            self._native, self._read_flags, self._read_python, self._read_head_python, self._read_heads_python
         )
 
     @property
@@ -310,16 +344,6 @@ class WalkResolver:
         directories, each final name checked with one fstatat."""
         walk = _Walk(root_fd, self.mode, self._component_flags)
         return walk.run(rel, _CANONICAL[strict], missing_ok=not strict)
-
-    def check_beneath(self, root_fd: int, rel: bytes) -> None:
-        """See :meth:`Resolver.check_beneath`: a strict canonical walk with ``beneath`` rules,
-        of which only an escape is reported."""
-        try:
-            _Walk(root_fd, "beneath", self._component_flags).run(rel, _CANONICAL[True])
-        except PathEscapeError:
-            raise
-        except OSError:
-            pass  # dangling, looping or not a directory on the way: it leads nowhere outside
 
     def open_read(self, root_fd: int, rel: bytes) -> int:
         """See :meth:`Resolver.open_read`."""

@@ -24,6 +24,15 @@ SRC = "zz_src"  # the other path of a two-path operation *to* the case path
 MOVED = "zz_moved"  # ... and *from* it
 LINK_TARGET = "zz_tgt"  # the target of every new symlink
 NEW_MODE = 0o751
+BORN_MODE = 0o640  # the mode= / perm= a new file or directory is asked to be born with
+TIMES_NS = (1_000_000_123, 2_000_000_456)  # what every utime sets
+
+
+def born(mode: int = BORN_MODE) -> int:
+    """The mode bits a new node asked for ``mode`` gets: less the umask."""
+    umask = os.umask(0)
+    os.umask(umask)
+    return mode & ~umask
 
 
 @dataclass(frozen=True)
@@ -92,9 +101,24 @@ def _write_plain(p: str, data: bytes) -> int:
         return f.write(data)
 
 
-def _touch_plain(p: str) -> None:
-    with open(p, "ab"):
-        pass
+def _touch_plain(p: str, mode: int = 0o666) -> None:
+    os.close(os.open(p, os.O_WRONLY | os.O_CREAT | os.O_APPEND, mode))
+
+
+def _write_plain_mode(p: str, data: bytes) -> int:
+    fd = os.open(p, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, BORN_MODE)
+    with open(fd, "wb") as f:
+        return f.write(data)
+
+
+def _open_perm(opener: Callable[..., Any]) -> Callable[[str, str], Any]:
+    """``opener(path, mode, perm=BORN_MODE)`` as a two-argument opener."""
+    return lambda p, mode: opener(p, mode, perm=BORN_MODE)
+
+
+def _open_plain_perm(p: str, mode: str) -> Any:
+    flags = {"x": os.O_WRONLY | os.O_CREAT | os.O_EXCL}[mode]
+    return open(os.open(p, flags, BORN_MODE), "w")
 
 
 def _entries(entries: Any) -> list[tuple[str, bool, bool, bool]]:
@@ -303,6 +327,60 @@ OPERATIONS: list[Operation] = [
     ),
     Operation("touch", ("touch",), True, lambda r, p, o: r.touch(p), lambda p, o: _touch_plain(p), True),
     Operation(
+        "touch_mode",
+        ("touch",),
+        True,
+        lambda r, p, o: r.touch(p, BORN_MODE),
+        lambda p, o: _touch_plain(p, BORN_MODE),
+        True,
+        like="touch",
+    ),
+    Operation(
+        "write_bytes_mode",
+        ("write_bytes",),
+        True,
+        lambda r, p, o: r.write_bytes(p, DATA, mode=BORN_MODE),
+        lambda p, o: _write_plain_mode(p, DATA),
+        True,
+        like="write_bytes",
+    ),
+    Operation(
+        "write_text_mode",
+        ("write_text",),
+        True,
+        lambda r, p, o: r.write_text(p, DATA.decode(), mode=BORN_MODE),
+        lambda p, o: _write_plain_mode(p, DATA),
+        True,
+        like="write_bytes",
+        scenario=False,
+    ),
+    Operation(
+        "open_x_perm",
+        ("open",),
+        False,
+        lambda r, p, o: _open_write(_open_perm(r.open), p, "x"),
+        lambda p, o: _open_write(_open_plain_perm, p, "x"),
+        True,
+        like="open_x",
+    ),
+    Operation(
+        "utime",
+        ("utime",),
+        True,
+        lambda r, p, o: r.utime(p, ns=TIMES_NS),
+        lambda p, o: os.utime(p, ns=TIMES_NS),
+        True,
+        like="chmod",
+    ),
+    Operation(
+        "utime_nofollow",
+        ("utime",),
+        False,
+        lambda r, p, o: r.utime(p, ns=TIMES_NS, follow_symlinks=False),
+        lambda p, o: os.utime(p, ns=TIMES_NS, follow_symlinks=False),
+        True,
+    ),
+    Operation(
         "chmod",
         ("chmod",),
         True,
@@ -312,6 +390,15 @@ OPERATIONS: list[Operation] = [
     ),
     # -- directories
     Operation("mkdir", ("mkdir",), False, lambda r, p, o: r.mkdir(p), lambda p, o: os.mkdir(p), True),
+    Operation(
+        "mkdir_mode",
+        ("mkdir",),
+        False,
+        lambda r, p, o: r.mkdir(p, BORN_MODE),
+        lambda p, o: os.mkdir(p, BORN_MODE),
+        True,
+        like="mkdir",
+    ),
     Operation(
         "makedirs",
         ("mkdir",),
@@ -332,6 +419,7 @@ OPERATIONS: list[Operation] = [
     ),
     Operation("rmdir", ("rmdir",), False, lambda r, p, o: r.rmdir(p), lambda p, o: os.rmdir(p), True),
     Operation("rmtree", ("rmtree",), False, lambda r, p, o: r.rmtree(p), changes_tree=True),
+    Operation("remove_all", ("remove_all",), False, lambda r, p, o: r.remove_all(p), changes_tree=True),
     # -- names
     Operation("remove", ("remove",), False, lambda r, p, o: r.remove(p), lambda p, o: os.unlink(p), True),
     Operation(

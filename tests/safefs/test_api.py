@@ -5,9 +5,12 @@ Every test runs for each backend and ``symlinks=`` mode through the ``open_root`
 
 from __future__ import annotations
 
+import copy
 import errno
+import gc
 import io
 import os
+import pickle
 import shutil
 import signal
 import socket
@@ -1082,19 +1085,86 @@ def test_magic_links_are_never_followed(
 def test_magic_links_refused_with_the_kernels_error(
     flavour: Flavour, workspace: Workspace, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest
 ) -> None:
-    if flavour.backend != "openat2" and flavour.symlinks != "none":
-        request.applymarker(
-            pytest.mark.xfail(
-                strict=True,
-                reason=(
-                    "documented limit: the walk cannot tell a magic link from a plain symlink; it reads "
-                    "the link's text (never jumps through it), so it reports an escape or "
-                    "FileNotFoundError where openat2 reports ELOOP"
-                ),
-            )
-        )
+    # Every backend refuses a magic link as openat2's RESOLVE_NO_MAGICLINKS does, and resolve()
+    # says what the operations say.
     monkeypatch.chdir(workspace.root_path)
     with flavour.open("/proc/self") as proc:
-        with pytest.raises(OSError) as info:
-            proc.read_bytes("cwd/")
-        assert info.value.errno == errno.ELOOP
+        for path in ("cwd/", "cwd/f", "root", "root/etc", "exe"):
+            for call in (proc.read_bytes, proc.listdir, proc.stat, proc.resolve):
+                with pytest.raises(OSError) as info:
+                    call(path)
+                assert info.value.errno == errno.ELOOP, (call.__name__, path, info.value)
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="needs Linux procfs")
+def test_the_walk_never_lists_proc_through_self_root(flavour: Flavour) -> None:
+    # In in_root mode /proc/self/root's text ("/") would name the Root itself: still refused.
+    with flavour.open("/proc") as proc:
+        assert "self" in proc.listdir(".")
+        for path in ("self/root", "self/root/", "thread-self/root/self/root"):
+            with pytest.raises(OSError) as info:
+                proc.listdir(path)
+            assert info.value.errno == errno.ELOOP, (path, info.value)
+        if flavour.symlinks != "none":
+            assert proc.resolve("self") != "self"  # an ordinary procfs link: followed
+
+
+# -- one owner per fd --------------------------------------------------------------------------
+
+
+def test_a_root_cannot_be_copied_or_pickled(open_root: OpenRoot, workspace: Workspace) -> None:
+    root = open_root(["f"])
+    for make in (copy.copy, copy.deepcopy, pickle.dumps):
+        with pytest.raises(TypeError, match="owns a directory fd"):
+            make(root)
+    gc.collect()  # no second owner was made to close the fd on collection
+    os.fstat(root.fileno())
+    assert root.read_bytes("f") == b"content of f\n"
+
+
+def test_read_heads_refuses_one_path(open_root: OpenRoot) -> None:
+    root = open_root(["notes.txt"])
+    for one in ("notes.txt", b"notes.txt", Path("notes.txt")):
+        with pytest.raises(TypeError, match="iterable of paths"):
+            root.read_heads(one, 64)  # type: ignore[arg-type]  # (the point)
+    assert root.read_heads(["notes.txt"], 64) == [b"content of notes.txt\n"]
+
+
+def test_open_w_truncates_in_place_and_the_readme_says_so(open_root: OpenRoot, workspace: Workspace) -> None:
+    # write_bytes replaces the inode (a reader sees old or new); open("w") truncates the same one.
+    root = open_root(["f"])
+    before = os.stat(workspace.root_path / "f").st_ino
+    root.write_bytes("f", b"new")
+    replaced = os.stat(workspace.root_path / "f").st_ino
+    assert replaced != before
+    with root.open("f", "w") as f:
+        f.write("again")
+    assert os.stat(workspace.root_path / "f").st_ino == replaced
+    readme = (Path(__file__).parents[2] / "README.md").read_text()
+    assert "Writes are atomic" not in readme
+    assert '`open(path, "w")` truncates in place' in readme
+
+
+# -- modes of new files ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("size", [10, 1 << 20], ids=["native-write", "large-write"])
+@pytest.mark.parametrize("parents", [False, True], ids=["", "parents"])
+def test_a_new_file_is_born_with_the_mode_asked(
+    open_root: OpenRoot, workspace: Workspace, size: int, parents: bool
+) -> None:
+    root = open_root(["d/", "d/kept"])
+    os.chmod(workspace.root_path / "d" / "kept", 0o604)
+    old = os.umask(0o022)
+    try:
+        root.write_bytes("d/secret", b"s" * size, mode=0o600, parents=parents)
+        root.write_bytes("d/kept", b"k" * size, mode=0o600, parents=parents)  # exists: kept
+        root.write_text("d/text", "t", mode=0o640, parents=parents)
+        root.touch("d/touched", 0o666)
+    finally:
+        os.umask(old)
+    modes = {
+        n: stat.S_IMODE(os.stat(workspace.root_path / "d" / n).st_mode)
+        for n in os.listdir(workspace.root_path / "d")
+    }
+    assert modes == {"secret": 0o600, "kept": 0o604, "text": 0o640, "touched": 0o644}

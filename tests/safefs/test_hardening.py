@@ -8,6 +8,8 @@ import gc
 import os
 import socket
 import stat
+import subprocess
+import sys
 import threading
 import time
 import warnings
@@ -19,7 +21,7 @@ from typing import Any
 import pytest
 
 import safefs
-from safefs import _sys
+from safefs import _fastpath, _sys
 from tests.fds import new_fds, open_fds
 from tests.safefs.conftest import Flavour, Workspace, build_tree
 
@@ -30,7 +32,7 @@ from tests.safefs.conftest import Flavour, Workspace, build_tree
     "options", [{"encoding": "no-such-codec"}, {"newline": "bogus"}], ids=["encoding", "newline"]
 )
 def test_bad_text_options_close_the_fd_once(
-    options: dict[str, str], flavour: Flavour, open_root: Callable[..., safefs.Root]
+    options: dict[str, Any], flavour: Flavour, open_root: Callable[..., safefs.Root]
 ) -> None:
     root = open_root(["f"])
     before = open_fds()
@@ -520,3 +522,21 @@ def test_openat2_eagain_is_retried_then_reported(
             run(root)
         assert info.value.errno == errno.EAGAIN and info.value.filename == "d/../d/f"
         assert refusals == 0
+
+
+# -- native types ------------------------------------------------------------------------------
+
+
+@pytest.mark.skipif(not _fastpath.AVAILABLE, reason="native extension not built")
+def test_native_reader_cannot_be_built_uninitialised() -> None:
+    # In a child: before the fix this crashed the interpreter (SIGSEGV), not the test.
+    code = (
+        "import os, safefs._native_read as n\n"
+        "try:\n"
+        "    n.Reader.__new__(n.Reader).read(os.open('.', os.O_RDONLY), b'x')\n"
+        "except TypeError as exc:\n"
+        "    print('TypeError', exc)\n"
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, (run.returncode, run.stderr)
+    assert run.stdout.startswith("TypeError"), run.stdout

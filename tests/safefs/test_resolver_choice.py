@@ -12,6 +12,7 @@ import pytest
 import safefs
 import safefs._resolve as resolvers
 from safefs import _sys
+from tests.fds import fds_left
 
 needs_native = pytest.mark.skipif(not _sys.HAVE_NATIVE, reason="native extension not built")
 
@@ -59,6 +60,23 @@ def test_a_blocked_probe_is_remembered(tmp_path: Path) -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["walk", "walk", "1"]
+
+
+@needs_native
+def test_a_probe_that_runs_out_of_fds_decides_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The first Root of the process meets EMFILE at the probe (its own fd took the last one): that
+    # says nothing about the kernel, so it is an error now and openat2 all the same later.
+    monkeypatch.setattr(resolvers, "_openat2_status", None)
+    with fds_left(1), pytest.raises(OSError) as info:
+        safefs.Root(tmp_path)
+    assert info.value.errno == errno.EMFILE
+    assert resolvers._openat2_status is None
+    with safefs.Root(tmp_path) as root:
+        assert root.resolver == "openat2"
+    with safefs.Root(tmp_path, resolver="openat2") as root:
+        assert root.resolver == "openat2"
 
 
 @needs_native

@@ -278,3 +278,45 @@ def test_a_batch_of_read_heads_opens_each_file_by_the_resolver_and_closes_it_onc
             closed.extend(range(low, high + 1))
     assert sorted(opened) == sorted(closed), calls
     assert len([c for c in calls if c[0] == "read"]) >= 5  # the five files read
+
+
+FLOOR_CHILD = """
+import os, sys, safefs
+sys.path.insert(0, sys.argv[4])
+from benchmarks import floor
+root = safefs.Root(sys.argv[1], resolver=sys.argv[2])
+rel = sys.argv[3]
+make = floor.walk_reader if sys.argv[2] == "walk" else floor.openat2_reader
+floor_read = make(root.fileno(), rel, 65536)
+mark = os.open(os.devnull, os.O_WRONLY | os.O_CLOEXEC)
+assert len(root.read_bytes(rel)) == floor_read() == 4096  # imports and buffers, untraced
+os.write(mark, b"{mark}")
+{first}
+os.write(mark, b"{mark}")
+"""
+
+
+@pytest.mark.parametrize("resolver", ["walk", "openat2"])
+def test_the_benchmarks_floor_makes_exactly_the_reads_system_calls(tmp_path: Path, resolver: str) -> None:
+    """benchmarks/floor.c is a fair floor: the same calls, with the same flags, as read_bytes at
+    depth 16 (fd numbers aside), nothing more and nothing less."""
+    if resolver == "openat2" and not _sys.HAVE_NATIVE:
+        pytest.skip("openat2 needs the extension")
+    root = tmp_path / "ws"
+    rel = "/".join([*(f"b{i}" for i in range(1, 16)), "f"])
+    (root / rel).parent.mkdir(parents=True)
+    (root / rel).write_bytes(b"f" * 4096)
+    repo = str(Path(__file__).resolve().parents[2])
+
+    def shape(calls: list[Call]) -> list[tuple[str, str]]:
+        return [(name, re.sub(r"\b\d+\b", "N", args.split(", ", 1)[-1])) for name, args, *_ in calls]
+
+    seen = []
+    for first in ("root.read_bytes(rel)", "floor_read()"):
+        code = FLOOR_CHILD.format(mark=MARK, first=first)
+        calls, _out = traced(tmp_path, code, str(root), resolver, rel, repo)
+        seen.append(shape(calls))
+    assert seen[0] == seen[1], seen
+    assert [name for name, _ in seen[0]].count("openat" if resolver == "walk" else "openat2") == (
+        16 if resolver == "walk" else 1
+    )
