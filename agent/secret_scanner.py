@@ -162,6 +162,14 @@ _VERSION = re.compile(r"(?:^|[-_@/v])\d+\.\d+(?:\.\d+)+(?:$|[-+])|[-_@]\d+\.\d+$
 # A placeholder run: xxxxxx, ######, ******, one character twelve times.
 _FILLER = re.compile(r"x{6}|X{6}|#{4}|\*{4}")
 _RUN = re.compile(r"(.)\1{11,}")
+_SEGMENT_SEPARATORS = re.compile(r"[-_.:/]")
+
+
+def _repeated_segment(value: str) -> bool:
+    """Whether one piece of ``value`` between separators comes back three times or more
+    (``xoxp-1234-1234-1234-...``): typed as a stand-in, where generated pieces differ."""
+    pieces = Counter(piece for piece in _SEGMENT_SEPARATORS.split(value) if len(piece) >= 3)
+    return any(n >= 3 for n in pieces.values())
 
 
 def _sequence_run(value: str, length: int = 6) -> bool:
@@ -191,6 +199,7 @@ def placeholder_token(value: str) -> bool:
         bool(_FILLER.search(value))
         or any(len(run.group(0)) * 5 >= len(value) * 2 for run in _RUN.finditer(value))
         or _sequence_run(value)
+        or _repeated_segment(value)
         or "example" in lowered
         or "redacted" in lowered
         or "..." in value  # elided in the text it was copied from
@@ -395,11 +404,18 @@ _NOT_A_CREDENTIAL_KEY = frozenset(
 )
 
 
+_PREPOSITIONS = frozenset({"to", "for", "of", "from"})
+
+
 def _secret_name(name: str) -> bool:
     """Whether ``name`` (an identifier, a key, a header) says that its value is a secret: one
     of its words is a secret's word, its last word is not a property of one (an id, a URL, a
     length), and no word says the value is public."""
     words = [w.lower() for w in _NAME_WORD.findall(name) if not w.isdigit()]
+    # The name's head comes before a preposition: ``keyVaultToStoreSecrets`` names a vault,
+    # ``pathToSecret`` a path, ``passwordForAdmin`` a password.
+    cut = next((i for i, w in enumerate(words) if i and w in _PREPOSITIONS), len(words))
+    words = words[:cut]
     if not words or words[-1] in _NOT_THE_SECRET or _PUBLIC_WORDS.intersection(words):
         return False
     secret = [w for w in words if w.endswith(_SECRET_WORD_ENDS) or w.startswith(_SECRET_WORD_STARTS)]
