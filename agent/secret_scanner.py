@@ -475,14 +475,16 @@ _CLOSERS = {")": "(", "]": "[", "}": "{", ">": "<"}
 
 
 def _assignment_accept(group: Groups) -> bool:
+    name = group("name") or ""
+    if group("name_start") == "":  # the name starts at the match: its first words come before it
+        name = (group(BEFORE) or "") + name
+    if not _secret_name(name):  # the cheaper check first: a third of the candidates stop here
+        return False
     bare = group("bare")
     if bare is not None:
         bare = _unclosed(bare)
     value = bare if bare is not None else (group("dq") or group("sq") or group("bq") or "")
-    name = group("name") or ""
-    if group("name_start") == "":  # the name starts at the match: its first words come before it
-        name = (group(BEFORE) or "") + name
-    return _secret_name(name) and _looks_random(value, quoted=bare is None)
+    return _looks_random(value, quoted=bare is None)
 
 
 _URL_PLACEHOLDERS = frozenset(
@@ -785,14 +787,12 @@ class Redaction:
 # The name of a pseudo-group: the identifier characters just before the match (at most 64), so
 # that a pattern can start at a keyword and still judge the whole name (``publicToken``).
 BEFORE = "(before)"
-_IDENTIFIER_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.$-")
+_IDENTIFIER_BYTES = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.$-"
 
 
 def _before(data: bytes, start: int) -> str:
-    at = start
-    while at > 0 and start - at < 64 and data[at - 1] in _IDENTIFIER_BYTES:
-        at -= 1
-    return data[at:start].decode("ascii")
+    window = data[max(0, start - 64) : start]
+    return window[len(window.rstrip(_IDENTIFIER_BYTES)) :].decode("ascii")
 
 
 def _group_reader(match: Any, data: bytes, index: dict[str, int]) -> Groups:
