@@ -167,7 +167,7 @@ _SEGMENT_SEPARATORS = re.compile(r"[-_.:/]")
 
 def _repeated_segment(value: str) -> bool:
     """Whether one piece of ``value`` between separators comes back three times or more
-    (``xoxp-1234-1234-1234-...``): typed as a stand-in, where generated pieces differ."""
+    (``4821-4821-4821-9f3e...``): typed as a stand-in, where generated pieces differ."""
     pieces = Counter(piece for piece in _SEGMENT_SEPARATORS.split(value) if len(piece) >= 3)
     return any(n >= 3 for n in pieces.values())
 
