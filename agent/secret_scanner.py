@@ -162,6 +162,14 @@ _VERSION = re.compile(r"(?:^|[-_@/v])\d+\.\d+(?:\.\d+)+(?:$|[-+])|[-_@]\d+\.\d+$
 # A placeholder run: xxxxxx, ######, ******, one character twelve times.
 _FILLER = re.compile(r"x{6}|X{6}|#{4}|\*{4}")
 _RUN = re.compile(r"(.)\1{11,}")
+_SEGMENT_SEPARATORS = re.compile(r"[-_.:/]")
+
+
+def _repeated_segment(value: str) -> bool:
+    """Whether one piece of ``value`` between separators comes back three times or more
+    (``4821-4821-4821-9f3e...``): typed as a stand-in, where generated pieces differ."""
+    pieces = Counter(piece for piece in _SEGMENT_SEPARATORS.split(value) if len(piece) >= 3)
+    return any(n >= 3 for n in pieces.values())
 
 
 def _sequence_run(value: str, length: int = 6) -> bool:
@@ -191,6 +199,7 @@ def placeholder_token(value: str) -> bool:
         bool(_FILLER.search(value))
         or any(len(run.group(0)) * 5 >= len(value) * 2 for run in _RUN.finditer(value))
         or _sequence_run(value)
+        or _repeated_segment(value)
         or "example" in lowered
         or "redacted" in lowered
         or "..." in value  # elided in the text it was copied from
@@ -395,11 +404,18 @@ _NOT_A_CREDENTIAL_KEY = frozenset(
 )
 
 
+_PREPOSITIONS = frozenset({"to", "for", "of", "from"})
+
+
 def _secret_name(name: str) -> bool:
     """Whether ``name`` (an identifier, a key, a header) says that its value is a secret: one
     of its words is a secret's word, its last word is not a property of one (an id, a URL, a
     length), and no word says the value is public."""
     words = [w.lower() for w in _NAME_WORD.findall(name) if not w.isdigit()]
+    # The name's head comes before a preposition: ``keyVaultToStoreSecrets`` names a vault,
+    # ``pathToSecret`` a path, ``passwordForAdmin`` a password.
+    cut = next((i for i, w in enumerate(words) if i and w in _PREPOSITIONS), len(words))
+    words = words[:cut]
     if not words or words[-1] in _NOT_THE_SECRET or _PUBLIC_WORDS.intersection(words):
         return False
     secret = [w for w in words if w.endswith(_SECRET_WORD_ENDS) or w.startswith(_SECRET_WORD_STARTS)]
@@ -459,14 +475,16 @@ _CLOSERS = {")": "(", "]": "[", "}": "{", ">": "<"}
 
 
 def _assignment_accept(group: Groups) -> bool:
+    name = group("name") or ""
+    if group("name_start") == "":  # the name starts at the match: its first words come before it
+        name = (group(BEFORE) or "") + name
+    if not _secret_name(name):  # the cheaper check first: a third of the candidates stop here
+        return False
     bare = group("bare")
     if bare is not None:
         bare = _unclosed(bare)
     value = bare if bare is not None else (group("dq") or group("sq") or group("bq") or "")
-    name = group("name") or ""
-    if group("name_start") == "":  # the name starts at the match: its first words come before it
-        name = (group(BEFORE) or "") + name
-    return _secret_name(name) and _looks_random(value, quoted=bare is None)
+    return _looks_random(value, quoted=bare is None)
 
 
 _URL_PLACEHOLDERS = frozenset(
@@ -769,14 +787,12 @@ class Redaction:
 # The name of a pseudo-group: the identifier characters just before the match (at most 64), so
 # that a pattern can start at a keyword and still judge the whole name (``publicToken``).
 BEFORE = "(before)"
-_IDENTIFIER_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.$-")
+_IDENTIFIER_BYTES = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.$-"
 
 
 def _before(data: bytes, start: int) -> str:
-    at = start
-    while at > 0 and start - at < 64 and data[at - 1] in _IDENTIFIER_BYTES:
-        at -= 1
-    return data[at:start].decode("ascii")
+    window = data[max(0, start - 64) : start]
+    return window[len(window.rstrip(_IDENTIFIER_BYTES)) :].decode("ascii")
 
 
 def _group_reader(match: Any, data: bytes, index: dict[str, int]) -> Groups:

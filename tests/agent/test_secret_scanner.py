@@ -152,6 +152,7 @@ def corpus() -> list[tuple[str, str, str]]:
     plant("npm-token", base64.b64encode(_rng.randbytes(24)).decode(), "_auth={v}\nemail=a@b.c\n")
     plant("slack-token", "xoxe-1-" + rand(ALNUM, 120), "refresh: {v}\n")
     plant("stripe-webhook-secret", "whsec_" + rand(ALNUM, 32), "STRIPE_WEBHOOK={v}\n")
+    plant("secret-assignment", rand(ALNUM, 24), 'passwordForAdmin = "{v}"\n')
     return cases
 
 
@@ -209,6 +210,10 @@ def test_corpus_recall_is_counted() -> None:
         "_authToken=${NPM_TOKEN}",
         "sha256=3f786850e387550fdab836ed7e6dc881de23001b3f786850e387550fdab836ed",
         pem("CERTIFICATE", lines=12),
+        # A stand-in whose pieces repeat, and names whose head (before a preposition) is no secret.
+        '"slack_token": "xoxp-5678-5678-5678-9f3e7d6c5b4a3928170af5e4d3c2b1a0"',
+        "  keyVaultForTokens: prod-kv-2024118733",
+        'path_to_secret = "k8s/prod/7f3a9c2e1b/db"',
     ],
 )
 def test_ordinary_text_is_left_alone(text: str) -> None:
