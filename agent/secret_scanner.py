@@ -163,6 +163,8 @@ _VERSION = re.compile(r"(?:^|[-_@/v])\d+\.\d+(?:\.\d+)+(?:$|[-+])|[-_@]\d+\.\d+$
 _FILLER = re.compile(r"x{6}|X{6}|#{4}|\*{4}")
 _RUN = re.compile(r"(.)\1{11,}")
 _SEGMENT_SEPARATORS = re.compile(r"[-_.:/]")
+# One component of a relative path written with words: ``..``, ``data``, ``notes.txt``.
+_PATH_SEGMENT = re.compile(r"^(?:\.{1,2}|[a-z]{1,20}(?:\.[a-z]{1,5})?)$")
 
 
 def _repeated_segment(value: str) -> bool:
@@ -262,6 +264,8 @@ def _looks_random(value: str, *, quoted: bool) -> bool:
         return False
     if value.startswith(("/", "./", "../", "~/")) or value.endswith((".com", ".org", ".io", ".net")):
         return False  # a path or a host
+    if "/" in value and all(_PATH_SEGMENT.match(part) for part in value.split("/")):
+        return False  # a relative path of words (``data/../outside/new``)
     if value.isdigit():
         return len(value) >= 16  # a long number (an account key, a card): short ones are counts
     if _single_case_key(value):

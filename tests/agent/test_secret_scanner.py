@@ -214,6 +214,9 @@ def test_corpus_recall_is_counted() -> None:
         '"slack_token": "xoxp-5678-5678-5678-9f3e7d6c5b4a3928170af5e4d3c2b1a0"',
         "  keyVaultForTokens: prod-kv-2024118733",
         'path_to_secret = "k8s/prod/7f3a9c2e1b/db"',
+        # A pair of relative paths, the first ending in a secret's word.
+        '("data/../../outside/secret", "data/../../outside/new")',
+        '("evil/secret", "data/up/new.txt")',
     ],
 )
 def test_ordinary_text_is_left_alone(text: str) -> None:

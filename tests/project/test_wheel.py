@@ -12,12 +12,14 @@ each command. A bare install is checked whole: which distributions it added to s
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import re
 import shutil
 import subprocess
 import sys
+import tarfile
 import tomllib
 import venv
 import zipfile
@@ -120,7 +122,8 @@ def test_every_console_script_is_covered() -> None:
         for script in scripts(PROJECT / project / "pyproject.toml")
     }
     assert set(declared) == set(SCRIPT_DIST)
-    assert not scripts(PROJECT / "pyproject.toml").keys() - {"safefs-mcp"}
+    # The core distribution's commands, each started from the bare install below.
+    assert not scripts(PROJECT / "pyproject.toml").keys() - {"safefs-mcp", "safefs-extract"}
 
 
 @dataclass(frozen=True)
@@ -280,6 +283,17 @@ def test_bare_install_is_the_library_alone(wheelhouse: Wheelhouse, tmp_path: Pat
     assert "Traceback" not in served.stderr and served.stderr.count("\n") == 1, served.stderr
     assert "pip install 'safefs[mcp]'" in served.stderr
     assert not installed.bin("safefs-agent").exists()
+    # Extraction needs no extra: a real tar unpacks beneath the directory, from the bare install.
+    archive = tmp_path / "one.tar"
+    with tarfile.open(archive, "w") as tar:
+        member = tarfile.TarInfo("sub/hello.txt")
+        member.size = 5
+        tar.addfile(member, io.BytesIO(b"hello"))
+    target = tmp_path / "unpacked"
+    target.mkdir()
+    extracted = installed.run("safefs-extract", str(archive), str(target))
+    assert extracted.returncode == 0, extracted.stderr
+    assert (target / "sub" / "hello.txt").read_bytes() == b"hello"
 
 
 def test_bench_install_brings_the_contest_and_its_command(wheelhouse: Wheelhouse, tmp_path: Path) -> None:
