@@ -4,10 +4,10 @@ Two rules, over every ``.py`` file under ``safefs/``, ``agent/`` and ``benchmark
 
 1. **The core stands alone.** The core is every module of the ``safefs`` package outside the tool
    subpackages (``safefs.workspace``, ``safefs.mcp``, ``safefs.sandbox``, ``safefs.contest``,
-   ``safefs.anthropic``); ``safefs.testing`` is core. It imports only itself, the standard library
-   and ``cffi``: never a tool subpackage, ``agent``, or another third-party package. So
-   ``pip install safefs`` needs nothing else, and the tools can never become a dependency of the
-   confinement they are built on.
+   ``safefs.anthropic``, ``safefs.integrations``); ``safefs.testing`` is core. It imports only
+   itself, the standard library and ``cffi``: never a tool subpackage, ``agent``, or another
+   third-party package. So ``pip install safefs`` needs nothing else, and the tools can never
+   become a dependency of the confinement they are built on.
 2. **Private stays private.** A private module is one with a dotted component that starts with
    ``_`` (dunders such as ``__future__`` and ``__init__`` are not private). Its *owner* is the
    package named by the components before the first private one (``safefs`` for
@@ -35,7 +35,7 @@ from pathlib import Path
 
 CHECKED_DIRS = ("safefs", "agent", "benchmarks")
 # Subpackages of safefs that are tools built on the core, not the core itself.
-TOOL_SUBPACKAGES = frozenset({"workspace", "mcp", "sandbox", "contest", "anthropic"})
+TOOL_SUBPACKAGES = frozenset({"workspace", "mcp", "sandbox", "contest", "anthropic", "integrations"})
 CORE_MAY_IMPORT_THIRD_PARTY = frozenset({"cffi"})
 # Directories under the checked ones that hold build output, not source.
 SKIPPED_PARTS = frozenset({"build", "__pycache__"})
