@@ -2,9 +2,9 @@
 
 :mod:`safefs.sandbox` hands back one combined output stream; the frameworks report stdout and
 stderr separately. So the command runs under a small ``sh`` wrapper that sends its stderr to a
-file in the sandbox's private ``/tmp`` and, once the command has exited, prints a per-call marker,
-the stderr's length and the stderr itself after stdout. The marker is parsed from the end and the
-length must match, so a command that prints the marker itself cannot forge the split.
+file in the sandbox's private ``/tmp`` and, once the command has exited, prints that stderr after stdout
+and then a trailer: a per-call marker and the stderr's length. The trailer is the last line of
+the output, so whatever the command printed (the marker included) is split exactly.
 """
 
 from __future__ import annotations
@@ -24,11 +24,11 @@ _WRAPPER = (
     "__safefs_e=$(command -p mktemp) || exit 125\n"
     '"$@" 2>"$__safefs_e"\n'
     "__safefs_s=$?\n"
-    'printf \'%s%d\\n\' "$__safefs_m" "$(command -p wc -c <"$__safefs_e")"\n'
     'command -p cat -- "$__safefs_e"\n'
+    'printf \'%s%d\\n\' "$__safefs_m" "$(command -p wc -c <"$__safefs_e")"\n'
     'exit "$__safefs_s"\n'
 )
-_LENGTH = re.compile(rb"(\d+)\n")
+_LENGTH = re.compile(rb"(\d+)\n\Z")
 
 
 @dataclass(frozen=True)
@@ -43,14 +43,13 @@ class SplitOutcome:
 
 
 def _split(output: bytes, marker: bytes) -> tuple[bytes, bytes] | None:
-    """(stdout, stderr) from the wrapper's output, or None when it did not reach its epilogue."""
+    """(stdout, stderr) from the wrapper's output, or None when it did not reach its trailer."""
     at = output.rfind(marker)
-    while at >= 0:
-        header = _LENGTH.match(output, at + len(marker))
-        if header is not None and len(output) - header.end() == int(header.group(1)):
-            return output[:at], output[header.end() :]
-        at = output.rfind(marker, 0, at)
-    return None
+    trailer = _LENGTH.match(output, at + len(marker)) if at >= 0 else None
+    if trailer is None or int(trailer.group(1)) > at:
+        return None
+    start = at - int(trailer.group(1))
+    return output[:start], output[start:at]
 
 
 def run_split(
