@@ -86,3 +86,44 @@ def test_pydantic_ai_list(
     path = str(tree / "src" / "pkg")
     entries = benchmark(lambda: loop.run_until_complete(pydantic_ai_backend.list_dir(path)))
     assert len(entries) == FILES
+
+
+# -- LangChain ---------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def langchain_tools(tree: Path, request: pytest.FixtureRequest) -> Iterator[dict[str, Any]]:
+    toolkits = pytest.importorskip("langchain_community.agent_toolkits")
+    from safefs.integrations import langchain
+
+    kit = toolkits.FileManagementToolkit if request.param == "original" else langchain.FileManagementToolkit
+    tools = {tool.name: tool for tool in kit(root_dir=str(tree)).get_tools()}
+    yield tools
+    for tool in tools.values():
+        close = getattr(tool, "close", None)
+        if close is not None:
+            close()
+
+
+@pytest.mark.parametrize("langchain_tools", IMPLEMENTATIONS, indirect=True)
+def test_langchain_read(benchmark: Any, langchain_tools: dict[str, Any], request: Any) -> None:
+    _label(benchmark, "langchain", "read_file 4 KiB", request.node.callspec.id)
+    tool = langchain_tools["read_file"]
+    text = benchmark(lambda: tool.run({"file_path": "src/pkg/m7.py"}))
+    assert len(text) == 4200
+
+
+@pytest.mark.parametrize("langchain_tools", IMPLEMENTATIONS, indirect=True)
+def test_langchain_write(benchmark: Any, langchain_tools: dict[str, Any], request: Any) -> None:
+    _label(benchmark, "langchain", "write_file 4 KiB", request.node.callspec.id)
+    tool = langchain_tools["write_file"]
+    args = {"file_path": f"out/{request.node.callspec.id}.txt", "text": "y" * 4096}
+    assert benchmark(lambda: tool.run(args)).startswith("File written successfully")
+
+
+@pytest.mark.parametrize("langchain_tools", IMPLEMENTATIONS, indirect=True)
+def test_langchain_list(benchmark: Any, langchain_tools: dict[str, Any], request: Any) -> None:
+    _label(benchmark, "langchain", f"list_directory {FILES} files", request.node.callspec.id)
+    tool = langchain_tools["list_directory"]
+    text = benchmark(lambda: tool.run({"dir_path": "src/pkg"}))
+    assert len(text.split("\n")) == FILES

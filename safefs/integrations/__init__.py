@@ -8,6 +8,8 @@ error shape. Each module needs its framework installed (the extra of the same na
 
 - :mod:`safefs.integrations.pydantic_ai`: ``LocalWorkspaceBackend`` and the ``LocalWorkspace``
   capability (extra ``pydantic-ai``).
+- :mod:`safefs.integrations.langchain`: ``FileManagementToolkit`` and its seven tools (extra
+  ``langchain``).
 
 docs/integrations.md has the one-line switch for each, and every difference from the original.
 """

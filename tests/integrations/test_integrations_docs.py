@@ -16,6 +16,7 @@ ORIGINALS = {
         "LocalWorkspaceBackend": "pydantic_ai.workspaces",
         "LocalWorkspace": "pydantic_ai.capabilities",
     },
+    "LangChain": {"FileManagementToolkit": "langchain_community.agent_toolkits"},
 }
 
 
