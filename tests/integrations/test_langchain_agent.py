@@ -14,21 +14,15 @@ pytest.importorskip("langchain_community.agent_toolkits")
 from langchain_community.tools.file_management.utils import INVALID_PATH_TEMPLATE
 
 from tests.integrations.scripts.swap import load
+from tests.integrations.support import twin
 
 ORIGINAL = "from langchain_community.agent_toolkits import FileManagementToolkit"
 DROP_IN = "from safefs.integrations.langchain import FileManagementToolkit"
 
 
-def _twin(tmp_path: Path, name: str) -> Path:
-    base = tmp_path / name
-    (base / "work").mkdir(parents=True)
-    (base / "secret.txt").write_text("outside the workdir\n")
-    return base / "work"
-
-
 def test_the_script_runs_unchanged_after_the_switch(tmp_path: Path) -> None:
-    original = load("langchain_agent").run(str(_twin(tmp_path, "original")))
-    work = _twin(tmp_path, "safefs")
+    original = load("langchain_agent").run(str(twin(tmp_path, "original")))
+    work = twin(tmp_path, "safefs")
     swapped = load("langchain_agent", (ORIGINAL, DROP_IN)).run(str(work))
 
     assert original[0] == swapped[0] == "all done"

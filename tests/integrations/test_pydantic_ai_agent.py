@@ -11,21 +11,15 @@ import pytest
 pytest.importorskip("pydantic_ai.workspaces")
 
 from tests.integrations.scripts.swap import load
+from tests.integrations.support import twin
 
 ORIGINAL = "from pydantic_ai.capabilities import LocalWorkspace"
 DROP_IN = "from safefs.integrations.pydantic_ai import LocalWorkspace"
 
 
-def _twin(tmp_path: Path, name: str) -> Path:
-    base = tmp_path / name
-    (base / "work").mkdir(parents=True)
-    (base / "secret.txt").write_text("outside the workdir\n")
-    return base / "work"
-
-
 def test_the_script_runs_unchanged_after_the_switch(tmp_path: Path) -> None:
-    original = load("pydantic_ai_agent").run(str(_twin(tmp_path, "original")))
-    swapped_dir = _twin(tmp_path, "safefs")
+    original = load("pydantic_ai_agent").run(str(twin(tmp_path, "original")))
+    swapped_dir = twin(tmp_path, "safefs")
     swapped = load("pydantic_ai_agent", (ORIGINAL, DROP_IN)).run(str(swapped_dir))
 
     assert original[0] == swapped[0] == "all done"
@@ -62,7 +56,7 @@ def test_the_harness_filesystem_script_runs_unchanged_after_the_switch(tmp_path:
     pytest.importorskip("pydantic_ai_harness.filesystem")
     results = []
     for name, swap in (("original", None), ("safefs", (ORIGINAL, DROP_IN))):
-        work = _twin(tmp_path, name)
+        work = twin(tmp_path, name)
         (work / "link").symlink_to("..")
         results.append(load("pydantic_ai_harness_agent", swap).run(str(work)))
     (out_original, returns_original), (out_swapped, returns_swapped) = results

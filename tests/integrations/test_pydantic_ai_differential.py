@@ -18,9 +18,7 @@ from pydantic_ai.workspaces import FileEntry
 from pydantic_ai.workspaces import LocalWorkspaceBackend as Original
 
 from safefs.integrations.pydantic_ai import LocalWorkspaceBackend as DropIn
-
-DOCS = Path(__file__).parents[2] / "docs" / "integrations.md"
-REFUSED = "refused"
+from tests.integrations.support import REFUSED, assert_as_listed
 
 # (method, arguments); a "{root}" or "{outside}" in an argument is the tree's own path.
 CALLS: list[tuple[str, tuple[Any, ...]]] = [
@@ -159,18 +157,14 @@ def outcomes(tmp_path_factory: pytest.TempPathFactory) -> list[tuple[Any, Any]]:
     return pairs
 
 
+def _refused(original: Any, drop_in: Any) -> None:
+    assert original[0] == "returns", "the original reached outside"
+    assert drop_in == ("raises", "PermissionError")
+
+
 @pytest.mark.parametrize("index", range(len(CALLS)), ids=[f"{i}-{m}" for i, (m, _) in enumerate(CALLS)])
 def test_each_call_agrees_or_differs_as_listed(outcomes: list[tuple[Any, Any]], index: int) -> None:
-    original, drop_in = outcomes[index]
-    expected = DIFFERENCES.get(index)
-    if expected is None:
-        assert drop_in == original
-    elif expected == REFUSED:
-        assert original[0] == "returns", "the original reached outside"
-        assert drop_in == ("raises", "PermissionError")
-    else:
-        assert drop_in != original
-        assert expected in " ".join(DOCS.read_text().split()), f"docs/integrations.md must list: {expected}"
+    assert_as_listed(*outcomes[index], DIFFERENCES.get(index), _refused)
 
 
 def test_the_outside_tree_is_untouched_by_the_drop_in(tmp_path: Path) -> None:

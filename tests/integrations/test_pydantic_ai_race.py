@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
-from functools import partial
 from typing import Any
 
 import pytest
@@ -22,7 +21,7 @@ from pydantic_ai.workspaces import LocalWorkspaceBackend as Original
 
 from safefs import capabilities
 from safefs.integrations.pydantic_ai import LocalWorkspaceBackend as DropIn
-from safefs.testing import race
+from tests.integrations.support import race_each
 
 pytestmark = pytest.mark.skipif(
     not sys.platform.startswith("linux") or not capabilities().renameat2,
@@ -61,15 +60,7 @@ class BackendVictim:
 @pytest.mark.parametrize("swap", ["dir", "final"])
 @pytest.mark.parametrize("op", ["read", "write"])
 def test_the_original_escapes_and_the_drop_in_does_not(op: str, swap: str) -> None:
-    counts = {
-        impl: race(partial(BackendVictim, implementation=impl), op, SECONDS, swap, name=impl)
-        for impl in IMPLEMENTATIONS
-    }
-    for impl, c in counts.items():
-        print(
-            f"{op}/{swap}: {impl}: {c.escapes} escapes / {c.attempts} attempts "
-            f"({c.inside} inside, {c.refused} refused, {c.swaps} swaps)"
-        )
+    counts = race_each(BackendVictim, IMPLEMENTATIONS, op, swap, SECONDS)
     assert counts["safefs"].escapes == 0
     assert counts["safefs"].inside > 0, "the drop-in must also work while attacked"
     if counts["pydantic-ai"].swaps == 0:
