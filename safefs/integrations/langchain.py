@@ -31,6 +31,7 @@ from langchain_core.tools import BaseTool
 from pydantic import BaseModel, PrivateAttr
 
 import safefs
+from safefs.integrations._lazy_root import LazyRoot
 from safefs.workspace.patterns import compile_glob, matches
 from safefs.workspace.walk import Walk
 
@@ -46,6 +47,9 @@ __all__ = [
 ]
 
 
+_MAKING_ROOTS = threading.Lock()  # one LazyRoot per tool, however many threads call it first
+
+
 class _Refused(Exception):
     """A path argument leads outside ``root_dir``; carries the original's refusal text."""
 
@@ -53,22 +57,19 @@ class _Refused(Exception):
 class _ConfinedTool(BaseModel):
     """The root every call of one tool works through, opened on ``root_dir`` at first use."""
 
-    _root: safefs.Root | None = PrivateAttr(default=None)
-    _root_lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
+    _root: LazyRoot | None = PrivateAttr(default=None)
 
     def _opened(self) -> safefs.Root:
-        with self._root_lock:
+        with _MAKING_ROOTS:
             if self._root is None:
                 directory = getattr(self, "root_dir", None)
-                self._root = safefs.Root(directory if directory is not None else ".")
-            return self._root
+                self._root = LazyRoot(directory if directory is not None else ".")
+        return self._root.get()
 
     def close(self) -> None:
         """Release the root's directory fd (the next call opens it again)."""
-        with self._root_lock:
-            if self._root is not None:
-                self._root.close()
-                self._root = None
+        if self._root is not None:
+            self._root.close()
 
     @staticmethod
     def _refusal(arg_name: str, value: str) -> str:

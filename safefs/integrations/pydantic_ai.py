@@ -48,6 +48,7 @@ from pydantic_ai.workspaces import LocalWorkspaceBackend as _UpstreamBackend
 
 import safefs
 from safefs.integrations._commands import run_split
+from safefs.integrations._lazy_root import LazyRoot
 
 __all__ = ["LocalWorkspace", "LocalWorkspaceBackend"]
 
@@ -72,8 +73,7 @@ class LocalWorkspaceBackend(_UpstreamBackend):
     def __init__(self, working_dir: str | Path, *, env: Mapping[str, str] | None = None):
         super().__init__(working_dir, env=env)
         self._extra_env = dict(env or {})
-        self._root: safefs.Root | None = None
-        self._root_lock = threading.Lock()
+        self._root = LazyRoot(self.ref.id)
 
     # -- the root ----------------------------------------------------------------------------
 
@@ -81,13 +81,10 @@ class LocalWorkspaceBackend(_UpstreamBackend):
         """The root, opened on first use; ``WorkspaceUnavailableError`` once its directory is gone
         (the root keeps the directory it opened: one created later under the same name is another
         environment)."""
-        with self._root_lock:
-            if self._root is None:
-                try:
-                    self._root = safefs.Root(self.ref.id)
-                except OSError as exc:
-                    raise self._unavailable() from exc
-            root = self._root
+        try:
+            root = self._root.get()
+        except OSError as exc:
+            raise self._unavailable() from exc
         if _removed(root):
             raise self._unavailable()
         return root
@@ -101,10 +98,7 @@ class LocalWorkspaceBackend(_UpstreamBackend):
 
     def close(self) -> None:
         """Release the root's directory fd (the next operation opens it again)."""
-        with self._root_lock:
-            if self._root is not None:
-                self._root.close()
-                self._root = None
+        self._root.close()
 
     @staticmethod
     def _absolute(path: str) -> str:
