@@ -4,13 +4,31 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: demo test bench lint clean official-mcp system-packages
+.PHONY: demo test bench lint clean official-mcp system-packages constraints
 
-$(STAMP): pyproject.toml setup.py build_ext.py safefs/fastpath.c safefs/fastread.c safefs/sandbox/launcher.c agent/pyproject.toml
+# What .venv installs: the project with every extra, and the distributions beside it.
+EXTRAS := tools,sandbox,mcp,anthropic,dev
+LOCAL_PROJECTS := -e '.[$(EXTRAS)]' -e ./agent -e './safefs_bench[plot]'
+# Every direct and transitive dependency of those, pinned: `make constraints` writes it.
+CONSTRAINTS := constraints.txt
+
+$(STAMP): pyproject.toml setup.py build_ext.py safefs/fastpath.c safefs/fastread.c safefs/sandbox/launcher.c agent/pyproject.toml safefs_bench/pyproject.toml $(CONSTRAINTS)
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[tools,sandbox,mcp,anthropic,plot,dev]' -e ./agent
+	$(PY) -m pip install --quiet --upgrade -c $(CONSTRAINTS) pip
+	$(PY) -m pip install --quiet -c $(CONSTRAINTS) $(LOCAL_PROJECTS)
 	touch $(STAMP)
+
+# Resolves every dependency afresh (the newest release each requirement admits) in a throwaway
+# virtualenv and writes the result to $(CONSTRAINTS), our own distributions left out.
+constraints:
+	@set -e; scratch="$$(mktemp -d)"; trap 'rm -rf "$$scratch"' EXIT; \
+	$(PYTHON) -m venv "$$scratch/venv"; \
+	"$$scratch/venv/bin/python" -m pip install --quiet --upgrade pip; \
+	"$$scratch/venv/bin/python" -m pip install --quiet $(LOCAL_PROJECTS); \
+	{ echo "# Every dependency of $(LOCAL_PROJECTS), pinned; regenerate with: make constraints"; \
+	  "$$scratch/venv/bin/python" -m pip freeze --exclude-editable --all \
+	    | grep -v -i -E '^(safefs|safefs-agent|safefs-bench|setuptools|wheel)==' ; } > $(CONSTRAINTS)
+	@echo "wrote $(CONSTRAINTS): $$(grep -c '==' $(CONSTRAINTS)) pins"
 
 demo: $(STAMP)
 	$(VENV)/bin/safefs-agent demo
@@ -23,7 +41,7 @@ lint: $(STAMP)
 # The official MCP filesystem server from npm, into the git-ignored .bench-node/, for the
 # differential test and the benchmark; without npm this says so and the tests skip.
 official-mcp: $(STAMP)
-	$(PY) -c "from safefs.contest.mcp_client import official_server; print(official_server()[1])"
+	$(PY) -c "from safefs_bench.mcp_client import official_server; print(official_server()[1])"
 
 # Debian packages some tests use: strace, for the system-call tests. Where it cannot be had (no
 # apt-get, not root, offline) those tests skip with the reason.
@@ -42,4 +60,4 @@ bench: $(STAMP)
 	$(PY) -m benchmarks.criteria
 
 clean:
-	rm -rf $(VENV) build *.egg-info agent/*.egg-info safefs/_native*.so safefs/sandbox/_native*.so
+	rm -rf $(VENV) build *.egg-info agent/*.egg-info safefs_bench/*.egg-info safefs/_native*.so safefs/sandbox/_native*.so

@@ -23,10 +23,10 @@ from pytest_benchmark.fixture import BenchmarkFixture
 import safefs
 from benchmarks.criteria import BY_KEY
 from safefs import capabilities
-from safefs.contest.machine import filesystem_of
-from safefs.contest.report import size_label
-from safefs.contest.scaling import DEPTHS, SIZES, SMALL, build_scaling_tree, depth_file, size_file
 from safefs.testing import RealpathGuard
+from safefs_bench.machine import filesystem_of
+from safefs_bench.report import size_label
+from safefs_bench.scaling import DEPTHS, SIZES, SMALL, build_scaling_tree, depth_file, size_file
 
 TMPFS_DIR = "/dev/shm"
 WRITE_DATA = b"w" * 4096

@@ -3,7 +3,7 @@
 1. Round trip of ``read_text_file`` and ``write_file`` over stdio: a real MCP client session
    to each server, their calls interleaved round by round; the medians per server are printed
    and kept in ``extra_info`` (the benchmark's own time is that of one call to each).
-2. The contest's directory-swap attack (``safefs.contest.race``) against each server: a second
+2. The contest's directory-swap attack (``safefs_bench.race``) against each server: a second
    process exchanges ``d/`` with a symlink to the outside while the client reads ``d/f`` or
    writes ``d/wN`` for ``RACE_SECONDS``; escapes / attempts are printed and kept in the saved
    benchmark JSON (``extra_info``).
@@ -32,9 +32,9 @@ from pathlib import Path
 import pytest
 from pytest_benchmark.fixture import BenchmarkFixture
 
-from safefs.contest.mcp_client import SyncClient, mcp_session, official_server, safefs_server
-from safefs.contest.race import race_victim
-from safefs.contest.trees import DEPTH_1, DEPTH_4, Shape, build_tree
+from safefs_bench.mcp_client import SyncClient, mcp_session, official_server, safefs_server
+from safefs_bench.race import race_victim
+from safefs_bench.trees import DEPTH_1, DEPTH_4, Shape, build_tree
 
 SERVERS = ("safefs-mcp", "official")
 TEXT = "".join(chr(32 + i % 95) for i in range(255)) + "\n"  # 256 characters of text

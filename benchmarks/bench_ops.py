@@ -9,8 +9,8 @@ from collections.abc import Callable
 import pytest
 from pytest_benchmark.fixture import BenchmarkFixture
 
-from safefs.contest.strategies import STRATEGY_NAMES, Strategy
-from safefs.contest.trees import FILE_CONTENT, READ_SIZE, SHAPES, WRITE_DATA, Shape, real_dir
+from safefs_bench.strategies import STRATEGY_NAMES, Strategy
+from safefs_bench.trees import FILE_CONTENT, READ_SIZE, SHAPES, WRITE_DATA, Shape, real_dir
 
 by_shape = pytest.mark.parametrize("shape", SHAPES, ids=[s.name for s in SHAPES])
 by_strategy = pytest.mark.parametrize("name", STRATEGY_NAMES)

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from safefs.contest.strategies import Strategy, StrategyUnavailable, open_strategy
-from safefs.contest.trees import build_tree
+from safefs_bench.strategies import Strategy, StrategyUnavailable, open_strategy
+from safefs_bench.trees import build_tree
 
 
 @pytest.fixture(scope="session")

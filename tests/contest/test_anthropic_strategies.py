@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from safefs import capabilities
-from safefs.contest.race import race_strategy
-from safefs.contest.strategies import (
+from safefs_bench.race import race_strategy
+from safefs_bench.strategies import (
     ANTHROPIC_STRATEGIES,
     CONTEST_STRATEGIES,
     DESCRIPTIONS,

@@ -14,17 +14,17 @@ from typing import Any
 import pytest
 
 from safefs import capabilities
-from safefs.contest import cli as contest
-from safefs.contest.race import OPS, SWAPS
-from safefs.contest.strategies import LANDLOCK, REALPATH, SAFEFS_STRATEGIES, UNCONFINED
-from safefs.contest.trees import DEPTHS
+from safefs_bench import cli as contest
+from safefs_bench.race import OPS, SWAPS
+from safefs_bench.strategies import LANDLOCK, REALPATH, SAFEFS_STRATEGIES, UNCONFINED
+from safefs_bench.trees import DEPTHS
 
 needs_renameat2 = pytest.mark.skipif(not capabilities().renameat2, reason="the attack phase needs renameat2")
 
 
 def bench_command() -> list[str]:
     script = Path(sys.executable).with_name("safefs-bench")
-    return [str(script)] if script.exists() else [sys.executable, "-m", "safefs.contest.cli"]
+    return [str(script)] if script.exists() else [sys.executable, "-m", "safefs_bench.cli"]
 
 
 @pytest.fixture(scope="module")

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from safefs.contest.race import OPS, SWAPS, race_strategy
-from safefs.contest.strategies import LANDLOCK, Strategy, StrategyUnavailable, open_strategy
-from safefs.contest.trees import FILE_CONTENT, READ_SIZE, SHAPES, Shape, build_tree, real_dir
+from safefs_bench.race import OPS, SWAPS, race_strategy
+from safefs_bench.strategies import LANDLOCK, Strategy, StrategyUnavailable, open_strategy
+from safefs_bench.trees import FILE_CONTENT, READ_SIZE, SHAPES, Shape, build_tree, real_dir
 
 SECRET = b"outside secret\n"
 

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from safefs.contest import cli as contest
-from safefs.contest import plots, report
+from safefs_bench import cli as contest
+from safefs_bench import plots, report
 
 SAVED: dict[str, Any] = {
     "machine": {
@@ -56,7 +56,7 @@ SAVED: dict[str, Any] = {
 
 def bench(*argv: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "safefs.contest.cli", *argv], capture_output=True, text=True, timeout=120
+        [sys.executable, "-m", "safefs_bench.cli", *argv], capture_output=True, text=True, timeout=120
     )
 
 
@@ -112,7 +112,7 @@ def test_without_matplotlib_the_command_names_the_extra(
     monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib -> ImportError
     assert contest.main(["--from", str(saved_run), "--plot", str(tmp_path / "p")]) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "plot extra" in err and "safefs[plot]" in err
+    assert err.count("\n") == 1 and "plot extra" in err and "safefs_bench[plot]" in err
     assert not (tmp_path / "p").exists()
 
 

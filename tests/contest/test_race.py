@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from safefs import capabilities
-from safefs.contest.race import race_strategy
-from safefs.contest.strategies import SAFEFS_OPENAT2, SAFEFS_WALK, UNCONFINED
+from safefs_bench.race import race_strategy
+from safefs_bench.strategies import SAFEFS_OPENAT2, SAFEFS_WALK, UNCONFINED
 
 pytestmark = pytest.mark.skipif(not capabilities().renameat2, reason="the attacker needs renameat2")
 

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from safefs.contest.strategies import (
+from safefs.testing import GuardRefusal, is_inside, realpath_of_nearest_existing
+from safefs_bench.strategies import (
     BASELINES,
     REALPATH,
     STRATEGY_NAMES,
@@ -19,8 +20,7 @@ from safefs.contest.strategies import (
     StrategyUnavailable,
     open_strategy,
 )
-from safefs.contest.trees import FILE_CONTENT, READ_SIZE, SHAPES, Shape, build_tree, real_dir
-from safefs.testing import GuardRefusal, is_inside, realpath_of_nearest_existing
+from safefs_bench.trees import FILE_CONTENT, READ_SIZE, SHAPES, Shape, build_tree, real_dir
 
 CONFINED = [n for n in STRATEGY_NAMES if n not in BASELINES]
 SECRET = b"outside secret\n"

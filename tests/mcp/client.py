@@ -1,4 +1,4 @@
-"""The installed ``safefs-mcp`` behind a real MCP client session (see safefs.contest.mcp_client),
+"""The installed ``safefs-mcp`` behind a real MCP client session (see safefs_bench.mcp_client),
 and :class:`RootsClient`, a session whose roots a test can change and count."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import pytest
 from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
-from safefs.contest.mcp_client import SyncClient, mcp_session, safefs_server
+from safefs_bench.mcp_client import SyncClient, mcp_session, safefs_server
 
 Client = SyncClient
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from safefs.contest import mcp_client
+from safefs_bench import mcp_client
 
 GEMINI_CLI = ("@google/gemini-cli@0.61.0", "gemini")
 CODEX = ("@openai/codex@0.171.0", "codex")

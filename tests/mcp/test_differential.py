@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from safefs.contest.mcp_client import SyncClient, mcp_session, official_server
+from safefs_bench.mcp_client import SyncClient, mcp_session, official_server
 from tests.mcp.client import server_command
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "mcp.md"

@@ -24,7 +24,7 @@ import pytest
 from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
-from safefs.contest.mcp_client import safefs_server
+from safefs_bench.mcp_client import safefs_server
 
 TOKEN = "test-token-5f0c2b9e"
 

@@ -9,8 +9,8 @@ import sys
 
 import pytest
 
-from safefs.contest.mcp_client import mcp_session, safefs_server
-from safefs.contest.race import race_victim
+from safefs_bench.mcp_client import mcp_session, safefs_server
+from safefs_bench.race import race_victim
 
 SECONDS = 3.0
 

@@ -1,13 +1,14 @@
 """The import contract between the project's packages, checked on the source with ``ast``.
 
-Two rules, over every ``.py`` file under ``safefs/``, ``agent/`` and ``benchmarks/``:
+Three rules, over every ``.py`` file under ``safefs/``, ``agent/``, ``safefs_bench/`` and
+``benchmarks/``:
 
 1. **The core stands alone.** The core is every module of the ``safefs`` package outside the tool
-   subpackages (``safefs.workspace``, ``safefs.mcp``, ``safefs.sandbox``, ``safefs.contest``,
-   ``safefs.anthropic``, ``safefs.integrations``); ``safefs.testing`` is core. It imports only
-   itself, the standard library and ``cffi``: never a tool subpackage, ``agent``, or another
-   third-party package. So ``pip install safefs`` needs nothing else, and the tools can never
-   become a dependency of the confinement they are built on.
+   subpackages (``safefs.workspace``, ``safefs.mcp``, ``safefs.sandbox``, ``safefs.anthropic``,
+   ``safefs.integrations``); ``safefs.testing`` is core. It imports only itself, the standard
+   library and ``cffi``: never a tool subpackage, ``agent``, or another third-party package. So
+   ``pip install safefs`` needs nothing else, and the tools can never become a dependency of the
+   confinement they are built on.
 2. **Private stays private.** A private module is one with a dotted component that starts with
    ``_`` (dunders such as ``__future__`` and ``__init__`` are not private). Its *owner* is the
    package named by the components before the first private one (``safefs`` for
@@ -19,6 +20,10 @@ Two rules, over every ``.py`` file under ``safefs/``, ``agent/`` and ``benchmark
    ``from pkg import _name`` counts as importing ``pkg._name`` whether ``_name`` is a module or
    another private name: either way it reaches into ``pkg``'s internals. The rule is about this
    project's packages: the standard library's underscores (``os._exit``) are its own.
+
+3. **The safefs wheel stands without its neighbours.** No module of the ``safefs`` package, core or
+   tool, imports ``agent`` or ``safefs_bench``: those are distributions of their own, built on
+   safefs, and a plain ``pip install safefs`` has neither.
 
 Imports are found wherever they stand (inside functions, ``try`` blocks and ``TYPE_CHECKING``
 guards), relative imports are resolved against the importer's package, and
@@ -33,9 +38,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-CHECKED_DIRS = ("safefs", "agent", "benchmarks")
+CHECKED_DIRS = ("safefs", "agent", "safefs_bench", "benchmarks")
+# The distributions built on safefs, from their own pyproject.toml beside it.
+NEIGHBOUR_DISTRIBUTIONS = frozenset({"agent", "safefs_bench"})
 # Subpackages of safefs that are tools built on the core, not the core itself.
-TOOL_SUBPACKAGES = frozenset({"workspace", "mcp", "sandbox", "contest", "anthropic", "integrations"})
+TOOL_SUBPACKAGES = frozenset({"workspace", "mcp", "sandbox", "anthropic", "integrations"})
 CORE_MAY_IMPORT_THIRD_PARTY = frozenset({"cffi"})
 # Directories under the checked ones that hold build output, not source.
 SKIPPED_PARTS = frozenset({"build", "__pycache__"})
@@ -165,11 +172,20 @@ def core_violation(module: Module, target: str) -> str | None:
     top = target.split(".")[0]
     if top == "safefs":
         return None if is_core(target) else f"the core imports {target}, a tool built on it"
-    if top == "agent":
-        return f"the core imports {target}, the agent built on it"
+    if top in NEIGHBOUR_DISTRIBUTIONS:
+        return None  # neighbour_violation reports it
     if top in sys.stdlib_module_names or top in CORE_MAY_IMPORT_THIRD_PARTY:
         return None
     return f"the core imports {target}, a third-party package other than cffi"
+
+
+def neighbour_violation(module: Module, target: str) -> str | None:
+    if module.name.split(".")[0] != "safefs":
+        return None
+    top = target.split(".")[0]
+    if top in NEIGHBOUR_DISTRIBUTIONS:
+        return f"{module.name} imports {target}, of the {top} distribution built on safefs"
+    return None
 
 
 def private_violation(module: Module, target: str) -> str | None:
@@ -191,7 +207,7 @@ def check(project: Path) -> tuple[list[Module], list[Violation]]:
     violations: list[Violation] = []
     for module in found:
         for imported in imports(module):
-            for rule in (core_violation, private_violation):
+            for rule in (core_violation, neighbour_violation, private_violation):
                 message = rule(module, imported.target)
                 if message:
                     rel = module.path.relative_to(project)

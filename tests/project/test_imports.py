@@ -22,6 +22,8 @@ def test_the_tree_keeps_the_import_contract() -> None:
         "safefs.workspace.files",
         "agent.loop",
         "agent.policy.rules",
+        "safefs_bench.cli",
+        "safefs_bench.strategies",
     } <= names
     assert len(checked) > 50, sorted(names)
     assert not violations, "import contract broken:\n" + "\n".join(map(str, violations))
@@ -44,6 +46,7 @@ PLANTED = {
         "from . import _sys as again\n"
         "from safefs.workspace import files  # bad\n"
         "import agent.loop  # bad\n"
+        "import safefs_bench.race  # bad\n"
         "import requests  # bad\n"
         "from .mcp import server  # bad\n"
     ),
@@ -69,6 +72,15 @@ PLANTED = {
         "import requests\n"
     ),
     "safefs/mcp/__init__.py": "from safefs.sandbox._native import lib  # bad\n",
+    "safefs/mcp/server.py": (
+        "from safefs_bench.mcp_client import mcp_session  # bad\nfrom agent import loop  # bad\n"
+    ),
+    "safefs_bench/__init__.py": "",
+    "safefs_bench/race.py": (
+        "from safefs.testing import race\n"
+        "from safefs.anthropic import shell\n"
+        "from safefs import _sys  # bad\n"
+    ),
     "agent/__init__.py": "",
     "agent/_private.py": "",
     "agent/policy/__init__.py": "",
@@ -103,5 +115,7 @@ def test_every_planted_violation_is_reported_with_its_line(tmp_path: Path) -> No
     by_place = {(str(v.path), v.line): str(v) for v in violations}
     assert by_place[("safefs/sandbox/landlock.py", 5)].startswith("safefs/sandbox/landlock.py:5: ")
     assert "safefs._sys" in by_place[("safefs/sandbox/landlock.py", 5)]
-    assert "third-party" in by_place[("safefs/root.py", 5)]
+    assert "third-party" in by_place[("safefs/root.py", 6)]
     assert "safefs._paths.split_parent" in by_place[("safefs/sandbox/landlock.py", 6)]
+    assert "the safefs_bench distribution" in by_place[("safefs/mcp/server.py", 1)]
+    assert "the agent distribution" in by_place[("safefs/mcp/server.py", 2)]

@@ -1,17 +1,20 @@
-"""The two distributions, built as wheels, install what they should and nothing else, and every
+"""The three distributions, built as wheels, install what they should and nothing else, and every
 console script works from the install.
 
-``safefs`` (the root ``pyproject.toml``) and ``safefs-agent`` (``agent/pyproject.toml``) are built
-from a copy of the checkout into one wheelhouse. Fresh virtual environments then install
-``safefs``, ``safefs[mcp]`` and ``safefs[agent]`` with ``--find-links`` on it (so ``safefs-agent``
-is found by name, as from an index), and each is checked from outside the checkout: which
-top-level packages our distributions put into site-packages, and a real use of each command.
+``safefs`` (the root ``pyproject.toml``), ``safefs-agent`` (``agent/pyproject.toml``) and
+``safefs-bench`` (``safefs_bench/pyproject.toml``) are built from a copy of the checkout into one
+wheelhouse. Fresh virtual environments then install ``safefs``, ``safefs[mcp]``,
+``safefs[agent]``, ``safefs[anthropic]`` and ``safefs-bench`` with ``--find-links`` on it (so
+``safefs-agent`` is found by name, as from an index), and each is checked from outside the
+checkout: which top-level packages our distributions put into site-packages, and a real use of
+each command. A bare install is checked whole: which distributions it added to site-packages.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -20,10 +23,11 @@ import venv
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from safefs.contest.mcp_client import mcp_session
+from safefs_bench.mcp_client import mcp_session
 
 PROJECT = Path(__file__).resolve().parents[2]
 NETWORK_TROUBLE = (
@@ -33,9 +37,13 @@ NETWORK_TROUBLE = (
     "Temporary failure in name resolution",
     "No matching distribution",
 )
-OURS = {"safefs", "safefs-agent"}
+OURS = {"safefs", "safefs-agent", "safefs-bench"}
 # Each console script: the distribution that installs it.
-SCRIPT_DIST = {"safefs-bench": "safefs", "safefs-mcp": "safefs", "safefs-agent": "safefs-agent"}
+SCRIPT_DIST = {"safefs-bench": "safefs-bench", "safefs-mcp": "safefs", "safefs-agent": "safefs-agent"}
+# A bare ``pip install safefs``: the library and cffi (with the parser cffi needs), nothing else.
+BARE_INSTALL = {"safefs", "cffi", "pycparser"}
+# A command that fetches or runs Node packages, in any file a distribution installs.
+NODE_PACKAGE_RUNNER = re.compile(r"\b(npm|npx)\b")
 SKIP_COPY = shutil.ignore_patterns(
     ".git",
     ".venv",
@@ -64,6 +72,21 @@ print(json.dumps({"owned": {k: sorted(v) for k, v in owned.items()}, "entries": 
 """
 
 
+# Run in an installed environment: every file of the safefs package (not its metadata, which
+# carries the README) that names a command fetching or running Node packages.
+NODE_RUNNER_REPORT = f"""
+import importlib.metadata as md, json, re
+found, scanned = [], 0
+for f in md.distribution("safefs").files or ():
+    if f.parts[0] == "safefs" and f.suffix != ".so":
+        scanned += 1
+        text = f.locate().read_text(encoding="utf-8", errors="replace")
+        if re.search({NODE_PACKAGE_RUNNER.pattern!r}, text):
+            found.append(str(f))
+print(json.dumps({"scanned": scanned, "found": found}))
+"""
+
+
 def scripts(pyproject: Path) -> dict[str, str]:
     with open(pyproject, "rb") as f:
         found: dict[str, str] = tomllib.load(f)["project"]["scripts"]
@@ -85,8 +108,13 @@ def skip_on_network_trouble(done: subprocess.CompletedProcess[str], what: str) -
 
 
 def test_every_console_script_is_covered() -> None:
-    declared = scripts(PROJECT / "pyproject.toml") | scripts(PROJECT / "agent" / "pyproject.toml")
+    declared = {
+        script: project
+        for project in ("", "agent", "safefs_bench")
+        for script in scripts(PROJECT / project / "pyproject.toml")
+    }
     assert set(declared) == set(SCRIPT_DIST)
+    assert not scripts(PROJECT / "pyproject.toml").keys() - {"safefs-mcp"}
 
 
 @dataclass(frozen=True)
@@ -94,6 +122,7 @@ class Wheelhouse:
     path: Path
     safefs: Path
     agent: Path
+    bench: Path
 
 
 @pytest.fixture(scope="module")
@@ -101,14 +130,15 @@ def wheelhouse(tmp_path_factory: pytest.TempPathFactory) -> Wheelhouse:
     work = tmp_path_factory.mktemp("wheel")
     source, house = work / "source", work / "wheelhouse"
     shutil.copytree(PROJECT, source, ignore=SKIP_COPY)
-    for tree in (source, source / "agent"):
+    for tree in (source, source / "agent", source / "safefs_bench"):
         built = run(
             [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(house), str(tree)], work
         )
         skip_on_network_trouble(built, "the isolated build")
     (safefs_wheel,) = house.glob("safefs-*.whl")
     (agent_wheel,) = house.glob("safefs_agent-*.whl")
-    return Wheelhouse(house, safefs_wheel, agent_wheel)
+    (bench_wheel,) = house.glob("safefs_bench-*.whl")
+    return Wheelhouse(house, safefs_wheel, agent_wheel, bench_wheel)
 
 
 def wheel_files(wheel: Path) -> set[str]:
@@ -128,12 +158,17 @@ def source_modules(package: str) -> set[str]:
 
 def test_each_wheel_holds_its_package_whole_and_nothing_else(wheelhouse: Wheelhouse) -> None:
     safefs_files, agent_files = wheel_files(wheelhouse.safefs), wheel_files(wheelhouse.agent)
+    bench_files = wheel_files(wheelhouse.bench)
     assert {name.split("/")[0] for name in safefs_files} == {"safefs"}
     assert {name.split("/")[0] for name in agent_files} == {"agent"}
+    assert {name.split("/")[0] for name in bench_files} == {"safefs_bench"}
     # Every module made it in, subpackages without an __init__.py too.
     assert source_modules("safefs") <= safefs_files, source_modules("safefs") - safefs_files
     assert source_modules("agent") <= agent_files, source_modules("agent") - agent_files
-    assert {"safefs/py.typed", "agent/py.typed"} <= safefs_files | agent_files
+    assert source_modules("safefs_bench") <= bench_files, source_modules("safefs_bench") - bench_files
+    assert {"safefs/py.typed", "agent/py.typed", "safefs_bench/py.typed"} <= (
+        safefs_files | agent_files | bench_files
+    )
     if sys.platform.startswith("linux") and shutil.which("cc"):
         for extension in ("safefs/_native", "safefs/_native_read", "safefs/sandbox/_native"):
             assert any(name.startswith(extension + ".") and name.endswith(".so") for name in safefs_files), (
@@ -145,6 +180,7 @@ def test_each_wheel_holds_its_package_whole_and_nothing_else(wheelhouse: Wheelho
 class Installed:
     env: Path
     cwd: Path  # outside the checkout
+    seeds: frozenset[str]  # the distributions the fresh environment had before the install
 
     def bin(self, name: str) -> Path:
         return self.env / "bin" / name
@@ -152,30 +188,40 @@ class Installed:
     def run(self, name: str, *args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
         return run([str(self.bin(name)), *args], self.cwd, timeout=timeout)
 
+    def report(self) -> dict[str, Any]:
+        done = self.run("python", "-c", SITE_REPORT)
+        assert done.returncode == 0, done.stderr
+        found: dict[str, Any] = json.loads(done.stdout)
+        return found
+
+    def distributions(self) -> set[str]:
+        return set(self.report()["owned"])
+
     def our_top_levels(self) -> set[str]:
         """The top-level names our distributions put into site-packages (besides their
         .dist-info), after checking that nothing else there is unaccounted for."""
-        done = self.run("python", "-c", SITE_REPORT)
-        assert done.returncode == 0, done.stderr
-        report = json.loads(done.stdout)
+        report = self.report()
         owned: dict[str, list[str]] = report["owned"]
         # Every entry of site-packages belongs to an installed distribution: nothing was put
         # there beside the RECORDs (a stray top-level package would be).
         recorded = {top for tops in owned.values() for top in tops}
         assert set(report["entries"]) - {"__pycache__"} <= recorded, report
         theirs = {top for name, tops in owned.items() if name not in OURS for top in tops}
-        assert not theirs & {"safefs", "agent"}, owned
+        assert not theirs & {"safefs", "agent", "safefs_bench"}, owned
         return {top for name in OURS for top in owned.get(name, ()) if not top.endswith(".dist-info")}
 
 
-def install(house: Wheelhouse, tmp_path: Path, extra: str | None) -> Installed:
+def install(house: Wheelhouse, tmp_path: Path, extra: str | None, *also: Path) -> Installed:
     env = tmp_path / "env"
     venv.EnvBuilder(with_pip=True, clear=True).create(env)
     cwd = tmp_path / "cwd"
     cwd.mkdir()
-    # The safefs wheel by its file (an index could hold another safefs); what it needs of ours
-    # (safefs-agent) by name from the wheelhouse, the rest from the index.
-    wanted = f"safefs{f'[{extra}]' if extra else ''} @ {house.safefs.as_uri()}"
+    seeds = Installed(env, cwd, frozenset()).distributions()
+    # The safefs wheel by its file (an index could hold another safefs), and any other wheel of
+    # ours asked for by file too; what they need of ours (safefs-agent) by name from the
+    # wheelhouse, the rest from the index.
+    wanted = [f"safefs{f'[{extra}]' if extra else ''} @ {house.safefs.as_uri()}"]
+    wanted += [f"{wheel.name.split('-')[0].replace('_', '-')} @ {wheel.as_uri()}" for wheel in also]
     done = run(
         [
             str(env / "bin" / "python"),
@@ -185,12 +231,12 @@ def install(house: Wheelhouse, tmp_path: Path, extra: str | None) -> Installed:
             "--quiet",
             "--find-links",
             str(house.path),
-            wanted,
+            *wanted,
         ],
         cwd,
     )
     skip_on_network_trouble(done, "the install")
-    return Installed(env, cwd)
+    return Installed(env, cwd, frozenset(seeds))
 
 
 def assert_from_the_install(installed: Installed, *packages: str) -> None:
@@ -204,6 +250,13 @@ def assert_from_the_install(installed: Installed, *packages: str) -> None:
 def test_bare_install_is_the_library_alone(wheelhouse: Wheelhouse, tmp_path: Path) -> None:
     installed = install(wheelhouse, tmp_path, None)
     assert installed.our_top_levels() == {"safefs"}
+    # What the install added to site-packages, whole: the library and cffi.
+    assert installed.distributions() - installed.seeds == BARE_INSTALL
+    # Nothing the safefs distribution installed fetches or runs Node packages.
+    runners = installed.run("python", "-c", NODE_RUNNER_REPORT)
+    assert runners.returncode == 0, runners.stderr
+    scan = json.loads(runners.stdout)
+    assert scan["scanned"] > 50 and scan["found"] == [], scan
     assert_from_the_install(installed, "safefs")
     check = (
         "import safefs, tempfile; d = tempfile.mkdtemp()\n"
@@ -214,14 +267,32 @@ def test_bare_install_is_the_library_alone(wheelhouse: Wheelhouse, tmp_path: Pat
     assert done.returncode == 0, done.stderr
     expected = "openat2" if sys.platform.startswith("linux") and shutil.which("cc") else "walk"
     assert done.stdout.split() == [expected, "x"]
-    bench = installed.run("safefs-bench", "--help")
-    assert bench.returncode == 0 and "usage" in bench.stdout.lower(), bench.stderr
+    assert not installed.bin("safefs-bench").exists()
     # The MCP server is installed but needs its extra: a real start says so in one line.
     served = installed.run("safefs-mcp", str(installed.cwd))
     assert served.returncode != 0, (served.stdout, served.stderr)
     assert "Traceback" not in served.stderr and served.stderr.count("\n") == 1, served.stderr
     assert "pip install 'safefs[mcp]'" in served.stderr
     assert not installed.bin("safefs-agent").exists()
+
+
+def test_bench_install_brings_the_contest_and_its_command(wheelhouse: Wheelhouse, tmp_path: Path) -> None:
+    installed = install(wheelhouse, tmp_path, None, wheelhouse.bench)
+    assert installed.our_top_levels() == {"safefs", "safefs_bench"}
+    assert_from_the_install(installed, "safefs_bench", "safefs")
+    helped = installed.run("safefs-bench", "--help")
+    assert helped.returncode == 0 and "usage" in helped.stdout.lower(), helped.stderr
+    # The contestants answer from the install: the baselines and safefs run, the ones whose
+    # packages were not asked for (the SDK's tools) say why not.
+    listed = installed.run(
+        "python",
+        "-c",
+        "from safefs_bench.strategies import availability; import json; print(json.dumps(availability()))",
+    )
+    assert listed.returncode == 0, listed.stderr
+    reasons = json.loads(listed.stdout)
+    assert reasons["realpath"] is None and reasons["safefs-walk"] is None, reasons
+    assert "anthropic" in (reasons["anthropic-toolset"] or ""), reasons
 
 
 def test_mcp_install_serves_a_directory_over_stdio(wheelhouse: Wheelhouse, tmp_path: Path) -> None:

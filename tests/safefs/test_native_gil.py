@@ -21,7 +21,7 @@ import pytest
 
 import safefs
 from safefs import _fastpath, _sys
-from safefs.contest.machine import filesystem_of
+from safefs_bench.machine import filesystem_of
 
 pytestmark = pytest.mark.skipif(not _fastpath.AVAILABLE, reason="native extension not built")
 

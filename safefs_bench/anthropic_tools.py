@@ -22,7 +22,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from safefs.contest.strategies import Strategy, StrategyUnavailable
+from safefs_bench.strategies import Strategy, StrategyUnavailable
 
 MEMORY_PREFIX = "/memories/"
 

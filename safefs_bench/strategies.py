@@ -45,7 +45,7 @@ ANTHROPIC_TOOLSET = "anthropic-toolset"
 ANTHROPIC_MEMORY = "anthropic-memory"
 SAFEFS_ANTHROPIC_TOOLSET = "safefs-anthropic-toolset"
 SAFEFS_ANTHROPIC_MEMORY = "safefs-anthropic-memory"
-# The Anthropic SDK's own file tools and safefs's drop-ins for them (safefs.contest.anthropic_tools).
+# The Anthropic SDK's own file tools and safefs's drop-ins for them (safefs_bench.anthropic_tools).
 ANTHROPIC_STRATEGIES: tuple[str, ...] = (
     ANTHROPIC_TOOLSET,
     SAFEFS_ANTHROPIC_TOOLSET,
@@ -355,7 +355,7 @@ def open_strategy(name: str, root: str) -> Strategy:
     if name == LANDLOCK:
         return LandlockConfined(root)
     if name in ANTHROPIC_STRATEGIES:
-        from safefs.contest import anthropic_tools
+        from safefs_bench import anthropic_tools
 
         implementation = "safefs" if name.startswith("safefs-") else "sdk"
         if name in (ANTHROPIC_TOOLSET, SAFEFS_ANTHROPIC_TOOLSET):

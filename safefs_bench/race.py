@@ -9,7 +9,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from safefs.contest.strategies import open_strategy
 from safefs.testing import (
     INSIDE_CONTENT,
     OPS,
@@ -19,6 +18,7 @@ from safefs.testing import (
     RaceCounts,
     race,
 )
+from safefs_bench.strategies import open_strategy
 
 __all__ = [
     "INSIDE_CONTENT",

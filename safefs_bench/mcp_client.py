@@ -29,12 +29,12 @@ OFFICIAL_VERSION = "2026.8.31"
 
 def _node_prefix() -> Path:
     """Where the official server is installed: ``SAFEFS_BENCH_NODE``, else ``.bench-node`` at the
-    top of a checkout (git-ignored), else a per-user cache for an installed safefs."""
+    top of a checkout (git-ignored), else a per-user cache for an installed safefs-bench."""
     named = os.environ.get("SAFEFS_BENCH_NODE")
     if named:
         return Path(named)
-    top = Path(__file__).resolve().parents[2]
-    if (top / "pyproject.toml").exists():
+    top = Path(__file__).resolve().parents[1]  # the checkout, when run from one
+    if (top / "safefs_bench" / "pyproject.toml").exists():
         return top / ".bench-node"
     return Path.home() / ".cache" / "safefs" / "bench-node"
 

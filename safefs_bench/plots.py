@@ -11,7 +11,7 @@ from typing import Any
 
 CHARTS = ("cost-vs-depth", "escapes", "cost-vs-size")
 FORMATS = ("svg", "png")
-INSTALL_HINT = "plots need matplotlib: install the plot extra (pip install 'safefs[plot]')"
+INSTALL_HINT = "plots need matplotlib: install the plot extra (pip install './safefs_bench[plot]')"
 
 
 class PlotUnavailable(Exception):

@@ -12,7 +12,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from safefs.contest.plots import escapes_by_strategy
+from safefs_bench.plots import escapes_by_strategy
 
 BEGIN = "<!-- BEGIN safefs-bench --markdown: generated from a saved run, do not edit by hand -->"
 END = "<!-- END safefs-bench --markdown -->"

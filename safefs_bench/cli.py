@@ -21,12 +21,12 @@ from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 from safefs import capabilities
-from safefs.contest import plots, report
-from safefs.contest.machine import machine_facts
-from safefs.contest.race import OPS, SWAPS, RaceCounts, race_strategy
-from safefs.contest.scaling import DEPTHS as SCALING_DEPTHS
-from safefs.contest.scaling import SIZES, build_scaling_tree, content, depth_file, size_file
-from safefs.contest.strategies import (
+from safefs_bench import plots, report
+from safefs_bench.machine import machine_facts
+from safefs_bench.race import OPS, SWAPS, RaceCounts, race_strategy
+from safefs_bench.scaling import DEPTHS as SCALING_DEPTHS
+from safefs_bench.scaling import SIZES, build_scaling_tree, content, depth_file, size_file
+from safefs_bench.strategies import (
     CONTEST_STRATEGIES,
     DESCRIPTIONS,
     PATHRS,
@@ -36,7 +36,7 @@ from safefs.contest.strategies import (
     availability,
     open_strategy,
 )
-from safefs.contest.trees import DEPTH_1, DEPTHS, FILE_CONTENT, WRITE_DATA, build_tree
+from safefs_bench.trees import DEPTH_1, DEPTHS, FILE_CONTENT, WRITE_DATA, build_tree
 
 ATOMIC_WRITERS = (*SAFEFS_STRATEGIES, PATHRS)
 REPEATS = 11
