@@ -52,11 +52,27 @@ ANTHROPIC_STRATEGIES: tuple[str, ...] = (
     ANTHROPIC_MEMORY,
     SAFEFS_ANTHROPIC_MEMORY,
 )
+PYDANTIC_AI_WORKSPACE = "pydantic-ai-workspace"
+SAFEFS_PYDANTIC_AI_WORKSPACE = "safefs-pydantic-ai-workspace"
+LANGCHAIN_FILE_TOOLS = "langchain-file-tools"
+SAFEFS_LANGCHAIN_FILE_TOOLS = "safefs-langchain-file-tools"
+# Agent frameworks' own file tools and safefs's drop-ins for them (safefs_bench.framework_tools).
+FRAMEWORK_STRATEGIES: tuple[str, ...] = (
+    PYDANTIC_AI_WORKSPACE,
+    SAFEFS_PYDANTIC_AI_WORKSPACE,
+    LANGCHAIN_FILE_TOOLS,
+    SAFEFS_LANGCHAIN_FILE_TOOLS,
+)
 
 # In-process strategies (what the pytest-benchmark suite times call by call).
 STRATEGY_NAMES: tuple[str, ...] = (UNCONFINED, REALPATH, SAFEFS_WALK, SAFEFS_OPENAT2, PATHRS)
 # Everything the contest runs: the in-process ones and kernel confinement in a worker.
-CONTEST_STRATEGIES: tuple[str, ...] = (*STRATEGY_NAMES, LANDLOCK, *ANTHROPIC_STRATEGIES)
+CONTEST_STRATEGIES: tuple[str, ...] = (
+    *STRATEGY_NAMES,
+    LANDLOCK,
+    *ANTHROPIC_STRATEGIES,
+    *FRAMEWORK_STRATEGIES,
+)
 SAFEFS_STRATEGIES: tuple[str, ...] = (SAFEFS_WALK, SAFEFS_OPENAT2)
 BASELINES: tuple[str, ...] = (UNCONFINED, REALPATH)
 
@@ -71,6 +87,10 @@ DESCRIPTIONS: dict[str, str] = {
     SAFEFS_ANTHROPIC_TOOLSET: "safefs.anthropic.agent_toolset, the drop-in: the same tools on safefs.Root",
     ANTHROPIC_MEMORY: "the Anthropic SDK's BetaLocalFilesystemMemoryTool view/create: resolve(), then a path",
     SAFEFS_ANTHROPIC_MEMORY: "safefs.anthropic.BetaLocalFilesystemMemoryTool, the drop-in, on safefs.Root",
+    PYDANTIC_AI_WORKSPACE: "pydantic-ai's LocalWorkspaceBackend read/write by absolute path, unconfined",
+    SAFEFS_PYDANTIC_AI_WORKSPACE: "safefs.integrations.pydantic_ai.LocalWorkspaceBackend, the drop-in",
+    LANGCHAIN_FILE_TOOLS: "langchain-community's read_file/write_file: resolve + is_relative_to, then a path",
+    SAFEFS_LANGCHAIN_FILE_TOOLS: "safefs.integrations.langchain's read_file/write_file, the drop-ins",
 }
 
 
@@ -361,6 +381,13 @@ def open_strategy(name: str, root: str) -> Strategy:
         if name in (ANTHROPIC_TOOLSET, SAFEFS_ANTHROPIC_TOOLSET):
             return anthropic_tools.AgentToolset(root, implementation)
         return anthropic_tools.MemoryTool(root, implementation)
+    if name in FRAMEWORK_STRATEGIES:
+        from safefs_bench import framework_tools
+
+        implementation = "safefs" if name.startswith("safefs-") else "original"
+        if name in (PYDANTIC_AI_WORKSPACE, SAFEFS_PYDANTIC_AI_WORKSPACE):
+            return framework_tools.PydanticAiWorkspace(root, implementation)
+        return framework_tools.LangchainFileTools(root, implementation)
     raise ValueError(f"unknown strategy {name!r}; choose from {', '.join(CONTEST_STRATEGIES)}")
 
 
