@@ -1,7 +1,7 @@
 """Each framework's own file calls against safefs's drop-in, on the same tree: one benchmark
 group per (framework, call), the original and the drop-in side by side, so the group's table
-shows their ratio. Each framework's benchmarks skip where it is not installed (its venv has it:
-``.venv-compat/<name>-dev``)::
+shows their ratio. Each framework's benchmarks skip where it is not installed: run them in a venv
+that has it (and ``./safefs_bench``, which ``benchmarks/conftest.py`` imports)::
 
     .venv-compat/pydantic-ai-dev/bin/python -m pytest benchmarks/bench_integrations.py \\
         --benchmark-only --benchmark-group-by=group --benchmark-columns=median,iqr,ops
