@@ -25,7 +25,6 @@ import posixpath
 import stat as stat_module
 import threading
 from collections.abc import Callable, Mapping, Sequence
-from operator import attrgetter
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -60,7 +59,6 @@ PREVIEW = 64 * 1024
 POLL_SECONDS = 0.1  # how often a running command's workspace is checked for deletion
 
 _T = TypeVar("_T")
-_by_name = attrgetter("name")
 
 
 class LocalWorkspaceBackend(_UpstreamBackend):
@@ -132,25 +130,25 @@ class LocalWorkspaceBackend(_UpstreamBackend):
 
         def entries(root: safefs.Root) -> list[FileEntry]:
             with root.opendir(target) as directory:
-                return [self._entry(directory, path, e) for e in sorted(directory.scandir(), key=_by_name)]
+                return [self._entry(directory, path, name) for name in sorted(directory.listdir())]
 
         return await self._in_root(entries)
 
     @staticmethod
-    def _entry(directory: safefs.Root, path: str, child: safefs.DirEntry) -> FileEntry:
-        """``child`` of ``directory`` (listed as ``path``) as the original lists it: a symlink
-        followed through the root (one it cannot follow is ``is_dir=False``, ``size=None``)."""
+    def _entry(directory: safefs.Root, path: str, name: str) -> FileEntry:
+        """Entry ``name`` of ``directory`` (listed as ``path``) as the original lists it: a
+        symlink followed through the root (one it cannot follow is ``is_dir=False``,
+        ``size=None``)."""
         try:
-            if child.is_symlink():
-                info = directory.stat(child.name)
-            else:
-                # A single name in the held directory, not followed: nothing here to resolve.
-                info = os.stat(child.name, dir_fd=directory.fileno(), follow_symlinks=False)
+            # A single name in the held directory, not followed: nothing here to resolve.
+            info = os.stat(name, dir_fd=directory.fileno(), follow_symlinks=False)
+            if stat_module.S_ISLNK(info.st_mode):
+                info = directory.stat(name)
         except OSError:
-            return FileEntry(name=child.name, path=posixpath.join(path, child.name), is_dir=False, size=None)
+            return FileEntry(name=name, path=posixpath.join(path, name), is_dir=False, size=None)
         is_dir = stat_module.S_ISDIR(info.st_mode)
         size = None if is_dir else info.st_size
-        return FileEntry(name=child.name, path=posixpath.join(path, child.name), is_dir=is_dir, size=size)
+        return FileEntry(name=name, path=posixpath.join(path, name), is_dir=is_dir, size=size)
 
     async def make_dir(self, path: str) -> None:
         target = self._absolute(path)
