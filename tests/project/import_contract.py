@@ -43,7 +43,9 @@ CHECKED_DIRS = ("safefs", "agent", "safefs_bench", "benchmarks")
 # The distributions built on safefs, from their own pyproject.toml beside it.
 NEIGHBOUR_DISTRIBUTIONS = frozenset({"agent", "safefs_bench"})
 # Subpackages of safefs that are tools built on the core, not the core itself.
-TOOL_SUBPACKAGES = frozenset({"workspace", "mcp", "sandbox", "anthropic", "archive", "fsspec", "integrations"})
+TOOL_SUBPACKAGES = frozenset(
+    {"workspace", "mcp", "sandbox", "anthropic", "archive", "fsspec", "integrations"}
+)
 CORE_MAY_IMPORT_THIRD_PARTY = frozenset({"cffi"})
 # Directories under the checked ones that hold build output, not source.
 SKIPPED_PARTS = frozenset({"build", "__pycache__"})
