@@ -38,6 +38,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 import tomllib
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
@@ -205,6 +206,7 @@ class Outcome:
     failures: list[str] = field(default_factory=list)
     log: str = ""
     dropped: dict[str, str] = field(default_factory=dict)
+    seconds: dict[str, float] = field(default_factory=dict)  # "build", "tests": wall time
 
     @property
     def ok(self) -> bool:
@@ -336,12 +338,15 @@ def check(integration: Integration, end: str) -> Outcome:
     if end == "oldest" and same_release(pins.get(integration.key), integration.lower_bound()):
         outcome.version, outcome.status = integration.lower_bound(), "same as pinned"
         return outcome
+    started = time.monotonic()
     python = build(integration, end, log, outcome.dropped)
+    outcome.seconds["build"] = time.monotonic() - started
     if python is None:
         outcome.status, outcome.log = "not built", "\n".join(log)
         return outcome
     outcome.version = installed_version(python, integration.package, log)
     junit = ENVS / f"{integration.name}-{end}.xml"
+    started = time.monotonic()
     done = run(
         [
             str(python),
@@ -356,6 +361,7 @@ def check(integration: Integration, end: str) -> Outcome:
         ],
         log,
     )
+    outcome.seconds["tests"] = time.monotonic() - started
     outcome.counts, outcome.failures = junit_failures(junit) if junit.exists() else ({}, [])
     outcome.status = "passed" if done.returncode == 0 else "failed"
     outcome.log = "\n".join(log)
@@ -427,7 +433,10 @@ def main(argv: list[str] | None = None) -> int:
     outcomes = []
     for integration in integrations:
         print(f"{integration.name} ({args.end}) ...", flush=True)
-        outcomes.append(check(integration, args.end))
+        outcome = check(integration, args.end)
+        outcomes.append(outcome)
+        took = ", ".join(f"{k} {v:.0f} s" for k, v in outcome.seconds.items())
+        print(f"{integration.name} ({args.end}): {outcome.status}{f' ({took})' if took else ''}", flush=True)
     text = report(outcomes)
     print(text)
     if args.report:
