@@ -20,7 +20,8 @@ $(STAMP): pyproject.toml setup.py build_ext.py safefs/fastpath.c safefs/fastread
 
 # Resolves every dependency afresh (the newest release each requirement admits) in a throwaway
 # virtualenv and writes the result to $(CONSTRAINTS), our own distributions left out; then the
-# same for the extra of each own_env table of compat.toml, each into constraints/<name>.txt.
+# same for the extra of each own_env table of compat.toml, each into constraints/<name>.txt (and
+# its oldest end, the lower bound with those pins, into constraints/<name>-oldest.txt).
 constraints:
 	@set -e; scratch="$$(mktemp -d)"; trap 'rm -rf "$$scratch"' EXIT; \
 	$(PYTHON) -m venv "$$scratch/venv"; \

@@ -4,7 +4,7 @@
     python tests/compat_envs.py pinned            # the own_env tables at their pins (make test)
     python tests/compat_envs.py newest --report compat-latest.md   # the newest releases (make test-latest)
     python tests/compat_envs.py oldest --only anthropic
-    python tests/compat_envs.py pins              # rewrite constraints/<name>.txt (make constraints)
+    python tests/compat_envs.py pins              # rewrite constraints/<name>[-oldest].txt (make constraints)
 
 For each table of compat.toml, ``.venv-compat/<name>-<end>`` gets the project (editable, with the
 table's extra, the distributions beside it and the test tools of the ``dev`` extra) and the
@@ -15,7 +15,10 @@ upstream at that end:
   extra .venv does not hold). Where the lower bound's own requirements exclude a pin (a framework
   that requires its sibling distributions at its exact version), that pin alone is left to pip: a
   dry run resolves the lower bound without pins and each pin that a requirement of what it
-  installed excludes is dropped; the report names the pins dropped.
+  installed excludes is dropped (should the rest still not resolve, each pin that dry run resolved
+  differently is dropped too); the report names the pins dropped. For an own_env table
+  ``make constraints`` does this once and writes the whole resolution, every version pinned, to
+  ``constraints/<name>-oldest.txt``, which the oldest end installs as it is.
 - ``pinned`` (own_env tables only; .venv is the pinned end of the others) installs with every
   dependency at its pin in ``constraints/<name>.txt``.
 - ``newest`` installs without constraints, so pip takes the newest release of everything the
@@ -52,12 +55,14 @@ from packaging.version import Version
 PROJECT = Path(__file__).resolve().parents[1]
 COMPAT = PROJECT / "compat.toml"
 CONSTRAINTS = PROJECT / "constraints.txt"
-# The pins of each own_env table: constraints/<name>.txt.
+# The pins of each own_env table: constraints/<name>.txt, constraints/<name>-oldest.txt.
 OWN_PINS = PROJECT / "constraints"
 ENVS = PROJECT / ".venv-compat"
 ENDS = ("oldest", "pinned", "newest")
 # Left out of every pin file: our own distributions and the packaging tools venv brings.
 UNPINNED = frozenset({"safefs", "safefs-agent", "safefs-bench", "setuptools", "wheel"})
+# In an oldest pin file, a comment naming a pin of the pinned end the lower bound excludes.
+LEFT_TO_PIP = "# left to pip: "
 # Recorded in an environment: the hash of what it was built from.
 STAMP = "safefs-compat.sha256"
 # Distributions beside safefs that the tests import (the MCP client helper, the agent).
@@ -110,6 +115,11 @@ class Integration:
     def pin_file(self) -> Path:
         """Where this table's dependencies are pinned: its own file when .venv lacks its extra."""
         return OWN_PINS / f"{self.name}.txt" if self.own_env else CONSTRAINTS
+
+    @property
+    def oldest_pin_file(self) -> Path | None:
+        """Every dependency of an own_env table's oldest end, pinned (None for the others)."""
+        return OWN_PINS / f"{self.name}-oldest.txt" if self.own_env else None
 
     def wanted(self) -> list[str]:
         """What its environment installs, as pip arguments (before any constraints)."""
@@ -189,6 +199,9 @@ def fingerprint(integration: Integration, end: str) -> str:
     parts = [integration.name, end, sys.version, *integration.wanted(), str(integration.requirement())]
     if end != "newest":
         parts.append(integration.pin_file.read_text())
+    oldest = integration.oldest_pin_file
+    if end == "oldest" and oldest is not None and oldest.exists():
+        parts.append(oldest.read_text())
     for pyproject in ("pyproject.toml", *(f"{n}/pyproject.toml" for n in NEIGHBOURS)):
         parts.append((PROJECT / pyproject).read_text())
     for part in parts:
@@ -221,6 +234,66 @@ def run(cmd: list[str], log: list[str]) -> subprocess.CompletedProcess[str]:
     return done
 
 
+def installed_by(install_report: dict[str, Any]) -> dict[str, str]:
+    """What a pip ``--report`` installs: name: version."""
+    return {
+        str(canonicalize_name(item["metadata"]["name"])): item["metadata"]["version"]
+        for item in install_report.get("install", [])
+    }
+
+
+def resolve_oldest(
+    integration: Integration, python: Path, log: list[str], dropped: dict[str, str]
+) -> dict[str, str] | None:
+    """Every distribution the oldest end installs, pinned: the lower bound with the table's pins.
+
+    A dry run of ``python``'s pip resolves the lower bound without pins; the pins a requirement of
+    what it installs excludes go into ``dropped`` (name: why) and are left to pip. When the rest
+    still cannot be resolved, every pin the unpinned dry run resolved differently is left to pip
+    too. None when pip cannot resolve it at all.
+    """
+    pins = pinned(integration.pin_file)
+    pins.pop(integration.key, None)
+    wanted = [*integration.wanted(), f"{integration.package}=={integration.lower_bound()}"]
+    work = python.parent.parent
+    dry = [str(python), "-m", "pip", "install", "--quiet", "--dry-run", "--ignore-installed", "--report"]
+
+    def resolution(*constraints: str) -> dict[str, Any] | None:
+        """pip's install report of ``wanted`` under ``constraints``."""
+        report_file = work / "resolution.json"
+        if run([*dry, str(report_file), *wanted, *constraints], log).returncode:
+            return None
+        found: dict[str, Any] = json.loads(report_file.read_text())
+        return found
+
+    unconstrained = resolution()
+    if unconstrained is None:
+        return None
+    dropped.update(excluded_pins(unconstrained, pins))
+    free = installed_by(unconstrained)
+    constraints = work / "oldest-constraints.txt"
+    for attempt in ("excluded", "resolved differently"):
+        if attempt == "resolved differently":
+            for key, version in pins.items():
+                if key in free and key not in dropped and free[key] != version:
+                    dropped[key] = f"the lower bound resolves {free[key]} without pins"
+        constraints.write_text("".join(f"{k}=={v}\n" for k, v in sorted(pins.items()) if k not in dropped))
+        resolved = resolution("-c", str(constraints))
+        if resolved is not None:
+            return {k: v for k, v in installed_by(resolved).items() if k not in UNPINNED}
+    return None
+
+
+def read_oldest_pins(path: Path) -> tuple[dict[str, str], dict[str, str]]:
+    """The pins of an oldest pin file and the pins it left to pip (name: why)."""
+    dropped = {}
+    for line in path.read_text().splitlines():
+        if line.startswith(LEFT_TO_PIP):
+            name, _, why = line.removeprefix(LEFT_TO_PIP).partition(": ")
+            dropped[name] = why
+    return pinned(path), dropped
+
+
 def build(integration: Integration, end: str, log: list[str], dropped: dict[str, str]) -> Path | None:
     """The environment of ``integration`` at ``end``; None when pip failed.
 
@@ -245,45 +318,37 @@ def build(integration: Integration, end: str, log: list[str], dropped: dict[str,
     if end == "newest":
         wanted += ["--upgrade", "--upgrade-strategy", "eager"]
     else:
-        pins = pinned(integration.pin_file)
+        pins: dict[str, str] | None = pinned(integration.pin_file)
         if end == "oldest":
-            # Every pin but the upstream's own, which is its lower bound here, and those the lower
-            # bound's resolution excludes.
-            pins.pop(integration.key, None)
-            lowest = f"{integration.package}=={integration.lower_bound()}"
-            dry = env / "resolution.json"
-            done = run([*pip, "--dry-run", "--ignore-installed", "--report", str(dry), *wanted, lowest], log)
-            if done.returncode:
-                return None
-            dropped.update(excluded_pins(json.loads(dry.read_text()), pins))
-            wanted.append(lowest)
+            wanted.append(f"{integration.package}=={integration.lower_bound()}")
+            oldest = integration.oldest_pin_file
+            if oldest is not None and oldest.exists():
+                pins, left = read_oldest_pins(oldest)
+                dropped.update(left)
+            else:
+                pins = resolve_oldest(integration, python, log, dropped)
+        if pins is None:
+            return None
         constraints = env / "constraints.txt"
-        constraints.write_text("".join(f"{k}=={v}\n" for k, v in sorted(pins.items()) if k not in dropped))
+        constraints.write_text("".join(f"{k}=={v}\n" for k, v in sorted(pins.items())))
         wanted += ["-c", str(constraints)]
     if run([*pip, *wanted], log).returncode:
-        if end != "oldest":
-            return None
-        # A pin a distribution at another version than the dry run's requires: every pin the dry
-        # run resolved differently is left to pip as well.
-        resolved: dict[str, str] = {
-            str(canonicalize_name(item["metadata"]["name"])): item["metadata"]["version"]
-            for item in json.loads(dry.read_text()).get("install", [])
-        }
-        for key, version in pins.items():
-            if key in resolved and key not in dropped and resolved[key] != version:
-                dropped[key] = f"the lower bound resolves {resolved[key]}"
-        constraints.write_text("".join(f"{k}=={v}\n" for k, v in sorted(pins.items()) if k not in dropped))
-        if run([*pip, *wanted], log).returncode:
-            return None
+        return None
     stamp.write_text(wanted_hash + "\n" + json.dumps(dropped))
     return python
 
 
 def write_pins(integration: Integration, log: list[str]) -> Path | None:
-    """Resolve the extra of an own_env table afresh in a throwaway venv and write its pin file."""
+    """Resolve the extra of an own_env table afresh in a throwaway venv and write its pin files.
+
+    ``constraints/<name>.txt`` pins what the extra installs at the newest releases it admits;
+    ``constraints/<name>-oldest.txt`` what it installs with the upstream at its lower bound and
+    those pins (the pins the lower bound excludes, left to pip, named in its comments).
+    """
     scratch = ENVS / f"{integration.name}-resolve"
     shutil.rmtree(scratch, ignore_errors=True)
     python = scratch / "bin" / "python"
+    header = f"# Every dependency of {' '.join(integration.wanted())}"
     try:
         if run([sys.executable, "-m", "venv", str(scratch)], log).returncode:
             return None
@@ -295,18 +360,28 @@ def write_pins(integration: Integration, log: list[str]) -> Path | None:
         frozen = run([*pip, "freeze", "--exclude-editable", "--all"], log)
         if frozen.returncode:
             return None
+        lines = [
+            line
+            for line in frozen.stdout.splitlines()
+            if "==" in line and canonicalize_name(line.split("==")[0]) not in UNPINNED
+        ]
+        OWN_PINS.mkdir(exist_ok=True)
+        integration.pin_file.write_text(
+            f"{header}, pinned; regenerate with: make constraints\n"
+            + "".join(f"{line}\n" for line in sorted(lines, key=str.lower))
+        )
+        dropped: dict[str, str] = {}
+        oldest = resolve_oldest(integration, python, log, dropped)
+        if oldest is None or integration.oldest_pin_file is None:
+            return None
+        integration.oldest_pin_file.write_text(
+            f"{header} with {integration.package}=={integration.lower_bound()}, pinned; "
+            "regenerate with: make constraints\n"
+            + "".join(f"{LEFT_TO_PIP}{k}: {why}\n" for k, why in sorted(dropped.items()))
+            + "".join(f"{k}=={v}\n" for k, v in sorted(oldest.items()))
+        )
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
-    lines = [
-        line
-        for line in frozen.stdout.splitlines()
-        if "==" in line and canonicalize_name(line.split("==")[0]) not in UNPINNED
-    ]
-    OWN_PINS.mkdir(exist_ok=True)
-    header = (
-        f"# Every dependency of {' '.join(integration.wanted())}, pinned; regenerate with: make constraints\n"
-    )
-    integration.pin_file.write_text(header + "".join(f"{line}\n" for line in sorted(lines, key=str.lower)))
     return integration.pin_file
 
 
@@ -409,7 +484,9 @@ def write_all_pins(integrations: list[Integration]) -> int:
             print(f"{integration.name}: could not be resolved:\n" + "\n".join(log)[-3000:], file=sys.stderr)
             failed = 1
         else:
-            print(f"wrote {written.relative_to(PROJECT)}: {len(pinned(written))} pins")
+            for path in (written, integration.oldest_pin_file):
+                assert path is not None
+                print(f"wrote {path.relative_to(PROJECT)}: {len(pinned(path))} pins")
     return failed
 
 

@@ -29,6 +29,7 @@ from tests.compat_envs import (
     load,
     lower_bound,
     pinned,
+    read_oldest_pins,
     report,
     same_release,
     selected,
@@ -85,6 +86,27 @@ def test_an_own_pin_file_pins_exactly_the_tree_of_its_extra(name: str) -> None:
         extra = tomllib.load(f)["project"]["optional-dependencies"][integration.extra]
     for requirement in (*extra, *tools_for_tests()):
         assert canonicalize_name(Requirement(requirement).name) in keys, requirement
+
+
+@pytest.mark.parametrize("name", ["pydantic-ai", "langchain"])
+def test_the_oldest_pin_file_pins_the_lower_bound_and_names_what_it_left_to_pip(name: str) -> None:
+    (integration,) = [i for i in load() if i.name == name]
+    assert integration.oldest_pin_file == PROJECT / "constraints" / f"{name}-oldest.txt"
+    oldest, left = read_oldest_pins(integration.oldest_pin_file)
+    newest = pinned(integration.pin_file)
+    assert same_release(oldest[integration.key], integration.lower_bound())
+    assert UNPINNED.isdisjoint(oldest)
+    # What was left to pip is the pins the lower bound excludes: each now pinned elsewhere.
+    for key, why in left.items():
+        assert oldest[key] != newest[key] and " requires " in why, (key, why)
+    # Every other pin of the pinned end that the oldest end installs stands, but the upstream's own.
+    kept = {k for k in newest if k in oldest and k not in left and k != integration.key}
+    changed = {k for k in kept if oldest[k] != newest[k]}
+    assert not changed, sorted(changed)
+
+
+def test_the_pin_files_of_the_other_tables_are_constraints_txt() -> None:
+    assert all(i.oldest_pin_file is None for i in load() if not i.own_env)
 
 
 def test_the_pinned_end_and_the_pin_files_are_the_own_env_tables_alone() -> None:
