@@ -19,7 +19,9 @@ $(STAMP): pyproject.toml setup.py build_ext.py safefs/fastpath.c safefs/fastread
 	touch $(STAMP)
 
 # Resolves every dependency afresh (the newest release each requirement admits) in a throwaway
-# virtualenv and writes the result to $(CONSTRAINTS), our own distributions left out.
+# virtualenv and writes the result to $(CONSTRAINTS), our own distributions left out; then the
+# same for the extra of each own_env table of compat.toml, each into constraints/<name>.txt (and
+# its oldest end, the lower bound with those pins, into constraints/<name>-oldest.txt).
 constraints:
 	@set -e; scratch="$$(mktemp -d)"; trap 'rm -rf "$$scratch"' EXIT; \
 	$(PYTHON) -m venv "$$scratch/venv"; \
@@ -27,8 +29,9 @@ constraints:
 	"$$scratch/venv/bin/python" -m pip install --quiet $(LOCAL_PROJECTS); \
 	{ echo "# Every dependency of $(LOCAL_PROJECTS), pinned; regenerate with: make constraints"; \
 	  "$$scratch/venv/bin/python" -m pip freeze --exclude-editable --all \
-	    | grep -v -i -E '^(safefs|safefs-agent|safefs-bench|setuptools|wheel)==' ; } > $(CONSTRAINTS)
-	@echo "wrote $(CONSTRAINTS): $$(grep -c '==' $(CONSTRAINTS)) pins"
+	    | grep -v -i -E '^(safefs|safefs-agent|safefs-bench|setuptools|wheel)==' ; } > $(CONSTRAINTS); \
+	echo "wrote $(CONSTRAINTS): $$(grep -c '==' $(CONSTRAINTS)) pins"; \
+	"$$scratch/venv/bin/python" tests/compat_envs.py pins
 
 demo: $(STAMP)
 	$(VENV)/bin/safefs-agent demo
@@ -53,6 +56,7 @@ system-packages:
 test: lint official-mcp system-packages
 	$(PY) -m pytest --benchmark-disable
 	$(PY) tests/compat_envs.py oldest
+	$(PY) tests/compat_envs.py pinned
 
 # Each integration of compat.toml at the newest releases its extra admits (no constraints), each
 # in .venv-compat/<name>-newest; the report, naming every failing test, also goes to compat-latest.md.

@@ -550,9 +550,18 @@ class Root:
                 if not exist_ok or not self._is_dir_or_escape(rel):
                     raise
 
+    @_operation
     def listdir(self, path: PathArg = ".") -> list[Any]:
         """Names in the directory (str, or bytes for a bytes path), like ``os.listdir``."""
-        return [entry.name for entry in self.scandir(path)]
+        rel = self._rel(path)
+        with reporting(path):
+            fd = self._open(rel, os.O_RDONLY | _sys.O_DIRECTORY)
+        try:
+            # Names only: no DirEntry is built, so this costs what os.listdir costs.
+            names = os.listdir(fd)
+        finally:
+            os.close(fd)
+        return [os.fsencode(n) for n in names] if isinstance(os.fspath(path), bytes) else names
 
     def iterdir(self, path: PathArg = ".") -> Iterator[Any]:
         """Root-relative paths of the directory's entries, like ``pathlib.Path.iterdir``."""

@@ -52,6 +52,17 @@ ANTHROPIC_STRATEGIES: tuple[str, ...] = (
     ANTHROPIC_MEMORY,
     SAFEFS_ANTHROPIC_MEMORY,
 )
+PYDANTIC_AI_WORKSPACE = "pydantic-ai-workspace"
+SAFEFS_PYDANTIC_AI_WORKSPACE = "safefs-pydantic-ai-workspace"
+LANGCHAIN_FILE_TOOLS = "langchain-file-tools"
+SAFEFS_LANGCHAIN_FILE_TOOLS = "safefs-langchain-file-tools"
+# Agent frameworks' own file tools and safefs's drop-ins for them (safefs_bench.framework_tools).
+FRAMEWORK_STRATEGIES: tuple[str, ...] = (
+    PYDANTIC_AI_WORKSPACE,
+    SAFEFS_PYDANTIC_AI_WORKSPACE,
+    LANGCHAIN_FILE_TOOLS,
+    SAFEFS_LANGCHAIN_FILE_TOOLS,
+)
 
 TARFILE_DATA = "tarfile-data"
 SAFEFS_ARCHIVE = "safefs-archive"
@@ -68,6 +79,7 @@ CONTEST_STRATEGIES: tuple[str, ...] = (
     LANDLOCK,
     *ANTHROPIC_STRATEGIES,
     *INTEGRATION_STRATEGIES,
+    *FRAMEWORK_STRATEGIES,
 )
 SAFEFS_STRATEGIES: tuple[str, ...] = (SAFEFS_WALK, SAFEFS_OPENAT2)
 BASELINES: tuple[str, ...] = (UNCONFINED, REALPATH)
@@ -87,6 +99,10 @@ DESCRIPTIONS: dict[str, str] = {
     SAFEFS_ARCHIVE: "safefs.archive.extractall of the same tar, every member made through safefs.Root",
     FSSPEC_DIRFS: "fsspec's DirFileSystem over the local filesystem: cat_file and pipe_file",
     SAFEFS_FSSPEC: "safefs.fsspec.SafeFileSystem: the same calls resolved beneath a directory fd",
+    PYDANTIC_AI_WORKSPACE: "pydantic-ai's LocalWorkspaceBackend read/write by absolute path, unconfined",
+    SAFEFS_PYDANTIC_AI_WORKSPACE: "safefs.integrations.pydantic_ai.LocalWorkspaceBackend, the drop-in",
+    LANGCHAIN_FILE_TOOLS: "langchain-community's read_file/write_file: resolve + is_relative_to, then a path",
+    SAFEFS_LANGCHAIN_FILE_TOOLS: "safefs.integrations.langchain's read_file/write_file, the drop-ins",
 }
 
 
@@ -383,6 +399,13 @@ def open_strategy(name: str, root: str) -> Strategy:
         if name in (TARFILE_DATA, SAFEFS_ARCHIVE):
             return integrations.TarExtraction(root, "safefs" if name == SAFEFS_ARCHIVE else "tarfile")
         return integrations.FsspecFileSystem(root, "safefs" if name == SAFEFS_FSSPEC else "dirfs")
+    if name in FRAMEWORK_STRATEGIES:
+        from safefs_bench import framework_tools
+
+        implementation = "safefs" if name.startswith("safefs-") else "original"
+        if name in (PYDANTIC_AI_WORKSPACE, SAFEFS_PYDANTIC_AI_WORKSPACE):
+            return framework_tools.PydanticAiWorkspace(root, implementation)
+        return framework_tools.LangchainFileTools(root, implementation)
     raise ValueError(f"unknown strategy {name!r}; choose from {', '.join(CONTEST_STRATEGIES)}")
 
 

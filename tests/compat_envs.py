@@ -1,30 +1,52 @@
 """Each integration of compat.toml tested at one end of its declared range, in a virtualenv of its own.
 
     python tests/compat_envs.py oldest            # the lower bound of each range (make test)
+    python tests/compat_envs.py pinned            # the own_env tables at their pins (make test)
     python tests/compat_envs.py newest --report compat-latest.md   # the newest releases (make test-latest)
     python tests/compat_envs.py oldest --only anthropic
+    python tests/compat_envs.py pins              # rewrite constraints/<name>[-oldest].txt (make constraints)
 
 For each table of compat.toml, ``.venv-compat/<name>-<end>`` gets the project (editable, with the
 table's extra, the distributions beside it and the test tools of the ``dev`` extra) and the
-upstream at that end: ``oldest`` installs ``package==<lower bound>`` with every other dependency pinned by
-constraints.txt; ``newest`` installs without constraints, so pip takes the newest release of
-everything the extra admits. Then the table's tests run there. The report names the version
-installed and every failing test with the first line of its failure. An oldest end equal to the
-pinned version is not rebuilt: the main suite tests it in .venv. Exit status 1 when a test failed
-or an environment could not be built.
+upstream at that end:
+
+- ``oldest`` installs ``package==<lower bound>`` with every other dependency pinned by the table's
+  pin file: constraints.txt, or ``constraints/<name>.txt`` for an ``own_env`` table (one whose
+  extra .venv does not hold). Where the lower bound's own requirements exclude a pin (a framework
+  that requires its sibling distributions at its exact version), that pin alone is left to pip: a
+  dry run resolves the lower bound without pins and each pin that a requirement of what it
+  installed excludes is dropped (should the rest still not resolve, each pin that dry run resolved
+  differently is dropped too); the report names the pins dropped. For an own_env table
+  ``make constraints`` does this once and writes the whole resolution, every version pinned, to
+  ``constraints/<name>-oldest.txt``, which the oldest end installs as it is.
+- ``pinned`` (own_env tables only; .venv is the pinned end of the others) installs with every
+  dependency at its pin in ``constraints/<name>.txt``.
+- ``newest`` installs without constraints, so pip takes the newest release of everything the
+  extra admits.
+
+Then the table's tests run there. The report names the version installed and every failing test
+with the first line of its failure. An oldest end equal to the pinned version is not built: the
+main suite (or the pinned end, for an own_env table) tests it. An oldest or pinned environment is
+kept and reused while the hash of what it was built from (the pins, the requirement, the
+pyproject.toml files) is the one recorded in it; newest is built afresh each time. Exit status 1
+when a test failed or an environment could not be built.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
+import json
 import os
 import shutil
 import subprocess
 import sys
+import time
 import tomllib
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
@@ -33,8 +55,16 @@ from packaging.version import Version
 PROJECT = Path(__file__).resolve().parents[1]
 COMPAT = PROJECT / "compat.toml"
 CONSTRAINTS = PROJECT / "constraints.txt"
+# The pins of each own_env table: constraints/<name>.txt, constraints/<name>-oldest.txt.
+OWN_PINS = PROJECT / "constraints"
 ENVS = PROJECT / ".venv-compat"
-ENDS = ("oldest", "newest")
+ENDS = ("oldest", "pinned", "newest")
+# Left out of every pin file: our own distributions and the packaging tools venv brings.
+UNPINNED = frozenset({"safefs", "safefs-agent", "safefs-bench", "setuptools", "wheel"})
+# In an oldest pin file, a comment naming a pin of the pinned end the lower bound excludes.
+LEFT_TO_PIP = "# left to pip: "
+# Recorded in an environment: the hash of what it was built from.
+STAMP = "safefs-compat.sha256"
 # Distributions beside safefs that the tests import (the MCP client helper, the agent).
 NEIGHBOURS = ("./safefs_bench", "./agent")
 LOWER_BOUND_OPERATORS = (">=", "==", "~=", "===")
@@ -57,6 +87,7 @@ class Integration:
     package: str
     tests: tuple[str, ...]
     project: str = "."
+    own_env: bool = False
 
     def requirement(self) -> Requirement:
         """The requirement on ``package`` that declares the supported range."""
@@ -80,6 +111,21 @@ class Integration:
     def lower_bound(self) -> str:
         return lower_bound(self.requirement(), self.name)
 
+    @property
+    def pin_file(self) -> Path:
+        """Where this table's dependencies are pinned: its own file when .venv lacks its extra."""
+        return OWN_PINS / f"{self.name}.txt" if self.own_env else CONSTRAINTS
+
+    @property
+    def oldest_pin_file(self) -> Path | None:
+        """Every dependency of an own_env table's oldest end, pinned (None for the others)."""
+        return OWN_PINS / f"{self.name}-oldest.txt" if self.own_env else None
+
+    def wanted(self) -> list[str]:
+        """What its environment installs, as pip arguments (before any constraints)."""
+        project = f".[{self.extra}]" if self.extra else "."
+        return ["-e", project, *(arg for n in NEIGHBOURS for arg in ("-e", n)), *tools_for_tests()]
+
 
 def lower_bound(requirement: Requirement, name: str) -> str:
     bounds = [s.version for s in requirement.specifier if s.operator in LOWER_BOUND_OPERATORS]
@@ -93,7 +139,7 @@ def load(path: Path = COMPAT) -> list[Integration]:
         tables = tomllib.load(f)
     found = []
     for name, table in tables.items():
-        unknown = set(table) - {"extra", "package", "tests", "project"}
+        unknown = set(table) - {"extra", "package", "tests", "project", "own_env"}
         if unknown:
             raise ValueError(f"[{name}]: unknown keys {sorted(unknown)}")
         found.append(
@@ -103,6 +149,7 @@ def load(path: Path = COMPAT) -> list[Integration]:
                 table["package"],
                 tuple(table["tests"]),
                 table.get("project", "."),
+                bool(table.get("own_env", False)),
             )
         )
     return found
@@ -115,11 +162,51 @@ def same_release(pin: str | None, bound: str) -> bool:
 
 def pinned(constraints: Path = CONSTRAINTS) -> dict[str, str]:
     pins: dict[str, str] = {}
+    if not constraints.exists():
+        return pins
     for line in constraints.read_text().splitlines():
         name, sep, version = line.split("#", 1)[0].strip().partition("==")
         if sep:
             pins[canonicalize_name(name)] = version.strip()
     return pins
+
+
+def excluded_pins(install_report: dict[str, Any], pins: dict[str, str]) -> dict[str, str]:
+    """The pins a requirement of some distribution in a pip ``--report`` excludes, with that requirement.
+
+    The report is a resolution made without the pins; a pin none of its distributions' (marker-
+    evaluated) requirements excludes is kept, the others are left to pip.
+    """
+    found: dict[str, str] = {}
+    for item in install_report.get("install", []):
+        metadata = item.get("metadata", {})
+        extras = ["", *(item.get("requested_extras") or [])]
+        for text in metadata.get("requires_dist") or []:
+            req = Requirement(text)
+            key = canonicalize_name(req.name)
+            if key not in pins or key in found:
+                continue
+            if req.marker is not None and not any(req.marker.evaluate({"extra": e}) for e in extras):
+                continue
+            if not req.specifier.contains(pins[key], prereleases=True):
+                found[key] = f"{metadata.get('name')} {metadata.get('version')} requires {req}"
+    return found
+
+
+def fingerprint(integration: Integration, end: str) -> str:
+    """The hash of what the environment of ``integration`` at ``end`` is built from."""
+    digest = hashlib.sha256()
+    parts = [integration.name, end, sys.version, *integration.wanted(), str(integration.requirement())]
+    if end != "newest":
+        parts.append(integration.pin_file.read_text())
+    oldest = integration.oldest_pin_file
+    if end == "oldest" and oldest is not None and oldest.exists():
+        parts.append(oldest.read_text())
+    for pyproject in ("pyproject.toml", *(f"{n}/pyproject.toml" for n in NEIGHBOURS)):
+        parts.append((PROJECT / pyproject).read_text())
+    for part in parts:
+        digest.update(part.encode() + b"\0")
+    return digest.hexdigest()
 
 
 @dataclass
@@ -131,6 +218,8 @@ class Outcome:
     counts: dict[str, int] = field(default_factory=dict)
     failures: list[str] = field(default_factory=list)
     log: str = ""
+    dropped: dict[str, str] = field(default_factory=dict)
+    seconds: dict[str, float] = field(default_factory=dict)  # "build", "tests": wall time
 
     @property
     def ok(self) -> bool:
@@ -145,30 +234,155 @@ def run(cmd: list[str], log: list[str]) -> subprocess.CompletedProcess[str]:
     return done
 
 
-def build(integration: Integration, end: str, log: list[str]) -> Path | None:
-    """The environment of ``integration`` at ``end``, made afresh; None when pip failed."""
+def installed_by(install_report: dict[str, Any]) -> dict[str, str]:
+    """What a pip ``--report`` installs: name: version."""
+    return {
+        str(canonicalize_name(item["metadata"]["name"])): item["metadata"]["version"]
+        for item in install_report.get("install", [])
+    }
+
+
+def resolve_oldest(
+    integration: Integration, python: Path, log: list[str], dropped: dict[str, str]
+) -> dict[str, str] | None:
+    """Every distribution the oldest end installs, pinned: the lower bound with the table's pins.
+
+    A dry run of ``python``'s pip resolves the lower bound without pins; the pins a requirement of
+    what it installs excludes go into ``dropped`` (name: why) and are left to pip. When the rest
+    still cannot be resolved, every pin the unpinned dry run resolved differently is left to pip
+    too. None when pip cannot resolve it at all.
+    """
+    pins = pinned(integration.pin_file)
+    pins.pop(integration.key, None)
+    wanted = [*integration.wanted(), f"{integration.package}=={integration.lower_bound()}"]
+    work = python.parent.parent
+    dry = [str(python), "-m", "pip", "install", "--quiet", "--dry-run", "--ignore-installed", "--report"]
+
+    def resolution(*constraints: str) -> dict[str, Any] | None:
+        """pip's install report of ``wanted`` under ``constraints``."""
+        report_file = work / "resolution.json"
+        if run([*dry, str(report_file), *wanted, *constraints], log).returncode:
+            return None
+        found: dict[str, Any] = json.loads(report_file.read_text())
+        return found
+
+    unconstrained = resolution()
+    if unconstrained is None:
+        return None
+    dropped.update(excluded_pins(unconstrained, pins))
+    free = installed_by(unconstrained)
+    constraints = work / "oldest-constraints.txt"
+    for attempt in ("excluded", "resolved differently"):
+        if attempt == "resolved differently":
+            for key, version in pins.items():
+                if key in free and key not in dropped and free[key] != version:
+                    dropped[key] = f"the lower bound resolves {free[key]} without pins"
+        constraints.write_text("".join(f"{k}=={v}\n" for k, v in sorted(pins.items()) if k not in dropped))
+        resolved = resolution("-c", str(constraints))
+        if resolved is not None:
+            return {k: v for k, v in installed_by(resolved).items() if k not in UNPINNED}
+    return None
+
+
+def read_oldest_pins(path: Path) -> tuple[dict[str, str], dict[str, str]]:
+    """The pins of an oldest pin file and the pins it left to pip (name: why)."""
+    dropped = {}
+    for line in path.read_text().splitlines():
+        if line.startswith(LEFT_TO_PIP):
+            name, _, why = line.removeprefix(LEFT_TO_PIP).partition(": ")
+            dropped[name] = why
+    return pinned(path), dropped
+
+
+def build(integration: Integration, end: str, log: list[str], dropped: dict[str, str]) -> Path | None:
+    """The environment of ``integration`` at ``end``; None when pip failed.
+
+    An oldest or pinned environment whose recorded fingerprint matches is reused as it is. The pins
+    the oldest end leaves to pip go into ``dropped`` (name: the requirement that excludes it).
+    """
     env = ENVS / f"{integration.name}-{end}"
-    shutil.rmtree(env, ignore_errors=True)
     python = env / "bin" / "python"
+    stamp = env / STAMP
+    wanted_hash = fingerprint(integration, end)
+    if end != "newest" and python.exists() and stamp.exists():
+        recorded = stamp.read_text().split("\n", 1)
+        if recorded[0] == wanted_hash:
+            dropped.update(json.loads(recorded[1]) if len(recorded) > 1 and recorded[1] else {})
+            log.append(f"reusing {env.relative_to(PROJECT)} (built from the same pins)")
+            return python
+    shutil.rmtree(env, ignore_errors=True)
     if run([sys.executable, "-m", "venv", str(env)], log).returncode:
         return None
-    project = f".[{integration.extra}]" if integration.extra else "."
-    wanted = ["-e", project, *(arg for n in NEIGHBOURS for arg in ("-e", n)), *tools_for_tests()]
+    wanted = integration.wanted()
     pip = [str(python), "-m", "pip", "install", "--quiet"]
-    if end == "oldest":
-        # Every pin but the upstream's own, which is its lower bound here.
-        others = env / "constraints.txt"
-        others.write_text(
-            "".join(
-                line + "\n"
-                for line in CONSTRAINTS.read_text().splitlines()
-                if canonicalize_name(line.split("==")[0].strip() or "#") != integration.key
-            )
-        )
-        wanted += [f"{integration.package}=={integration.lower_bound()}", "-c", str(others)]
-    else:
+    if end == "newest":
         wanted += ["--upgrade", "--upgrade-strategy", "eager"]
-    return python if run([*pip, *wanted], log).returncode == 0 else None
+    else:
+        pins: dict[str, str] | None = pinned(integration.pin_file)
+        if end == "oldest":
+            wanted.append(f"{integration.package}=={integration.lower_bound()}")
+            oldest = integration.oldest_pin_file
+            if oldest is not None and oldest.exists():
+                pins, left = read_oldest_pins(oldest)
+                dropped.update(left)
+            else:
+                pins = resolve_oldest(integration, python, log, dropped)
+        if pins is None:
+            return None
+        constraints = env / "constraints.txt"
+        constraints.write_text("".join(f"{k}=={v}\n" for k, v in sorted(pins.items())))
+        wanted += ["-c", str(constraints)]
+    if run([*pip, *wanted], log).returncode:
+        return None
+    stamp.write_text(wanted_hash + "\n" + json.dumps(dropped))
+    return python
+
+
+def write_pins(integration: Integration, log: list[str]) -> Path | None:
+    """Resolve the extra of an own_env table afresh in a throwaway venv and write its pin files.
+
+    ``constraints/<name>.txt`` pins what the extra installs at the newest releases it admits;
+    ``constraints/<name>-oldest.txt`` what it installs with the upstream at its lower bound and
+    those pins (the pins the lower bound excludes, left to pip, named in its comments).
+    """
+    scratch = ENVS / f"{integration.name}-resolve"
+    shutil.rmtree(scratch, ignore_errors=True)
+    python = scratch / "bin" / "python"
+    header = f"# Every dependency of {' '.join(integration.wanted())}"
+    try:
+        if run([sys.executable, "-m", "venv", str(scratch)], log).returncode:
+            return None
+        pip = [str(python), "-m", "pip"]
+        if run([*pip, "install", "--quiet", "--upgrade", "pip"], log).returncode:
+            return None
+        if run([*pip, "install", "--quiet", *integration.wanted()], log).returncode:
+            return None
+        frozen = run([*pip, "freeze", "--exclude-editable", "--all"], log)
+        if frozen.returncode:
+            return None
+        lines = [
+            line
+            for line in frozen.stdout.splitlines()
+            if "==" in line and canonicalize_name(line.split("==")[0]) not in UNPINNED
+        ]
+        OWN_PINS.mkdir(exist_ok=True)
+        integration.pin_file.write_text(
+            f"{header}, pinned; regenerate with: make constraints\n"
+            + "".join(f"{line}\n" for line in sorted(lines, key=str.lower))
+        )
+        dropped: dict[str, str] = {}
+        oldest = resolve_oldest(integration, python, log, dropped)
+        if oldest is None or integration.oldest_pin_file is None:
+            return None
+        integration.oldest_pin_file.write_text(
+            f"{header} with {integration.package}=={integration.lower_bound()}, pinned; "
+            "regenerate with: make constraints\n"
+            + "".join(f"{LEFT_TO_PIP}{k}: {why}\n" for k, why in sorted(dropped.items()))
+            + "".join(f"{k}=={v}\n" for k, v in sorted(oldest.items()))
+        )
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    return integration.pin_file
 
 
 def installed_version(python: Path, package: str, log: list[str]) -> str:
@@ -192,18 +406,22 @@ def junit_failures(report: Path) -> tuple[dict[str, int], list[str]]:
     return counts, failures
 
 
-def check(integration: Integration, end: str, pins: dict[str, str]) -> Outcome:
+def check(integration: Integration, end: str) -> Outcome:
     outcome = Outcome(integration, end)
     log: list[str] = []
+    pins = pinned(integration.pin_file)
     if end == "oldest" and same_release(pins.get(integration.key), integration.lower_bound()):
         outcome.version, outcome.status = integration.lower_bound(), "same as pinned"
         return outcome
-    python = build(integration, end, log)
+    started = time.monotonic()
+    python = build(integration, end, log, outcome.dropped)
+    outcome.seconds["build"] = time.monotonic() - started
     if python is None:
         outcome.status, outcome.log = "not built", "\n".join(log)
         return outcome
     outcome.version = installed_version(python, integration.package, log)
     junit = ENVS / f"{integration.name}-{end}.xml"
+    started = time.monotonic()
     done = run(
         [
             str(python),
@@ -218,21 +436,27 @@ def check(integration: Integration, end: str, pins: dict[str, str]) -> Outcome:
         ],
         log,
     )
+    outcome.seconds["tests"] = time.monotonic() - started
     outcome.counts, outcome.failures = junit_failures(junit) if junit.exists() else ({}, [])
     outcome.status = "passed" if done.returncode == 0 else "failed"
     outcome.log = "\n".join(log)
     return outcome
 
 
-def report(outcomes: list[Outcome], pins: dict[str, str]) -> str:
+def report(outcomes: list[Outcome]) -> str:
     lines = ["| integration | end | declared | version | pinned | result |", "|---|---|---|---|---|---|"]
     for o in outcomes:
         i = o.integration
         counts = ", ".join(f"{v} {k}" for k, v in o.counts.items() if v) if o.counts else ""
+        pin = pinned(i.pin_file).get(i.key, "-")
         lines.append(
-            f"| {i.name} | {o.end} | `{i.requirement()}` | {o.version or '?'} | {pins.get(i.key, '-')} "
+            f"| {i.name} | {o.end} | `{i.requirement()}` | {o.version or '?'} | {pin} "
             f"| {o.status}{f' ({counts})' if counts else ''} |"
         )
+    for o in outcomes:
+        if o.dropped:
+            lines += ["", f"{o.integration.name} ({o.end}): pins left to pip, the lower bound excludes them:"]
+            lines += [f"- {name}: {why}" for name, why in sorted(o.dropped.items())]
     for o in outcomes:
         if o.failures:
             lines += ["", f"{o.integration.name} at {o.integration.package} {o.version} ({o.end}):"]
@@ -246,9 +470,31 @@ def report(outcomes: list[Outcome], pins: dict[str, str]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def selected(end: str, integrations: list[Integration]) -> list[Integration]:
+    """The tables ``end`` runs: the pinned end and the pin files are the own_env tables' alone."""
+    return [i for i in integrations if i.own_env] if end in ("pinned", "pins") else integrations
+
+
+def write_all_pins(integrations: list[Integration]) -> int:
+    failed = 0
+    for integration in integrations:
+        log: list[str] = []
+        written = write_pins(integration, log)
+        if written is None:
+            print(f"{integration.name}: could not be resolved:\n" + "\n".join(log)[-3000:], file=sys.stderr)
+            failed = 1
+        else:
+            for path in (written, integration.oldest_pin_file):
+                assert path is not None
+                print(f"wrote {path.relative_to(PROJECT)}: {len(pinned(path))} pins")
+    return failed
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
-    parser.add_argument("end", choices=ENDS)
+    parser.add_argument(
+        "end", choices=(*ENDS, "pins"), help="an end of the ranges, or pins: rewrite constraints/"
+    )
     parser.add_argument("--only", nargs="*", metavar="NAME", help="only these tables of compat.toml")
     parser.add_argument("--report", type=Path, help="also write the report (Markdown) to this file")
     args = parser.parse_args(argv)
@@ -258,12 +504,17 @@ def main(argv: list[str] | None = None) -> int:
         if unknown:
             parser.error(f"not in compat.toml: {', '.join(sorted(unknown))}")
         integrations = [i for i in integrations if i.name in args.only]
-    pins = pinned()
+    integrations = selected(args.end, integrations)
+    if args.end == "pins":
+        return write_all_pins(integrations)
     outcomes = []
     for integration in integrations:
         print(f"{integration.name} ({args.end}) ...", flush=True)
-        outcomes.append(check(integration, args.end, pins))
-    text = report(outcomes, pins)
+        outcome = check(integration, args.end)
+        outcomes.append(outcome)
+        took = ", ".join(f"{k} {v:.0f} s" for k, v in outcome.seconds.items())
+        print(f"{integration.name} ({args.end}): {outcome.status}{f' ({took})' if took else ''}", flush=True)
+    text = report(outcomes)
     print(text)
     if args.report:
         args.report.write_text(text)

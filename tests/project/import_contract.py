@@ -5,8 +5,9 @@ Three rules, over every ``.py`` file under ``safefs/``, ``agent/``, ``safefs_ben
 
 1. **The core stands alone.** The core is every module of the ``safefs`` package outside the tool
    subpackages (``safefs.workspace``, ``safefs.mcp``, ``safefs.sandbox``, ``safefs.anthropic``,
-   ``safefs.archive``, ``safefs.fsspec``); ``safefs.testing`` is core. It imports only itself, the
-   standard library and ``cffi``: never a tool subpackage, ``agent``, or another third-party package. So
+   ``safefs.archive``, ``safefs.fsspec``, ``safefs.integrations``); ``safefs.testing`` is core. It
+   imports only itself, the standard library and ``cffi``: never a tool subpackage, ``agent``, or
+   another third-party package. So
    ``pip install safefs`` needs nothing else, and the tools can never become a dependency of the
    confinement they are built on.
 2. **Private stays private.** A private module is one with a dotted component that starts with
@@ -42,7 +43,9 @@ CHECKED_DIRS = ("safefs", "agent", "safefs_bench", "benchmarks")
 # The distributions built on safefs, from their own pyproject.toml beside it.
 NEIGHBOUR_DISTRIBUTIONS = frozenset({"agent", "safefs_bench"})
 # Subpackages of safefs that are tools built on the core, not the core itself.
-TOOL_SUBPACKAGES = frozenset({"workspace", "mcp", "sandbox", "anthropic", "archive", "fsspec"})
+TOOL_SUBPACKAGES = frozenset(
+    {"workspace", "mcp", "sandbox", "anthropic", "archive", "fsspec", "integrations"}
+)
 CORE_MAY_IMPORT_THIRD_PARTY = frozenset({"cffi"})
 # Directories under the checked ones that hold build output, not source.
 SKIPPED_PARTS = frozenset({"build", "__pycache__"})

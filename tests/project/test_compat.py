@@ -1,27 +1,38 @@
 """compat.toml declares every integration's range and tests, and the runner reads it right.
 
-The runner itself (tests/compat_envs.py) builds virtualenvs and is run by `make test` (oldest)
-and `make test-latest` (newest); here its parts that decide what to install and how to report
-are checked, on the real compat.toml and on planted ones.
+The runner itself (tests/compat_envs.py) builds virtualenvs and is run by `make test` (oldest,
+and pinned for the own_env tables) and `make test-latest` (newest); here its parts that decide
+what to install, when an environment is reused and how to report are checked, on the real
+compat.toml and pin files and on planted ones.
 """
 
 from __future__ import annotations
 
+import re
+import tomllib
 from pathlib import Path
 
 import pytest
 from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
 
+from tests import compat_envs
 from tests.compat_envs import (
+    CONSTRAINTS,
     PROJECT,
+    UNPINNED,
     Integration,
     Outcome,
+    excluded_pins,
+    fingerprint,
     junit_failures,
     load,
     lower_bound,
     pinned,
+    read_oldest_pins,
     report,
     same_release,
+    selected,
     tools_for_tests,
 )
 
@@ -44,10 +55,106 @@ def test_the_anthropic_range_is_the_extras() -> None:
 
 
 def test_the_newest_end_of_each_range_is_what_constraints_pin() -> None:
-    """.venv is the newest end: each upstream's pin lies in its declared range."""
-    pins = pinned()
+    """.venv (or an own_env table's pinned end) is the newest end: each upstream's pin lies in its range."""
     for integration in load():
+        pins = pinned(integration.pin_file)
         assert integration.requirement().specifier.contains(pins[integration.key]), integration
+
+
+def test_the_agent_frameworks_have_environments_and_pins_of_their_own() -> None:
+    integrations = {i.name: i for i in load()}
+    own = {name for name, i in integrations.items() if i.own_env}
+    assert {"pydantic-ai", "langchain"} <= own
+    assert {"anthropic", "mcp", "re2", "pathspec", "fsspec"}.isdisjoint(own)
+    for name, integration in integrations.items():
+        expected = PROJECT / "constraints" / f"{name}.txt" if integration.own_env else CONSTRAINTS
+        assert integration.pin_file == expected
+    # .venv does not hold them: their pins are not in constraints.txt.
+    assert "pydantic-ai-slim" not in pinned() and "langchain-community" not in pinned()
+
+
+@pytest.mark.parametrize("name", ["pydantic-ai", "langchain"])
+def test_an_own_pin_file_pins_exactly_the_tree_of_its_extra(name: str) -> None:
+    (integration,) = [i for i in load() if i.name == name]
+    lines = [ln for ln in integration.pin_file.read_text().splitlines() if ln and not ln.startswith("#")]
+    keys = [canonicalize_name(ln.partition("==")[0]) for ln in lines]
+    assert all(re.fullmatch(r"[A-Za-z0-9._-]+==[^=\s]+", ln) for ln in lines), lines
+    assert len(keys) == len(set(keys)), "a distribution pinned twice"
+    assert UNPINNED.isdisjoint(keys)
+    # The extra's every requirement, and the test tools, are pinned.
+    with open(PROJECT / "pyproject.toml", "rb") as f:
+        extra = tomllib.load(f)["project"]["optional-dependencies"][integration.extra]
+    for requirement in (*extra, *tools_for_tests()):
+        assert canonicalize_name(Requirement(requirement).name) in keys, requirement
+
+
+@pytest.mark.parametrize("name", ["pydantic-ai", "langchain"])
+def test_the_oldest_pin_file_pins_the_lower_bound_and_names_what_it_left_to_pip(name: str) -> None:
+    (integration,) = [i for i in load() if i.name == name]
+    assert integration.oldest_pin_file == PROJECT / "constraints" / f"{name}-oldest.txt"
+    oldest, left = read_oldest_pins(integration.oldest_pin_file)
+    newest = pinned(integration.pin_file)
+    assert same_release(oldest[integration.key], integration.lower_bound())
+    assert UNPINNED.isdisjoint(oldest)
+    # What was left to pip is the pins the lower bound excludes: each now pinned elsewhere.
+    for key, why in left.items():
+        assert oldest[key] != newest[key] and " requires " in why, (key, why)
+    # Every other pin of the pinned end that the oldest end installs stands, but the upstream's own.
+    kept = {k for k in newest if k in oldest and k not in left and k != integration.key}
+    changed = {k for k in kept if oldest[k] != newest[k]}
+    assert not changed, sorted(changed)
+
+
+def test_the_pin_files_of_the_other_tables_are_constraints_txt() -> None:
+    assert all(i.oldest_pin_file is None for i in load() if not i.own_env)
+
+
+def test_the_pinned_end_and_the_pin_files_are_the_own_env_tables_alone() -> None:
+    integrations = load()
+    for end in ("pinned", "pins"):
+        assert {i.name for i in selected(end, integrations)} == {i.name for i in integrations if i.own_env}
+    for end in ("oldest", "newest"):
+        assert selected(end, integrations) == integrations
+
+
+def slim(version: str, *requires: str, extras: tuple[str, ...] = ()) -> dict[str, object]:
+    metadata = {"name": "pydantic-ai-slim", "version": version, "requires_dist": list(requires)}
+    return {"metadata": metadata, "requested_extras": list(extras)}
+
+
+def test_a_pin_the_lower_bound_excludes_is_left_to_pip() -> None:
+    pins = {"pydantic-graph": "2.68.0", "httpx": "0.28.1", "anthropic": "2.16.0", "pydantic": "2.14.4"}
+    resolution = {
+        "install": [
+            slim(
+                "2.52.0",
+                "pydantic-graph==2.52.0",
+                "httpx>=0.27",
+                'anthropic>=9; extra == "anthropic"',
+                'pydantic>=99; python_version < "3"',
+            )
+        ]
+    }
+    dropped = excluded_pins(resolution, pins)
+    assert dropped == {"pydantic-graph": "pydantic-ai-slim 2.52.0 requires pydantic-graph==2.52.0"}
+    # The same requirement behind an extra counts only when that extra was asked for.
+    resolution["install"] = [slim("2.52.0", 'anthropic>=9; extra == "anthropic"', extras=("anthropic",))]
+    assert set(excluded_pins(resolution, pins)) == {"anthropic"}
+
+
+def test_an_environment_is_rebuilt_when_its_pins_change(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(compat_envs, "OWN_PINS", tmp_path)
+    (integration,) = [i for i in load() if i.name == "pydantic-ai"]
+    integration.pin_file.write_text("pydantic-graph==2.68.0\n")
+    first = {end: fingerprint(integration, end) for end in ("oldest", "pinned", "newest")}
+    assert len(set(first.values())) == 3
+    assert first["pinned"] == fingerprint(integration, "pinned")
+    integration.pin_file.write_text("pydantic-graph==2.69.0\n")
+    assert fingerprint(integration, "pinned") != first["pinned"]
+    assert fingerprint(integration, "oldest") != first["oldest"]
+    assert fingerprint(integration, "newest") == first["newest"]
 
 
 @pytest.mark.parametrize(
@@ -98,10 +205,8 @@ def test_the_report_names_each_failing_test(tmp_path: Path) -> None:
     assert counts == {"tests": 3, "failures": 1, "errors": 0, "skipped": 1}
     assert failures == ["tests/anthropic/test_differential.py::test_b: AssertionError: assert 'x' == 'y'"]
     (anthropic,) = [i for i in load() if i.name == "anthropic"]
-    text = report(
-        [Outcome(anthropic, "newest", "9.9.9", "failed", counts, failures)], {"anthropic": "2.16.0"}
-    )
-    row = "| anthropic | newest | `anthropic<3,>=2.15` | 9.9.9 | 2.16.0 | failed "
+    text = report([Outcome(anthropic, "newest", "9.9.9", "failed", counts, failures)])
+    row = f"| anthropic | newest | `anthropic<3,>=2.15` | 9.9.9 | {pinned()['anthropic']} | failed "
     assert row + "(3 tests, 1 failures, 1 skipped) |" in text
     assert "- tests/anthropic/test_differential.py::test_b: AssertionError" in text
 
@@ -111,3 +216,13 @@ def test_a_table_reads_its_range_from_the_project_it_names() -> None:
     assert pathspec.project == "agent" and pathspec.extra == ""
     assert pathspec.requirement().name == "pathspec"
     assert Integration("x", "", "pathspec", (), "agent").where == "agent/pyproject.toml, dependencies"
+
+
+def test_the_report_names_the_pins_left_to_pip() -> None:
+    (pydantic_ai,) = [i for i in load() if i.name == "pydantic-ai"]
+    why = "pydantic-ai-slim 2.52.0 requires pydantic-graph==2.52.0"
+    outcome = Outcome(pydantic_ai, "oldest", "2.52.0", "passed", dropped={"pydantic-graph": why})
+    text = report([outcome])
+    pin = pinned(pydantic_ai.pin_file)["pydantic-ai-slim"]
+    assert f"| pydantic-ai | oldest | `pydantic-ai-slim<3,>=2.52` | 2.52.0 | {pin} | passed |" in text
+    assert f"- pydantic-graph: {why}" in text

@@ -1,0 +1,129 @@
+"""Each framework's own file calls against safefs's drop-in, on the same tree: one benchmark
+group per (framework, call), the original and the drop-in side by side, so the group's table
+shows their ratio. Each framework's benchmarks skip where it is not installed: run them in a venv
+that has it (and ``./safefs_bench``, which ``benchmarks/conftest.py`` imports)::
+
+    .venv-compat/pydantic-ai-dev/bin/python -m pytest benchmarks/bench_integrations.py \\
+        --benchmark-only --benchmark-group-by=group --benchmark-columns=median,iqr,ops
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+IMPLEMENTATIONS = ("original", "safefs")
+FILES = 64
+
+
+@pytest.fixture(scope="module")
+def tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("integrations") / "ws"
+    (root / "src" / "pkg").mkdir(parents=True)
+    for i in range(FILES):
+        (root / "src" / "pkg" / f"m{i}.py").write_bytes(b"x = 1\n" * 700)  # about 4 KiB
+    return root
+
+
+# -- pydantic-ai -------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def pydantic_ai_backend(tree: Path, request: pytest.FixtureRequest) -> Iterator[Any]:
+    workspaces = pytest.importorskip("pydantic_ai.workspaces")
+    from safefs.integrations import pydantic_ai
+
+    original = request.param == "original"
+    cls = workspaces.LocalWorkspaceBackend if original else pydantic_ai.LocalWorkspaceBackend
+    backend = cls(tree)
+    yield backend
+    if request.param == "safefs":
+        backend.close()
+
+
+@pytest.fixture
+def loop() -> Iterator[asyncio.AbstractEventLoop]:
+    loop = asyncio.new_event_loop()
+    yield loop
+    loop.close()
+
+
+def _label(benchmark: Any, framework: str, call: str, implementation: str) -> None:
+    benchmark.group = f"{framework} {call}"
+    benchmark.extra_info.update(framework=framework, call=call, implementation=implementation)
+
+
+@pytest.mark.parametrize("pydantic_ai_backend", IMPLEMENTATIONS, indirect=True)
+def test_pydantic_ai_read(
+    benchmark: Any, pydantic_ai_backend: Any, loop: asyncio.AbstractEventLoop, tree: Path, request: Any
+) -> None:
+    _label(benchmark, "pydantic-ai", "read_bytes 4 KiB", request.node.callspec.id)
+    path = str(tree / "src" / "pkg" / "m7.py")
+    data = benchmark(lambda: loop.run_until_complete(pydantic_ai_backend.read_bytes(path)))
+    assert len(data) == 4200
+
+
+@pytest.mark.parametrize("pydantic_ai_backend", IMPLEMENTATIONS, indirect=True)
+def test_pydantic_ai_write(
+    benchmark: Any, pydantic_ai_backend: Any, loop: asyncio.AbstractEventLoop, tree: Path, request: Any
+) -> None:
+    _label(benchmark, "pydantic-ai", "write_bytes 4 KiB", request.node.callspec.id)
+    path = str(tree / "out" / f"{request.node.callspec.id}.txt")
+    data = b"y" * 4096
+    benchmark(lambda: loop.run_until_complete(pydantic_ai_backend.write_bytes(path, data)))
+    assert Path(path).read_bytes() == data
+
+
+@pytest.mark.parametrize("pydantic_ai_backend", IMPLEMENTATIONS, indirect=True)
+def test_pydantic_ai_list(
+    benchmark: Any, pydantic_ai_backend: Any, loop: asyncio.AbstractEventLoop, tree: Path, request: Any
+) -> None:
+    _label(benchmark, "pydantic-ai", f"list_dir {FILES} files", request.node.callspec.id)
+    path = str(tree / "src" / "pkg")
+    entries = benchmark(lambda: loop.run_until_complete(pydantic_ai_backend.list_dir(path)))
+    assert len(entries) == FILES
+
+
+# -- LangChain ---------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def langchain_tools(tree: Path, request: pytest.FixtureRequest) -> Iterator[dict[str, Any]]:
+    toolkits = pytest.importorskip("langchain_community.agent_toolkits")
+    from safefs.integrations import langchain
+
+    kit = toolkits.FileManagementToolkit if request.param == "original" else langchain.FileManagementToolkit
+    tools = {tool.name: tool for tool in kit(root_dir=str(tree)).get_tools()}
+    yield tools
+    for tool in tools.values():
+        close = getattr(tool, "close", None)
+        if close is not None:
+            close()
+
+
+@pytest.mark.parametrize("langchain_tools", IMPLEMENTATIONS, indirect=True)
+def test_langchain_read(benchmark: Any, langchain_tools: dict[str, Any], request: Any) -> None:
+    _label(benchmark, "langchain", "read_file 4 KiB", request.node.callspec.id)
+    tool = langchain_tools["read_file"]
+    text = benchmark(lambda: tool.run({"file_path": "src/pkg/m7.py"}))
+    assert len(text) == 4200
+
+
+@pytest.mark.parametrize("langchain_tools", IMPLEMENTATIONS, indirect=True)
+def test_langchain_write(benchmark: Any, langchain_tools: dict[str, Any], request: Any) -> None:
+    _label(benchmark, "langchain", "write_file 4 KiB", request.node.callspec.id)
+    tool = langchain_tools["write_file"]
+    args = {"file_path": f"out/{request.node.callspec.id}.txt", "text": "y" * 4096}
+    assert benchmark(lambda: tool.run(args)).startswith("File written successfully")
+
+
+@pytest.mark.parametrize("langchain_tools", IMPLEMENTATIONS, indirect=True)
+def test_langchain_list(benchmark: Any, langchain_tools: dict[str, Any], request: Any) -> None:
+    _label(benchmark, "langchain", f"list_directory {FILES} files", request.node.callspec.id)
+    tool = langchain_tools["list_directory"]
+    text = benchmark(lambda: tool.run({"dir_path": "src/pkg"}))
+    assert len(text.split("\n")) == FILES

@@ -1,0 +1,265 @@
+"""Drop-in for LangChain's file management tools (extra ``langchain``): switch one import::
+
+    from safefs.integrations.langchain import FileManagementToolkit
+
+Each tool subclasses ``langchain_community``'s own (``ReadFileTool``, ``WriteFileTool``,
+``CopyFileTool``, ``MoveFileTool``, ``DeleteFileTool``, ``ListDirectoryTool``,
+``FileSearchTool``), so its name, description, argument schema, ``root_dir`` field and result
+texts are the installed version's; :class:`FileManagementToolkit` subclasses the original
+toolkit and hands out these tools. The original resolves a path, checks it lies under
+``root_dir`` and then opens the path string again; here every operation goes through a
+:class:`safefs.Root` on ``root_dir`` (the current directory when it is None), so a path or a
+symlink leading outside is refused with the original's own "Access denied" text, whenever the
+swap happens. Listing and search walk through :mod:`safefs.workspace`. Every difference from
+the original is listed in docs/integrations.md.
+"""
+
+from __future__ import annotations
+
+import io
+import posixpath
+import stat as stat_module
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from langchain_community.agent_toolkits import FileManagementToolkit as _OriginalToolkit
+from langchain_community.tools import file_management as _original
+from langchain_community.tools.file_management.utils import INVALID_PATH_TEMPLATE
+from langchain_core.callbacks import CallbackManagerForToolRun
+from langchain_core.tools import BaseTool
+from pydantic import BaseModel, PrivateAttr
+
+import safefs
+from safefs.integrations._lazy_root import LazyRoot
+from safefs.workspace.patterns import compile_glob, matches
+from safefs.workspace.walk import Walk
+
+__all__ = [
+    "CopyFileTool",
+    "DeleteFileTool",
+    "FileManagementToolkit",
+    "FileSearchTool",
+    "ListDirectoryTool",
+    "MoveFileTool",
+    "ReadFileTool",
+    "WriteFileTool",
+]
+
+
+_MAKING_ROOTS = threading.Lock()  # one LazyRoot per tool, however many threads call it first
+
+
+class _Refused(Exception):
+    """A path argument leads outside ``root_dir``; carries the original's refusal text."""
+
+
+class _ConfinedTool(BaseModel):
+    """The root every call of one tool works through, opened on ``root_dir`` at first use."""
+
+    _root: LazyRoot | None = PrivateAttr(default=None)
+
+    def _opened(self) -> safefs.Root:
+        with _MAKING_ROOTS:
+            if self._root is None:
+                directory = getattr(self, "root_dir", None)
+                self._root = LazyRoot(directory if directory is not None else ".")
+        return self._root.get()
+
+    def close(self) -> None:
+        """Release the root's directory fd (the next call opens it again)."""
+        if self._root is not None:
+            self._root.close()
+
+    @staticmethod
+    def _refusal(arg_name: str, value: str) -> str:
+        return INVALID_PATH_TEMPLATE.format(arg_name=arg_name, value=value)
+
+    def _call(self, work: Callable[[safefs.Root], str], **paths: str) -> str:
+        """``work(root)``, with the original's texts for a path leading out and for a failure.
+
+        With two path arguments, each is judged first, so the refusal names the one that leads
+        out; otherwise the operation's own PathEscapeError says which."""
+        try:
+            root = self._opened()
+            if len(paths) > 1:
+                for arg_name, value in paths.items():
+                    _within(root, arg_name, value)
+            return work(root)
+        except _Refused as refused:
+            return str(refused)
+        except safefs.PathEscapeError as exc:
+            # The argument the error names (safefs names the caller's path), else the first.
+            named = [(a, v) for a, v in paths.items() if v == exc.filename] or list(paths.items())
+            return self._refusal(*named[0])
+        except Exception as exc:
+            return "Error: " + str(exc)
+
+
+def _within(root: safefs.Root, arg_name: str, value: str) -> None:
+    """Refuse ``value`` as the original refuses a path resolving outside ``root_dir``."""
+    try:
+        root.resolve(value)
+    except safefs.PathEscapeError:
+        raise _Refused(INVALID_PATH_TEMPLATE.format(arg_name=arg_name, value=value)) from None
+    except (OSError, ValueError):
+        pass  # not a refusal: the operation reports it in its own words
+
+
+def _into_directory(root: safefs.Root, source: str, destination: str) -> str:
+    """``destination``, or ``destination/<name of source>`` when it is a directory (shutil's rule)."""
+    if root.is_dir(destination):
+        return posixpath.join(destination, posixpath.basename(posixpath.normpath(source)))
+    return destination
+
+
+class ReadFileTool(_ConfinedTool, _original.ReadFileTool):
+    def _run(self, file_path: str, run_manager: CallbackManagerForToolRun | None = None) -> str:
+        def read(root: safefs.Root) -> str:
+            if not root.exists(file_path):
+                return f"Error: no such file or directory: {file_path}"
+            # Decoded as the original's text-mode open decodes: strict UTF-8, universal newlines.
+            return io.TextIOWrapper(io.BytesIO(root.read_bytes(file_path)), encoding="utf-8").read()
+
+        return self._call(read, file_path=file_path)
+
+
+class WriteFileTool(_ConfinedTool, _original.WriteFileTool):
+    def _run(
+        self,
+        file_path: str,
+        text: str,
+        append: bool = False,
+        run_manager: CallbackManagerForToolRun | None = None,
+    ) -> str:
+        def write(root: safefs.Root) -> str:
+            parent = posixpath.dirname(file_path)
+            if parent:
+                root.mkdir(parent, parents=True, exist_ok=True)
+            if append:
+                with root.open(file_path, "a", encoding="utf-8") as f:
+                    f.write(text)
+            else:
+                root.write_text(file_path, text, encoding="utf-8")
+            return f"File written successfully to {file_path}."
+
+        return self._call(write, file_path=file_path)
+
+
+class CopyFileTool(_ConfinedTool, _original.CopyFileTool):
+    def _run(
+        self,
+        source_path: str,
+        destination_path: str,
+        run_manager: CallbackManagerForToolRun | None = None,
+    ) -> str:
+        def copy(root: safefs.Root) -> str:
+            target = _into_directory(root, source_path, destination_path)
+            if root.is_symlink(source_path):
+                # As copy2(follow_symlinks=False): the link itself; safefs refuses one leading out.
+                root.symlink(root.readlink(source_path), target)
+            else:
+                mode = stat_module.S_IMODE(root.stat(source_path).st_mode)
+                root.write_bytes(target, root.read_bytes(source_path))
+                root.chmod(target, mode)
+            return f"File copied successfully from {source_path} to {destination_path}."
+
+        return self._call(copy, source_path=source_path, destination_path=destination_path)
+
+
+class MoveFileTool(_ConfinedTool, _original.MoveFileTool):
+    def _run(
+        self,
+        source_path: str,
+        destination_path: str,
+        run_manager: CallbackManagerForToolRun | None = None,
+    ) -> str:
+        def move(root: safefs.Root) -> str:
+            if not root.exists(source_path):
+                return f"Error: no such file or directory {source_path}"
+            target = _into_directory(root, source_path, destination_path)
+            if target != destination_path and root.exists(target, follow_symlinks=False):
+                raise OSError(f"Destination path '{target}' already exists")
+            root.rename(source_path, target)
+            return f"File moved successfully from {source_path} to {destination_path}."
+
+        return self._call(move, source_path=source_path, destination_path=destination_path)
+
+
+class DeleteFileTool(_ConfinedTool, _original.DeleteFileTool):
+    def _run(self, file_path: str, run_manager: CallbackManagerForToolRun | None = None) -> str:
+        def delete(root: safefs.Root) -> str:
+            if not root.exists(file_path):
+                return f"Error: no such file or directory: {file_path}"
+            root.remove(file_path)
+            return f"File deleted successfully: {file_path}."
+
+        return self._call(delete, file_path=file_path)
+
+
+class ListDirectoryTool(_ConfinedTool, _original.ListDirectoryTool):
+    def _run(self, dir_path: str = ".", run_manager: CallbackManagerForToolRun | None = None) -> str:
+        def listing(root: safefs.Root) -> str:
+            names = sorted(root.listdir(dir_path))
+            return "\n".join(names) if names else f"No files found in directory {dir_path}"
+
+        return self._call(listing, dir_path=dir_path)
+
+
+class FileSearchTool(_ConfinedTool, _original.FileSearchTool):
+    def _run(
+        self,
+        pattern: str,
+        dir_path: str = ".",
+        run_manager: CallbackManagerForToolRun | None = None,
+    ) -> str:
+        def search(root: safefs.Root) -> str:
+            # Matched by RE2 in linear time, however the model spells the pattern.
+            regex = compile_glob(pattern)
+            found: list[str] = []
+            if root.is_dir(dir_path):  # a missing directory is no match, as os.walk has it
+                for entry in _walk(root, dir_path, max_depth=None):
+                    is_file = entry.kind != "dir" and not _leads_to_directory(root, entry)
+                    if is_file and matches(regex, entry.name):
+                        found.append(entry.rel)
+            if not found:
+                return f"No files found for pattern {pattern} in directory {dir_path}"
+            return "\n".join(found)
+
+        return self._call(search, dir_path=dir_path)
+
+
+def _walk(root: safefs.Root, start: str, *, max_depth: int | None) -> Walk:
+    """Every entry under ``start`` (git's ignore rules off: the originals apply none); symlinks
+    are listed and never entered, as ``os.walk`` does."""
+    return Walk(root, start, max_depth=max_depth, ignore=False, skip_git=False)
+
+
+def _leads_to_directory(root: safefs.Root, entry: Any) -> bool:
+    """A symlink to a directory is a directory for ``os.walk`` (listed with the dirs)."""
+    if entry.kind != "link":
+        return False
+    try:
+        return root.is_dir(entry.path)
+    except OSError:
+        return False
+
+
+_TOOLS: tuple[type[BaseTool], ...] = (
+    CopyFileTool,
+    DeleteFileTool,
+    FileSearchTool,
+    MoveFileTool,
+    ReadFileTool,
+    WriteFileTool,
+    ListDirectoryTool,
+)
+_BY_NAME: dict[str, type[BaseTool]] = {tool.model_fields["name"].default: tool for tool in _TOOLS}
+
+
+class FileManagementToolkit(_OriginalToolkit):
+    """LangChain's ``FileManagementToolkit``, handing out the safefs tools above."""
+
+    def get_tools(self) -> list[BaseTool]:
+        # The original's selection and order, each tool swapped for its safefs drop-in.
+        return [_BY_NAME[tool.name](root_dir=self.root_dir) for tool in super().get_tools()]

@@ -1,0 +1,114 @@
+"""Agent frameworks' own file tools as contestants, and safefs's drop-ins for them
+(:mod:`safefs.integrations`).
+
+- ``pydantic-ai-workspace``: pydantic-ai's ``LocalWorkspaceBackend`` (``read_bytes``,
+  ``write_bytes``, ``list_dir``, ``make_dir`` by absolute path), which confines nothing;
+  ``safefs-pydantic-ai-workspace``: the drop-in, resolved beneath the workspace's fd.
+- ``langchain-file-tools``: langchain-community's ``read_file``, ``write_file`` and
+  ``list_directory`` tools with ``root_dir``: resolve, check, then open the path string;
+  ``safefs-langchain-file-tools``: the drop-ins.
+
+Each operation is one real call of the framework's API (the async backend driven on one event
+loop; the tools through ``BaseTool.run``, as an agent calls them). A tool's ``Error...`` result
+is a refusal, raised as ``PermissionError``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from typing import Any
+
+from safefs_bench.strategies import Strategy, StrategyUnavailable
+
+
+def _require(module: str, extra: str) -> None:
+    try:
+        __import__(module)
+    except ImportError as exc:
+        raise StrategyUnavailable(f"{module} is not installed (safefs[{extra}]): {exc}") from None
+
+
+class PydanticAiWorkspace(Strategy):
+    """pydantic-ai's ``LocalWorkspaceBackend``, or safefs's."""
+
+    def __init__(self, root: str, implementation: str) -> None:
+        _require("pydantic_ai.workspaces", "pydantic-ai")
+        if implementation == "original":
+            from pydantic_ai.workspaces import LocalWorkspaceBackend
+        else:
+            from safefs.integrations.pydantic_ai import LocalWorkspaceBackend  # type: ignore[assignment]
+        self._root = os.path.abspath(root)
+        self._backend: Any = LocalWorkspaceBackend(self._root)
+        self._loop = asyncio.new_event_loop()
+
+    def _run(self, call: Any) -> Any:
+        return self._loop.run_until_complete(call)
+
+    def _path(self, rel: str) -> str:
+        return os.path.join(self._root, rel)
+
+    def read(self, rel: str) -> bytes:
+        data: bytes = self._run(self._backend.read_bytes(self._path(rel)))
+        return data
+
+    def write(self, rel: str, data: bytes) -> None:
+        self._run(self._backend.write_bytes(self._path(rel), data))
+
+    def stat(self, rel: str) -> os.stat_result:
+        raise OSError("the workspace's stat returns a FileEntry, not a stat result")
+
+    def listdir(self, rel: str) -> list[str]:
+        return [entry.name for entry in self._run(self._backend.list_dir(self._path(rel)))]
+
+    def makedirs(self, rel: str) -> None:
+        self._run(self._backend.make_dir(self._path(rel)))
+
+    def close(self) -> None:
+        closer = getattr(self._backend, "close", None)
+        if closer is not None:
+            closer()
+        self._loop.close()
+
+
+class LangchainFileTools(Strategy):
+    """langchain-community's ``read_file``, ``write_file`` and ``list_directory``, or safefs's."""
+
+    def __init__(self, root: str, implementation: str) -> None:
+        _require("langchain_community.agent_toolkits", "langchain")
+        if implementation == "original":
+            from langchain_community.agent_toolkits import FileManagementToolkit
+        else:
+            from safefs.integrations.langchain import FileManagementToolkit  # type: ignore[assignment]
+        names = ["read_file", "write_file", "list_directory"]
+        self._tools: dict[str, Any] = {
+            t.name: t for t in FileManagementToolkit(root_dir=root, selected_tools=names).get_tools()
+        }
+
+    def _call(self, name: str, args: dict[str, Any]) -> str:
+        text = str(self._tools[name].run(args))
+        if text.startswith("Error"):
+            raise PermissionError(text)
+        return text
+
+    def read(self, rel: str) -> bytes:
+        return self._call("read_file", {"file_path": rel}).encode("utf-8")
+
+    def write(self, rel: str, data: bytes) -> None:
+        self._call("write_file", {"file_path": rel, "text": data.decode("utf-8")})
+
+    def stat(self, rel: str) -> os.stat_result:
+        raise OSError("these tools have no stat of their own")
+
+    def listdir(self, rel: str) -> list[str]:
+        text = self._call("list_directory", {"dir_path": rel})
+        return [] if text.startswith("No files found") else text.split("\n")
+
+    def makedirs(self, rel: str) -> None:
+        raise OSError("these tools make directories only as parents of a file they write")
+
+    def close(self) -> None:
+        for tool in self._tools.values():
+            closer = getattr(tool, "close", None)
+            if closer is not None:
+                closer()

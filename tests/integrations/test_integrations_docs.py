@@ -1,0 +1,50 @@
+"""docs/integrations.md: each framework's one-line switch runs, and names classes that stand in
+for the framework's own (same name, a subclass of the original)."""
+
+from __future__ import annotations
+
+import importlib
+import re
+from pathlib import Path
+
+import pytest
+
+DOCS = Path(__file__).parents[2] / "docs" / "integrations.md"
+# The framework's section heading -> (the module whose classes the snippet replaces).
+ORIGINALS = {
+    "pydantic-ai": {
+        "LocalWorkspaceBackend": "pydantic_ai.workspaces",
+        "LocalWorkspace": "pydantic_ai.capabilities",
+    },
+    "LangChain": {"FileManagementToolkit": "langchain_community.agent_toolkits"},
+}
+
+
+def _snippets() -> dict[str, str]:
+    """The first python block under each ``## <framework>`` heading."""
+    found: dict[str, str] = {}
+    for section in re.split(r"^## ", DOCS.read_text(), flags=re.M)[1:]:
+        heading, _, body = section.partition("\n")
+        block = re.search(r"```python\n(.*?)```", body, flags=re.S)
+        if block is not None:
+            found[heading.strip()] = block.group(1)
+    return found
+
+
+def test_every_framework_has_a_snippet() -> None:
+    assert set(_snippets()) == set(ORIGINALS)
+
+
+@pytest.mark.parametrize("framework", sorted(ORIGINALS))
+def test_the_snippet_imports_drop_ins_for_the_originals(framework: str) -> None:
+    originals = ORIGINALS[framework]
+    for module in set(originals.values()):
+        pytest.importorskip(module)
+    names: dict[str, object] = {}
+    exec(_snippets()[framework], names)
+    for name, module in originals.items():
+        original = getattr(importlib.import_module(module), name)
+        ours = names[name]
+        assert isinstance(ours, type) and issubclass(ours, original), name
+        assert ours.__name__ == original.__name__
+        assert ours.__module__.startswith("safefs.integrations.")

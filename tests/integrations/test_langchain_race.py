@@ -1,0 +1,69 @@
+"""langchain-community's ``read_file`` and ``write_file`` tools against the drop-ins, raced: a
+separate process swaps ``d/`` with a symlink to an outside directory (or ``f`` with a symlink to
+an outside file) while the tools read and write inside ``root_dir``. Bounded in time; the counts
+are printed. The original checks the resolved path, then opens the path string again."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import pytest
+
+pytest.importorskip("langchain_community.tools.file_management")
+
+from langchain_community.tools import file_management as original
+
+from safefs import capabilities
+from safefs.integrations import langchain as drop_in
+from tests.integrations.support import race_each
+
+pytestmark = pytest.mark.skipif(
+    not sys.platform.startswith("linux") or not capabilities().renameat2,
+    reason="the attacker swaps names with renameat2 (Linux)",
+)
+
+SECONDS = 1.5
+IMPLEMENTATIONS: dict[str, Any] = {"langchain": original, "safefs": drop_in}
+
+
+class ToolVictim:
+    """``read_file`` / ``write_file`` of one implementation; a result starting with ``Error`` is
+    a refusal (the race harness counts it as one only if nothing outside was touched)."""
+
+    def __init__(self, workspace: str, implementation: str) -> None:
+        module = IMPLEMENTATIONS[implementation]
+        self.reader = module.ReadFileTool(root_dir=workspace)
+        self.writer = module.WriteFileTool(root_dir=workspace)
+
+    def __enter__(self) -> ToolVictim:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for tool in (self.reader, self.writer):
+            close = getattr(tool, "close", None)
+            if close is not None:
+                close()
+
+    def read(self, rel: str) -> bytes:
+        text = self.reader.run({"file_path": rel})
+        if text.startswith("Error"):
+            raise PermissionError(text)
+        return str(text).encode()
+
+    def write(self, rel: str, data: bytes) -> None:
+        text = self.writer.run({"file_path": rel, "text": data.decode()})
+        if text.startswith("Error"):
+            raise PermissionError(text)
+
+
+@pytest.mark.parametrize("swap", ["dir", "final"])
+@pytest.mark.parametrize("op", ["read", "write"])
+def test_the_original_escapes_and_the_drop_in_does_not(op: str, swap: str) -> None:
+    counts = race_each(ToolVictim, IMPLEMENTATIONS, op, swap, SECONDS)
+    assert counts["safefs"].escapes == 0
+    assert counts["safefs"].inside > 0, "the drop-in must also work while attacked"
+    if counts["langchain"].swaps == 0:
+        pytest.skip("the attacker made no swap in time on this machine")
+    if (op, swap) == ("read", "dir"):  # about 1 in 70 here; the others escape too rarely to require
+        assert counts["langchain"].escapes > 0, "the original's check-then-open was expected to escape"
