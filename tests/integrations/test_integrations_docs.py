@@ -17,6 +17,7 @@ ORIGINALS = {
         "LocalWorkspace": "pydantic_ai.capabilities",
     },
     "LangChain": {"FileManagementToolkit": "langchain_community.agent_toolkits"},
+    "Google ADK": {"LocalEnvironment": "google.adk.environment"},
 }
 
 
