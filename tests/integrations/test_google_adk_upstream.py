@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import os
+import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -24,17 +25,31 @@ import pytest
 
 pytest.importorskip("google.adk.environment")
 
-from google.adk.tools.environment._edit_file_tool import EditFileTool
-from google.adk.tools.environment._read_file_tool import ReadFileTool
+from google.adk.tools.base_tool import BaseTool
+from google.adk.tools.environment import EnvironmentToolset
 
 from safefs.integrations.google_adk import LocalEnvironment
 
 pytestmark = [pytest.mark.anyio, pytest.mark.filterwarnings("ignore::UserWarning")]
 
-# The later tool writes back bytes it could not decode (surrogateescape); the earlier one does not.
-EDIT_KEEPS_BYTES = "surrogateescape" in inspect.getsource(EditFileTool)
+
+async def _tool(env: LocalEnvironment, name: str) -> BaseTool:
+    """The toolset's tool ``name`` on ``env`` (the tests build ``ReadFileTool(env)`` and
+    ``EditFileTool(env)`` from modules private to google-adk, whose names change between versions:
+    the toolset builds the same tools)."""
+    tools = await EnvironmentToolset(environment=env).get_tools()
+    return next(tool for tool in tools if tool.name == name)
+
+
+def _edit_keeps_bytes() -> bool:
+    """Whether the installed edit tool writes back bytes it could not decode (surrogateescape)."""
+    module = sys.modules[EnvironmentToolset.__module__]
+    source = inspect.getsource(sys.modules[module.EditFileTool.__module__])
+    return "surrogateescape" in source
+
+
 LATER_EDIT_TOOL = pytest.mark.skipif(
-    not EDIT_KEEPS_BYTES, reason="the installed EditFileTool predates this rule of google-adk's tests"
+    not _edit_keeps_bytes(), reason="the installed EditFileTool predates this rule of google-adk's tests"
 )
 
 
@@ -188,7 +203,7 @@ class TestExecuteTimeout:
 class TestReadFileTool:
     async def test_read_file_with_line_range_returns_selected_lines(self, env: LocalEnvironment) -> None:
         await env.write_file("sample.txt", "line1\nline2\nline3\n")
-        tool = ReadFileTool(env)
+        tool = await _tool(env, "ReadFile")
         result = await tool.run_async(
             args={"path": "sample.txt", "start_line": 2, "end_line": 3},
             tool_context=None,  # type: ignore[arg-type]
@@ -200,7 +215,7 @@ class TestReadFileTool:
         }
 
     async def test_read_file_with_line_range_missing_file_returns_error(self, env: LocalEnvironment) -> None:
-        tool = ReadFileTool(env)
+        tool = await _tool(env, "ReadFile")
         result = await tool.run_async(
             args={"path": "missing.txt", "start_line": 2},
             tool_context=None,  # type: ignore[arg-type]
@@ -211,7 +226,7 @@ class TestReadFileTool:
         await env.write_file("sample.txt", "line1\nline2\n")
         marker = env.working_dir / "marker.txt"
         injected_end_line = f"1'; touch {marker}; echo '"
-        tool = ReadFileTool(env)
+        tool = await _tool(env, "ReadFile")
         result = await tool.run_async(
             args={"path": "sample.txt", "end_line": injected_end_line},
             tool_context=None,  # type: ignore[arg-type]
@@ -221,7 +236,7 @@ class TestReadFileTool:
 
     async def test_read_file_rejects_boolean_line_numbers(self, env: LocalEnvironment) -> None:
         await env.write_file("sample.txt", "line1\nline2\n")
-        tool = ReadFileTool(env)
+        tool = await _tool(env, "ReadFile")
         res_start = await tool.run_async(
             args={"path": "sample.txt", "start_line": True},
             tool_context=None,  # type: ignore[arg-type]
@@ -240,7 +255,9 @@ class TestReadFileTool:
 class TestEditFileTool:
     async def _edit(self, env: LocalEnvironment, old: str, new: str) -> dict[str, object]:
         args = {"path": "test.txt", "old_string": old, "new_string": new}
-        result: dict[str, object] = await EditFileTool(env).run_async(args=args, tool_context=None)  # type: ignore[arg-type]
+        result: dict[str, object] = await (await _tool(env, "EditFile")).run_async(
+            args=args, tool_context=None
+        )  # type: ignore[arg-type]
         return result
 
     async def test_edit_file_handles_line_breaks_linux_file_windows_search(
@@ -279,7 +296,7 @@ class TestEditFileTool:
 
     @LATER_EDIT_TOOL
     async def test_edit_file_preserves_non_utf8_bytes(self, env: LocalEnvironment) -> None:
-        tool = EditFileTool(env)
+        tool = await _tool(env, "EditFile")
         await env.write_file("notes.py", b"# header \xe9\nOLD\n")
         args = {"path": "notes.py", "old_string": "OLD", "new_string": "NEW"}
         result = await tool.run_async(args=args, tool_context=None)  # type: ignore[arg-type]
@@ -288,7 +305,7 @@ class TestEditFileTool:
 
     @LATER_EDIT_TOOL
     async def test_edit_file_reports_unencodable_new_string(self, env: LocalEnvironment) -> None:
-        tool = EditFileTool(env)
+        tool = await _tool(env, "EditFile")
         original = b"# header \xe9\nOLD\n"
         await env.write_file("notes.py", original)
         args = {"path": "notes.py", "old_string": "OLD", "new_string": "\ud800"}
