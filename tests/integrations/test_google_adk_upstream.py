@@ -255,9 +255,8 @@ class TestReadFileTool:
 class TestEditFileTool:
     async def _edit(self, env: LocalEnvironment, old: str, new: str) -> dict[str, object]:
         args = {"path": "test.txt", "old_string": old, "new_string": new}
-        result: dict[str, object] = await (await _tool(env, "EditFile")).run_async(
-            args=args, tool_context=None
-        )  # type: ignore[arg-type]
+        tool = await _tool(env, "EditFile")
+        result: dict[str, object] = await tool.run_async(args=args, tool_context=None)  # type: ignore[arg-type]
         return result
 
     async def test_edit_file_handles_line_breaks_linux_file_windows_search(
