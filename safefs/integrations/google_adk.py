@@ -95,15 +95,12 @@ class LocalEnvironment(_Original):
 
     async def execute(self, command: str, *, timeout: float | None = None) -> ExecutionResult:
         if timeout is not None and (
-            isinstance(timeout, bool)
-            or not isinstance(timeout, int | float)
-            or math.isnan(timeout)
-            or timeout < 0
+            isinstance(timeout, bool) or not isinstance(timeout, int | float) or math.isnan(timeout)
         ):
-            raise ValueError("timeout must be a non-negative number or None")
+            raise TypeError("timeout must be a number or None")
         root = self._opened()
         env = dict(os.environ) | dict(self._env_vars or {})
-        limit = math.inf if timeout is None else float(timeout)
+        limit = math.inf if timeout is None else max(0.0, float(timeout))  # <= 0: at once, as wait_for
         cancel = threading.Event()
         work = asyncio.ensure_future(
             asyncio.to_thread(
