@@ -78,8 +78,8 @@ class LocalEnvironment(_Original):
     # -- files -------------------------------------------------------------------------------
 
     async def read_file(self, path: str | Path) -> bytes:
-        root = self._opened()
-        return await asyncio.to_thread(_confined, path, lambda: root.read_bytes(path))
+        root, target = self._opened(), _spelled(path)
+        return await asyncio.to_thread(_confined, path, lambda: root.read_bytes(target))
 
     async def write_file(self, path: str | Path, content: str | bytes) -> None:
         if isinstance(content, str):
@@ -88,8 +88,8 @@ class LocalEnvironment(_Original):
             data = bytes(content)
         else:
             raise TypeError(f"content must be str or bytes, not {type(content).__name__}")
-        root = self._opened()
-        await asyncio.to_thread(_confined, path, lambda: root.write_bytes(path, data, parents=True))
+        root, target = self._opened(), _spelled(path)
+        await asyncio.to_thread(_confined, path, lambda: root.write_bytes(target, data, parents=True))
 
     # -- commands ----------------------------------------------------------------------------
 
@@ -120,6 +120,12 @@ class LocalEnvironment(_Original):
             await asyncio.wait([work])
             raise
         return _result(outcome)
+
+
+def _spelled(path: str | Path) -> str:
+    """``path`` as the original spells it: through ``Path``, which drops ``.`` components and
+    repeated slashes (``a.txt/.`` is ``a.txt``); ``..`` stays for the root to judge."""
+    return os.fspath(Path(path))
 
 
 def _confined(path: str | Path, operation: Callable[[], _T]) -> _T:

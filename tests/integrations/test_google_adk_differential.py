@@ -12,6 +12,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 pytest.importorskip("google.adk.environment")
 
@@ -155,3 +157,52 @@ def test_the_refusal_is_the_original_text(outcomes: list[tuple[Any, Any]]) -> No
 
 def test_a_missing_program_exits_127_under_both(outcomes: list[tuple[Any, Any]]) -> None:
     assert outcomes[23][0][1] == outcomes[23][1][1] == 127
+
+
+# -- the invariant, over paths built from a tree's names --------------------------------------
+
+LEXICAL_DOTDOT = "**`..` after a name that is no directory is an error**"
+COMPONENTS = ["a.txt", "sub", "b.txt", "..", ".", "rel-link", "out-link", "secret", "outside", "ws", ""]
+
+
+@pytest.fixture(scope="module")
+def twin_environments(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    bases = tmp_path_factory.mktemp("p-original"), tmp_path_factory.mktemp("p-safefs")
+    loop = asyncio.new_event_loop()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        environments = [cls(working_dir=_tree(b)) for cls, b in zip((Original, DropIn), bases, strict=True)]
+    for environment in environments:
+        loop.run_until_complete(environment.initialize())
+    yield loop, environments, bases
+    for environment in environments:
+        loop.run_until_complete(environment.close())
+    loop.close()
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(parts=st.lists(st.sampled_from(COMPONENTS), min_size=1, max_size=5), absolute=st.booleans())
+def test_a_read_never_leaves_the_root_and_agrees_inside(
+    twin_environments: Any, parts: list[str], absolute: bool
+) -> None:
+    """Whatever path is asked, the drop-in returns a file of its working directory or raises;
+    it never returns the outside secret, and it reads what the original reads inside, except
+    where ``..`` follows a name that is no directory (listed in docs/integrations.md)."""
+    loop, (original, drop_in), bases = twin_environments
+    rel = "/".join(parts)
+    results = []
+    for environment, base in zip((original, drop_in), bases, strict=True):
+        path = f"{base}/ws/{rel}" if absolute else rel
+        try:
+            results.append(loop.run_until_complete(environment.read_file(path)))
+        except (ValueError, OSError) as exc:
+            results.append(type(exc))
+    from_original, from_drop_in = results
+    assert from_drop_in != SECRET.encode()
+    if isinstance(from_original, bytes) and from_original != SECRET.encode():
+        if ".." in parts and from_drop_in in (NotADirectoryError, FileNotFoundError):
+            assert LEXICAL_DOTDOT in " ".join(DOCS.read_text().split())
+        else:
+            assert from_drop_in == from_original
+    if isinstance(from_drop_in, bytes):
+        assert from_original == from_drop_in
