@@ -9,9 +9,7 @@ string again: a swap between the two lets it out. The drop-in must let nothing o
 from __future__ import annotations
 
 import asyncio
-import sys
 import warnings
-from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -21,14 +19,10 @@ pytest.importorskip("google.adk.environment")
 
 from google.adk.environment import LocalEnvironment as Original
 
-from safefs import capabilities
 from safefs.integrations.google_adk import LocalEnvironment as DropIn
-from safefs.testing import race
+from tests.integrations.racing import NEEDS_ATTACKER, race_each
 
-pytestmark = pytest.mark.skipif(
-    not sys.platform.startswith("linux") or not capabilities().renameat2,
-    reason="the attacker swaps names with renameat2 (Linux)",
-)
+pytestmark = NEEDS_ATTACKER
 
 SECONDS = 1.5
 IMPLEMENTATIONS: dict[str, Any] = {"google-adk": Original, "safefs": DropIn}
@@ -70,15 +64,7 @@ class EnvironmentVictim:
 @pytest.mark.parametrize("swap", ["dir", "final"])
 @pytest.mark.parametrize("op", ["read", "write"])
 def test_the_original_escapes_and_the_drop_in_does_not(op: str, swap: str) -> None:
-    counts = {
-        impl: race(partial(EnvironmentVictim, implementation=impl), op, SECONDS, swap, name=impl)
-        for impl in IMPLEMENTATIONS
-    }
-    for impl, c in counts.items():
-        print(
-            f"{op}/{swap}: {impl}: {c.escapes} escapes / {c.attempts} attempts "
-            f"({c.inside} inside, {c.refused} refused, {c.swaps} swaps)"
-        )
+    counts = race_each(EnvironmentVictim, IMPLEMENTATIONS, op, swap, SECONDS)
     assert counts["safefs"].escapes == 0
     assert counts["safefs"].inside > 0, "the drop-in must also work while attacked"
     if counts["google-adk"].swaps == 0:
