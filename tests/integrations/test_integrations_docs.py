@@ -18,6 +18,11 @@ ORIGINALS = {
     },
     "LangChain": {"FileManagementToolkit": "langchain_community.agent_toolkits"},
     "Google ADK": {"LocalEnvironment": "google.adk.environment"},
+    "crewAI": {
+        "FileReadTool": "crewai_tools",
+        "FileWriterTool": "crewai_tools",
+        "DirectoryReadTool": "crewai_tools",
+    },
 }
 
 
