@@ -1,0 +1,105 @@
+"""A stand-in for an OpenAI-compatible Chat Completions API on 127.0.0.1 (``POST
+/v1/chat/completions``, not streamed), answered from a fixed list of tool calls. A turn is chosen
+by how many tool results the request carries; each call names its tool by a word the
+framework's tool name contains (frameworks rename tools for the API), matched against the
+request's ``tools``. Past the list the model answers with ``final_text``. Requests are kept for
+the test; one the server cannot answer is HTTP 400, which the SDK raises."""
+
+from __future__ import annotations
+
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from types import TracebackType
+from typing import Any
+
+# (a word of the tool's name, arguments) of each call the model makes, in order.
+Call = tuple[str, dict[str, Any]]
+
+
+class FakeChat:
+    """``with FakeChat(calls, final_text) as model:`` serves ``model.base_url`` until the block ends."""
+
+    def __init__(self, calls: list[Call], final_text: str) -> None:
+        self.calls = calls
+        self.final_text = final_text
+        self.requests: list[dict[str, Any]] = []
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, name="fake-chat", daemon=True)
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
+
+    def tool_results(self) -> list[str]:
+        """The tool results the framework sent back, in order (from the last request)."""
+        messages = self.requests[-1]["messages"] if self.requests else []
+        return [m["content"] for m in messages if m.get("role") == "tool"]
+
+    def response(self, body: dict[str, Any]) -> dict[str, Any]:
+        self.requests.append(body)
+        made = sum(m.get("role") == "tool" for m in body.get("messages", []))
+        message: dict[str, Any] = {"role": "assistant", "content": self.final_text}
+        finish = "stop"
+        if made < len(self.calls):
+            word, args = self.calls[made]
+            names = [t["function"]["name"] for t in body.get("tools", [])]
+            matching = [n for n in names if word.lower() in n.lower()]
+            if len(matching) != 1:
+                raise ValueError(f"no single tool named like {word!r} among {names}")
+            call = {
+                "id": f"call-{made}",
+                "type": "function",
+                "function": {"name": matching[0], "arguments": json.dumps(args)},
+            }
+            message = {"role": "assistant", "content": None, "tool_calls": [call]}
+            finish = "tool_calls"
+        usage = {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}
+        choice = {"index": 0, "message": message, "finish_reason": finish}
+        return {
+            "id": f"chat-{made}",
+            "object": "chat.completion",
+            "created": 0,
+            "model": body.get("model", "fake"),
+            "choices": [choice],
+            "usage": usage,
+        }
+
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                length = int(self.headers.get("Content-Length") or 0)
+                try:
+                    if not self.path.endswith("/chat/completions"):
+                        raise ValueError(f"unexpected path {self.path}")
+                    answer = fake.response(json.loads(self.rfile.read(length)))
+                except Exception as exc:
+                    self._send(400, json.dumps({"error": {"message": str(exc)}}).encode())
+                    return
+                self._send(200, json.dumps(answer).encode())
+
+            def _send(self, status: int, data: bytes) -> None:
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+        return Handler
+
+    def __enter__(self) -> FakeChat:
+        self._thread.start()
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+        self._thread.join(10)
