@@ -12,6 +12,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 pytest.importorskip("crewai_tools")
 
@@ -138,3 +140,39 @@ def test_each_call_agrees_or_differs_as_listed(outcomes: list[tuple[Any, Any]], 
     else:
         assert drop_in_outcome != original_outcome
         assert expected in " ".join(DOCS.read_text().split()), f"docs/integrations.md must list: {expected}"
+
+
+# -- the invariant, over paths built from a tree's names --------------------------------------
+
+LEXICAL_DOTS = "**A `/`, `.` or `..` after a name that is no directory is an error**"
+COMPONENTS = ["a.txt", "sub", "b.txt", "..", ".", "rel-link", "out-link", "secret", "outside", "ws", ""]
+
+
+@pytest.fixture(scope="module")
+def twin_bases(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
+    bases = [tmp_path_factory.mktemp("p-original"), tmp_path_factory.mktemp("p-safefs")]
+    for base in bases:
+        _tree(base)
+    return bases
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(parts=st.lists(st.sampled_from(COMPONENTS), min_size=1, max_size=5), absolute=st.booleans())
+def test_a_read_never_leaves_base_dir_and_agrees_inside(
+    twin_bases: list[Path], parts: list[str], absolute: bool
+) -> None:
+    """Whatever path is asked, the drop-in never returns the outside secret, and where the
+    original reads a file inside, the drop-in reads the same (text results compared with the
+    host path hidden), except where ``/``, ``.`` or ``..`` follows a name that is no directory."""
+    rel = "/".join(parts)
+    results = []
+    for module, base in zip((original, drop_in), twin_bases, strict=True):
+        path = f"{base}/ws/{rel}" if absolute else rel
+        results.append(_hide(module.FileReadTool(base_dir=str(base / "ws"))._run(file_path=path), base))
+    from_original, from_drop_in = results
+    assert "secret" not in from_drop_in.split("\n")
+    if not from_original.startswith("Error") and from_original != "secret\n":
+        if {".", "..", ""} & set(parts) and from_drop_in.startswith("Error"):
+            assert LEXICAL_DOTS in " ".join(DOCS.read_text().split())
+        else:
+            assert from_drop_in == from_original
