@@ -180,3 +180,39 @@ def test_google_adk_list(
     _label(benchmark, "google-adk", f"execute ls {FILES} files", request.node.callspec.id)
     result = benchmark(lambda: loop.run_until_complete(adk_environment.execute("ls src/pkg")))
     assert len(result.stdout.split()) == FILES
+
+
+# -- crewAI ------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def crewai_tools_of(tree: Path, request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Any:
+    original = pytest.importorskip("crewai_tools")
+    from safefs.integrations import crewai
+
+    monkeypatch.chdir(tree)  # DirectoryReadTool lists under the current directory
+    return original if request.param == "original" else crewai
+
+
+@pytest.mark.parametrize("crewai_tools_of", IMPLEMENTATIONS, indirect=True)
+def test_crewai_read(benchmark: Any, crewai_tools_of: Any, tree: Path, request: Any) -> None:
+    _label(benchmark, "crewai", "FileReadTool 4 KiB", request.node.callspec.id)
+    tool = crewai_tools_of.FileReadTool(base_dir=str(tree))
+    text = benchmark(lambda: tool._run(file_path="src/pkg/m7.py"))
+    assert len(text) == 4200
+
+
+@pytest.mark.parametrize("crewai_tools_of", IMPLEMENTATIONS, indirect=True)
+def test_crewai_write(benchmark: Any, crewai_tools_of: Any, tree: Path, request: Any) -> None:
+    _label(benchmark, "crewai", "FileWriterTool 4 KiB", request.node.callspec.id)
+    tool = crewai_tools_of.FileWriterTool(base_dir=str(tree))
+    args = {"filename": f"crewai-{request.node.callspec.id}.txt", "directory": "out", "content": "y" * 4096}
+    assert benchmark(lambda: tool._run(**args, overwrite=True)).startswith("Content successfully written")
+
+
+@pytest.mark.parametrize("crewai_tools_of", IMPLEMENTATIONS, indirect=True)
+def test_crewai_list(benchmark: Any, crewai_tools_of: Any, request: Any) -> None:
+    _label(benchmark, "crewai", f"DirectoryReadTool {FILES} files", request.node.callspec.id)
+    tool = crewai_tools_of.DirectoryReadTool()
+    text = benchmark(lambda: tool._run(directory="src/pkg"))
+    assert text.count("\n") == FILES

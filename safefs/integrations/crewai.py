@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import posixpath
+import threading
 from itertools import islice
 from typing import Any
 
@@ -28,6 +29,7 @@ from crewai_tools.security.safe_path import (
     format_sandbox_error,
 )
 from crewai_tools.tools.file_writer_tool.file_writer_tool import strtobool
+from pydantic import BaseModel, PrivateAttr
 
 import safefs
 from safefs.workspace.walk import Walk
@@ -44,13 +46,40 @@ def _outside(path: str, base_dir: str | None) -> ValueError:
     return ValueError(f"Path '{format_path_for_display(path, base_dir)}' is outside the allowed directory.")
 
 
-def _root(base_dir: str | None) -> safefs.Root:
-    """A root on ``base_dir``, or on the current directory at the time of the call (as the
-    originals judge against ``os.getcwd()`` per call)."""
-    return safefs.Root(base_dir if base_dir is not None else os.getcwd())
+class _Roots:
+    """The roots one tool works through, one per directory name, opened on first use and kept
+    (a directory replaced under the same name afterwards is not followed)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._held: dict[str, safefs.Root] = {}
+
+    def on(self, base_dir: str | None) -> safefs.Root:
+        """The root on ``base_dir``, or on the current directory at the time of the call (as
+        the originals judge against ``os.getcwd()`` per call)."""
+        directory = base_dir if base_dir is not None else os.getcwd()
+        with self._lock:
+            root = self._held.get(directory)
+            if root is None:
+                root = self._held[directory] = safefs.Root(directory)
+            return root
+
+    def close(self) -> None:
+        with self._lock:
+            for root in self._held.values():
+                root.close()
+            self._held.clear()
 
 
-class FileReadTool(_OriginalFileReadTool):
+class _HoldsRoots(BaseModel):
+    _roots: _Roots = PrivateAttr(default_factory=_Roots)
+
+    def close(self) -> None:
+        """Release the roots' directory fds (the next call opens them again)."""
+        self._roots.close()
+
+
+class FileReadTool(_HoldsRoots, _OriginalFileReadTool):
     def _run(
         self,
         file_path: str | None = None,
@@ -62,28 +91,31 @@ class FileReadTool(_OriginalFileReadTool):
         declared = self._declared_realpath
         if file_path is None and declared is None:
             return str(super()._run())  # the original's "no file path" error; it opens nothing
+        if file_path is not None and "\0" in file_path:
+            return f"Error: Invalid file path: {format_error_for_display(ValueError('embedded null byte'))}"
         if file_path is None or (declared is not None and file_path == self._declared_label):
             # The file the developer declared, trusted outside base_dir as the original trusts it.
             assert declared is not None
-            root, target = safefs.Root(os.path.dirname(declared)), os.path.basename(declared)
+            root, target = self._roots.on(os.path.dirname(declared)), os.path.basename(declared)
+            display = format_path_for_display(declared, self.base_dir)
+        elif declared is not None and self._resolve_declared(file_path) == declared:
+            root, target = self._roots.on(os.path.dirname(declared)), os.path.basename(declared)
             display = format_path_for_display(declared, self.base_dir)
         else:
             try:
-                # The original's own check first (its refusal text for a path that leads out
-                # without any race); the root below refuses whatever a swap lets through.
-                resolved = self._resolve_path(file_path)
-            except ValueError as exc:
-                return "Error: Invalid file path: " + format_sandbox_error(exc, READ_REMEDY)
-            if declared is not None and resolved == declared:
-                root, target = safefs.Root(os.path.dirname(declared)), os.path.basename(declared)
-            else:
-                try:
-                    root, target = _root(self.base_dir), file_path
-                except OSError as exc:
-                    return f"Error: Failed to read file {file_path}. {format_error_for_display(exc)}"
+                root, target = self._roots.on(self.base_dir), file_path
+            except OSError as exc:
+                return f"Error: Failed to read file {file_path}. {format_error_for_display(exc)}"
             display = format_path_for_display(file_path, self.base_dir)
-        with root:
-            return self._read(root, target, display, start_line, line_count)
+        return self._read(root, target, display, start_line, line_count)
+
+    def _resolve_declared(self, file_path: str) -> str | None:
+        """The original's resolution of ``file_path``, only to tell whether it names the declared
+        file (any other path is judged by the root alone)."""
+        try:
+            return str(self._resolve_path(file_path))
+        except ValueError:
+            return None
 
     def _read(
         self, root: safefs.Root, target: str, display: str, start_line: int, line_count: int | None
@@ -100,7 +132,7 @@ class FileReadTool(_OriginalFileReadTool):
                 return "".join(selected)
         except safefs.PathEscapeError:
             return "Error: Invalid file path: " + format_sandbox_error(
-                _outside(target, root.anchors[-1]), READ_REMEDY
+                _outside(os.path.join(root.anchors[-1], target), root.anchors[-1]), READ_REMEDY
             )
         except FileNotFoundError:
             return f"Error: File not found at path: {display}"
@@ -116,7 +148,7 @@ class FileReadTool(_OriginalFileReadTool):
             return f"Error: Failed to read file {display}. {format_error_for_display(exc)}"
 
 
-class FileWriterTool(_OriginalFileWriterTool):
+class FileWriterTool(_HoldsRoots, _OriginalFileWriterTool):
     def _run(
         self,
         filename: str,
@@ -132,18 +164,17 @@ class FileWriterTool(_OriginalFileWriterTool):
         if "\0" in filename or "\0" in directory:
             return f"Error: Invalid file path: {format_error_for_display(ValueError('embedded null byte'))}"
         try:
-            root = _root(self.base_dir)
+            root = self._roots.on(self.base_dir)
         except OSError as exc:
             return f"An error occurred while writing to the file: {format_error_for_display(exc)}"
-        with root:
-            return self._write(root, filename, content, directory, overwrite_file)
+        return self._write(root, filename, content, directory, overwrite_file)
 
     def _write(self, root: safefs.Root, filename: str, content: str, directory: str, overwrite: bool) -> str:
         try:
             root.resolve(directory)
         except safefs.PathEscapeError:
             return "Error: Invalid directory: " + format_sandbox_error(
-                _outside(directory, root.anchors[-1]), WRITE_REMEDY
+                _outside(os.path.join(root.anchors[-1], directory), root.anchors[-1]), WRITE_REMEDY
             )
         except OSError:
             pass  # missing yet: created below
@@ -186,30 +217,31 @@ class FileWriterTool(_OriginalFileWriterTool):
         return f"Content successfully written to {display}"
 
 
-class DirectoryReadTool(_OriginalDirectoryReadTool):
+class DirectoryReadTool(_HoldsRoots, _OriginalDirectoryReadTool):
     def _run(self, **kwargs: Any) -> Any:
         directory: str | None = kwargs.get("directory", self.directory)
         if directory is None:
             raise ValueError("Directory must be provided.")
-        with _root(None) as root:
-            try:
-                rel = root.resolve(directory)
-            except safefs.PathEscapeError:
-                raise _outside(directory, root.anchors[-1]) from None
-            except OSError:
-                rel = None
-            if rel is None or not root.is_dir(rel):
-                raise ValueError(f"Path '{directory}' is not a directory.")
-            base = root.anchors[-1] if rel == "." else posixpath.join(root.anchors[-1], rel)
-            files = [
-                posixpath.join(base, entry.rel)
-                for entry in Walk(root, rel, max_depth=None, ignore=False, skip_git=False)
-                if entry.kind != "dir" and not _leads_to_directory(root, rel, entry)
-            ]
+        root = self._roots.on(None)
+        try:
+            rel = root.resolve(directory)
+        except safefs.PathEscapeError:
+            raise _outside(os.path.join(root.anchors[-1], directory), root.anchors[-1]) from None
+        except OSError:
+            rel = None
+        if rel is None or not root.is_dir(rel):
+            raise ValueError(f"Path '{directory}' is not a directory.")
+        # Listed under the directory's real path, as the original's realpath names it.
+        base = root.anchors[-1] if rel == "." else posixpath.join(root.anchors[-1], rel)
+        files = [
+            posixpath.join(base, entry.rel)
+            for entry in Walk(root, rel, max_depth=None, ignore=False, skip_git=False)
+            if entry.kind != "dir" and not _leads_to_directory(root, entry)
+        ]
         return "File paths: \n-" + "\n- ".join(files)
 
 
-def _leads_to_directory(root: safefs.Root, start: str, entry: Any) -> bool:
+def _leads_to_directory(root: safefs.Root, entry: Any) -> bool:
     """A symlink to a directory is a directory for ``os.walk`` (not listed with the files)."""
     if entry.kind != "link":
         return False

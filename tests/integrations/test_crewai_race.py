@@ -39,7 +39,10 @@ class ToolVictim:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        pass
+        for tool in (self.reader, self.writer):
+            close = getattr(tool, "close", None)
+            if close is not None:
+                close()
 
     def read(self, rel: str) -> bytes:
         text = self.reader._run(file_path=rel)
