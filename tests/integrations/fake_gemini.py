@@ -7,10 +7,9 @@ answer is HTTP 400, which the SDK raises."""
 from __future__ import annotations
 
 import json
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from types import TracebackType
 from typing import Any
+
+from tests.integrations.fake_http import JsonServer
 
 # (tool name, arguments) of each function call the model makes, in order.
 Call = tuple[str, dict[str, Any]]
@@ -22,23 +21,23 @@ def _function_responses(body: dict[str, Any]) -> int:
     )
 
 
-class FakeGemini:
+class FakeGemini(JsonServer):
     """``with FakeGemini(calls, final_text) as model:`` serves ``model.base_url`` until the block ends."""
 
     def __init__(self, calls: list[Call], final_text: str) -> None:
+        super().__init__()
         self.calls = calls
         self.final_text = final_text
         self.requests: list[dict[str, Any]] = []
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, name="fake-gemini", daemon=True)
 
     @property
     def base_url(self) -> str:
-        return f"http://127.0.0.1:{self._server.server_address[1]}"
+        return self.address
 
-    def response(self, body: dict[str, Any]) -> dict[str, Any]:
+    def answer(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
         """The model's next turn for a ``generateContent`` request body."""
+        if not path.split("?")[0].endswith(("generateContent", "streamGenerateContent")):
+            raise ValueError(f"unexpected path {path}")
         self.requests.append(body)
         made = _function_responses(body)
         if made < len(self.calls):
@@ -50,44 +49,7 @@ class FakeGemini:
         candidate = {"content": {"role": "model", "parts": [part]}, "finishReason": "STOP", "index": 0}
         return {"candidates": [candidate], "usageMetadata": usage, "modelVersion": "fake"}
 
-    def _handler(self) -> type[BaseHTTPRequestHandler]:
-        fake = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:
-                length = int(self.headers.get("Content-Length") or 0)
-                try:
-                    body = json.loads(self.rfile.read(length))
-                    if not self.path.split("?")[0].endswith(("generateContent", "streamGenerateContent")):
-                        raise ValueError(f"unexpected path {self.path}")
-                    answer = fake.response(body)
-                except Exception as exc:
-                    self._send(400, "application/json", json.dumps({"error": {"message": str(exc)}}).encode())
-                    return
-                if "streamGenerateContent" in self.path:
-                    self._send(200, "text/event-stream", f"data: {json.dumps(answer)}\n\n".encode())
-                else:
-                    self._send(200, "application/json", json.dumps(answer).encode())
-
-            def _send(self, status: int, content_type: str, data: bytes) -> None:
-                self.send_response(status)
-                self.send_header("Content-Type", content_type)
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def log_message(self, format: str, *args: Any) -> None:
-                pass
-
-        return Handler
-
-    def __enter__(self) -> FakeGemini:
-        self._thread.start()
-        return self
-
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-        self._thread.join(10)
+    def encode(self, path: str, answer: dict[str, Any]) -> tuple[str, bytes]:
+        if "streamGenerateContent" in path:
+            return "text/event-stream", f"data: {json.dumps(answer)}\n\n".encode()
+        return super().encode(path, answer)

@@ -8,36 +8,35 @@ the test; one the server cannot answer is HTTP 400, which the SDK raises."""
 from __future__ import annotations
 
 import json
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from types import TracebackType
 from typing import Any
+
+from tests.integrations.fake_http import JsonServer
 
 # (a word of the tool's name, arguments) of each call the model makes, in order.
 Call = tuple[str, dict[str, Any]]
 
 
-class FakeChat:
+class FakeChat(JsonServer):
     """``with FakeChat(calls, final_text) as model:`` serves ``model.base_url`` until the block ends."""
 
     def __init__(self, calls: list[Call], final_text: str) -> None:
+        super().__init__()
         self.calls = calls
         self.final_text = final_text
         self.requests: list[dict[str, Any]] = []
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, name="fake-chat", daemon=True)
 
     @property
     def base_url(self) -> str:
-        return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
+        return f"{self.address}/v1"
 
     def tool_results(self) -> list[str]:
         """The tool results the framework sent back, in order (from the last request)."""
         messages = self.requests[-1]["messages"] if self.requests else []
         return [m["content"] for m in messages if m.get("role") == "tool"]
 
-    def response(self, body: dict[str, Any]) -> dict[str, Any]:
+    def answer(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
+        if not path.endswith("/chat/completions"):
+            raise ValueError(f"unexpected path {path}")
         self.requests.append(body)
         made = sum(m.get("role") == "tool" for m in body.get("messages", []))
         message: dict[str, Any] = {"role": "assistant", "content": self.final_text}
@@ -65,41 +64,3 @@ class FakeChat:
             "choices": [choice],
             "usage": usage,
         }
-
-    def _handler(self) -> type[BaseHTTPRequestHandler]:
-        fake = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:
-                length = int(self.headers.get("Content-Length") or 0)
-                try:
-                    if not self.path.endswith("/chat/completions"):
-                        raise ValueError(f"unexpected path {self.path}")
-                    answer = fake.response(json.loads(self.rfile.read(length)))
-                except Exception as exc:
-                    self._send(400, json.dumps({"error": {"message": str(exc)}}).encode())
-                    return
-                self._send(200, json.dumps(answer).encode())
-
-            def _send(self, status: int, data: bytes) -> None:
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def log_message(self, format: str, *args: Any) -> None:
-                pass
-
-        return Handler
-
-    def __enter__(self) -> FakeChat:
-        self._thread.start()
-        return self
-
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-        self._thread.join(10)
