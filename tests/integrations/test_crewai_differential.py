@@ -20,6 +20,7 @@ pytest.importorskip("crewai_tools")
 import crewai_tools as original
 
 from safefs.integrations import crewai as drop_in
+from tests.integrations import twin_tree
 
 DOCS = Path(__file__).parents[2] / "docs" / "integrations.md"
 
@@ -71,18 +72,8 @@ DIFFERENCES: dict[int, str] = {
 
 
 def _tree(base: Path) -> Path:
-    root, outside = base / "ws", base / "outside"
-    (root / "sub").mkdir(parents=True)
-    outside.mkdir()
-    (root / "a.txt").write_bytes(b"alpha\n")
-    (root / "sub" / "b.txt").write_bytes(b"beta\n")
+    root = twin_tree.build(base)
     (root / "lines.txt").write_bytes(b"1\n2\n3\n4\n5\n")
-    (root / "crlf.txt").write_bytes(b"one\r\ntwo\rthree\n")
-    (root / "bin.dat").write_bytes(b"\xff\xfe\x00binary")
-    (root / "rel-link").symlink_to("a.txt")
-    (root / "out-link").symlink_to("../outside")
-    (root / "abs-link").symlink_to(root / "a.txt")
-    (outside / "secret").write_bytes(b"secret\n")
     return root
 
 

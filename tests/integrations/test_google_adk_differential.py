@@ -20,6 +20,7 @@ pytest.importorskip("google.adk.environment")
 from google.adk.environment import LocalEnvironment as Original
 
 from safefs.integrations.google_adk import LocalEnvironment as DropIn
+from tests.integrations import twin_tree
 
 DOCS = Path(__file__).parents[2] / "docs" / "integrations.md"
 REFUSED = "refused"
@@ -79,17 +80,7 @@ DIFFERENCES: dict[int, str] = {
 
 
 def _tree(base: Path) -> Path:
-    root, outside = base / "ws", base / "outside"
-    (root / "sub").mkdir(parents=True)
-    outside.mkdir()
-    (root / "a.txt").write_bytes(b"alpha\n")
-    (root / "sub" / "b.txt").write_bytes(b"beta\n")
-    (root / "crlf.txt").write_bytes(b"one\r\ntwo\rthree\n")
-    (root / "bin.dat").write_bytes(b"\xff\xfe\x00binary")
-    (root / "rel-link").symlink_to("a.txt")
-    (root / "out-link").symlink_to("../outside")
-    (root / "abs-link").symlink_to(root / "a.txt")
-    (outside / "secret").write_text(SECRET)
+    root = twin_tree.build(base)
     os.chmod(root, 0o777)  # a sandboxed command runs as uid 65534 when the tests run as root
     return root
 
