@@ -127,3 +127,92 @@ def test_langchain_list(benchmark: Any, langchain_tools: dict[str, Any], request
     tool = langchain_tools["list_directory"]
     text = benchmark(lambda: tool.run({"dir_path": "src/pkg"}))
     assert len(text.split("\n")) == FILES
+
+
+# -- Google ADK --------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def adk_environment(
+    tree: Path, request: pytest.FixtureRequest, loop: asyncio.AbstractEventLoop
+) -> Iterator[Any]:
+    environment_module = pytest.importorskip("google.adk.environment")
+    import warnings
+
+    from safefs.integrations import google_adk
+
+    original = request.param == "original"
+    cls = environment_module.LocalEnvironment if original else google_adk.LocalEnvironment
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # ADK marks LocalEnvironment experimental
+        environment = cls(working_dir=tree)
+    loop.run_until_complete(environment.initialize())
+    yield environment
+    loop.run_until_complete(environment.close())
+
+
+@pytest.mark.parametrize("adk_environment", IMPLEMENTATIONS, indirect=True)
+def test_google_adk_read(
+    benchmark: Any, adk_environment: Any, loop: asyncio.AbstractEventLoop, request: Any
+) -> None:
+    _label(benchmark, "google-adk", "read_file 4 KiB", request.node.callspec.id)
+    data = benchmark(lambda: loop.run_until_complete(adk_environment.read_file("src/pkg/m7.py")))
+    assert len(data) == 4200
+
+
+@pytest.mark.parametrize("adk_environment", IMPLEMENTATIONS, indirect=True)
+def test_google_adk_write(
+    benchmark: Any, adk_environment: Any, loop: asyncio.AbstractEventLoop, tree: Path, request: Any
+) -> None:
+    _label(benchmark, "google-adk", "write_file 4 KiB", request.node.callspec.id)
+    path = f"out/adk-{request.node.callspec.id}.txt"
+    data = b"y" * 4096
+    benchmark(lambda: loop.run_until_complete(adk_environment.write_file(path, data)))
+    assert (tree / path).read_bytes() == data
+
+
+@pytest.mark.parametrize("adk_environment", IMPLEMENTATIONS, indirect=True)
+def test_google_adk_list(
+    benchmark: Any, adk_environment: Any, loop: asyncio.AbstractEventLoop, request: Any
+) -> None:
+    """ADK's environment has no listing call: its agents list with a command (``ls``), which
+    the drop-in runs in the kernel sandbox."""
+    _label(benchmark, "google-adk", f"execute ls {FILES} files", request.node.callspec.id)
+    result = benchmark(lambda: loop.run_until_complete(adk_environment.execute("ls src/pkg")))
+    assert len(result.stdout.split()) == FILES
+
+
+# -- crewAI ------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def crewai_tools_of(tree: Path, request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Any:
+    original = pytest.importorskip("crewai_tools")
+    from safefs.integrations import crewai
+
+    monkeypatch.chdir(tree)  # DirectoryReadTool lists under the current directory
+    return original if request.param == "original" else crewai
+
+
+@pytest.mark.parametrize("crewai_tools_of", IMPLEMENTATIONS, indirect=True)
+def test_crewai_read(benchmark: Any, crewai_tools_of: Any, tree: Path, request: Any) -> None:
+    _label(benchmark, "crewai", "FileReadTool 4 KiB", request.node.callspec.id)
+    tool = crewai_tools_of.FileReadTool(base_dir=str(tree))
+    text = benchmark(lambda: tool._run(file_path="src/pkg/m7.py"))
+    assert len(text) == 4200
+
+
+@pytest.mark.parametrize("crewai_tools_of", IMPLEMENTATIONS, indirect=True)
+def test_crewai_write(benchmark: Any, crewai_tools_of: Any, tree: Path, request: Any) -> None:
+    _label(benchmark, "crewai", "FileWriterTool 4 KiB", request.node.callspec.id)
+    tool = crewai_tools_of.FileWriterTool(base_dir=str(tree))
+    args = {"filename": f"crewai-{request.node.callspec.id}.txt", "directory": "out", "content": "y" * 4096}
+    assert benchmark(lambda: tool._run(**args, overwrite=True)).startswith("Content successfully written")
+
+
+@pytest.mark.parametrize("crewai_tools_of", IMPLEMENTATIONS, indirect=True)
+def test_crewai_list(benchmark: Any, crewai_tools_of: Any, request: Any) -> None:
+    _label(benchmark, "crewai", f"DirectoryReadTool {FILES} files", request.node.callspec.id)
+    tool = crewai_tools_of.DirectoryReadTool()
+    text = benchmark(lambda: tool._run(directory="src/pkg"))
+    assert text.count("\n") == FILES

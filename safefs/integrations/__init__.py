@@ -10,6 +10,9 @@ error shape. Each module needs its framework installed (the extra of the same na
   capability (extra ``pydantic-ai``).
 - :mod:`safefs.integrations.langchain`: ``FileManagementToolkit`` and its seven tools (extra
   ``langchain``).
+- :mod:`safefs.integrations.google_adk`: ``LocalEnvironment`` (extra ``google-adk``).
+- :mod:`safefs.integrations.crewai`: ``FileReadTool``, ``FileWriterTool`` and
+  ``DirectoryReadTool`` (extra ``crewai``).
 
 docs/integrations.md has the one-line switch for each, and every difference from the original.
 """

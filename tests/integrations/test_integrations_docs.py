@@ -17,6 +17,12 @@ ORIGINALS = {
         "LocalWorkspace": "pydantic_ai.capabilities",
     },
     "LangChain": {"FileManagementToolkit": "langchain_community.agent_toolkits"},
+    "Google ADK": {"LocalEnvironment": "google.adk.environment"},
+    "crewAI": {
+        "FileReadTool": "crewai_tools",
+        "FileWriterTool": "crewai_tools",
+        "DirectoryReadTool": "crewai_tools",
+    },
 }
 
 

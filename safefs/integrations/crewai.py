@@ -1,0 +1,251 @@
+"""Drop-ins for crewAI's file tools (extra ``crewai``): switch one import::
+
+    from safefs.integrations.crewai import DirectoryReadTool, FileReadTool, FileWriterTool
+
+Each tool subclasses ``crewai_tools``' own, so its name, description, argument schema,
+constructor (``file_path``, ``base_dir``, ``encoding``, ``directory``) and result texts are the
+installed version's. The originals resolve a path with ``realpath``, check that it lies under
+``base_dir`` (the current directory by default) and then open the path string again; here every
+operation goes through a :class:`safefs.Root` on that directory, so a path or a symlink leading
+outside gets the original's own "outside the allowed directory" refusal, whenever the swap
+happens. ``DirectoryReadTool`` walks through :mod:`safefs.workspace`. Every difference from the
+original is listed in docs/integrations.md.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+import threading
+from itertools import islice
+from typing import Any
+
+from crewai_tools import DirectoryReadTool as _OriginalDirectoryReadTool
+from crewai_tools import FileReadTool as _OriginalFileReadTool
+from crewai_tools import FileWriterTool as _OriginalFileWriterTool
+from crewai_tools.security.safe_path import (
+    format_error_for_display,
+    format_path_for_display,
+    format_sandbox_error,
+)
+from crewai_tools.tools.file_writer_tool.file_writer_tool import strtobool
+from pydantic import BaseModel, PrivateAttr
+
+import safefs
+from safefs.workspace.walk import Walk
+
+__all__ = ["DirectoryReadTool", "FileReadTool", "FileWriterTool"]
+
+READ_REMEDY = "Pass base_dir to FileReadTool to allow reading another directory tree."
+WRITE_REMEDY = "Pass base_dir to FileWriterTool to allow writing to another directory tree."
+FILENAME_ESCAPES = "Error: Invalid file path — the filename must not escape the target directory."
+
+
+def _outside(path: str, base_dir: str | None) -> ValueError:
+    """The original's refusal of a path resolving outside ``base_dir``."""
+    return ValueError(f"Path '{format_path_for_display(path, base_dir)}' is outside the allowed directory.")
+
+
+class _Roots:
+    """The roots one tool works through, one per directory name, opened on first use and kept
+    (a directory replaced under the same name afterwards is not followed)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._held: dict[str, safefs.Root] = {}
+
+    def on(self, base_dir: str | None) -> safefs.Root:
+        """The root on ``base_dir``, or on the current directory at the time of the call (as
+        the originals judge against ``os.getcwd()`` per call)."""
+        directory = base_dir if base_dir is not None else os.getcwd()
+        with self._lock:
+            root = self._held.get(directory)
+            if root is None:
+                root = self._held[directory] = safefs.Root(directory)
+            return root
+
+    def close(self) -> None:
+        with self._lock:
+            for root in self._held.values():
+                root.close()
+            self._held.clear()
+
+
+class _HoldsRoots(BaseModel):
+    _roots: _Roots = PrivateAttr(default_factory=_Roots)
+
+    def close(self) -> None:
+        """Release the roots' directory fds (the next call opens them again)."""
+        self._roots.close()
+
+
+class FileReadTool(_HoldsRoots, _OriginalFileReadTool):
+    def _run(
+        self,
+        file_path: str | None = None,
+        start_line: int | None = 1,
+        line_count: int | None = None,
+    ) -> str:
+        start_line = start_line or 1
+        line_count = line_count or None
+        declared = self._declared_realpath
+        if file_path is None and declared is None:
+            return str(super()._run())  # the original's "no file path" error; it opens nothing
+        if file_path is not None and "\0" in file_path:
+            return f"Error: Invalid file path: {format_error_for_display(ValueError('embedded null byte'))}"
+        if file_path is None or (declared is not None and file_path == self._declared_label):
+            # The file the developer declared, trusted outside base_dir as the original trusts it.
+            assert declared is not None
+            root, target = self._roots.on(os.path.dirname(declared)), os.path.basename(declared)
+            display = format_path_for_display(declared, self.base_dir)
+        elif declared is not None and self._resolve_declared(file_path) == declared:
+            root, target = self._roots.on(os.path.dirname(declared)), os.path.basename(declared)
+            display = format_path_for_display(declared, self.base_dir)
+        else:
+            try:
+                root, target = self._roots.on(self.base_dir), file_path
+            except OSError as exc:
+                return f"Error: Failed to read file {file_path}. {format_error_for_display(exc)}"
+            display = format_path_for_display(file_path, self.base_dir)
+        return self._read(root, target, display, start_line, line_count)
+
+    def _resolve_declared(self, file_path: str) -> str | None:
+        """The original's resolution of ``file_path``, only to tell whether it names the declared
+        file (any other path is judged by the root alone)."""
+        try:
+            return str(self._resolve_path(file_path))
+        except ValueError:
+            return None
+
+    def _read(
+        self, root: safefs.Root, target: str, display: str, start_line: int, line_count: int | None
+    ) -> str:
+        try:
+            with root.open(target, "r", encoding=self.encoding) as file:
+                if start_line == 1 and line_count is None:
+                    return str(file.read())
+                start_idx = max(start_line - 1, 0)
+                stop_idx = None if line_count is None else start_idx + line_count
+                selected = list(islice(file, start_idx, stop_idx))
+                if not selected and start_idx > 0:
+                    return f"Error: Start line {start_line} exceeds the number of lines in the file."
+                return "".join(selected)
+        except safefs.PathEscapeError:
+            return "Error: Invalid file path: " + format_sandbox_error(
+                _outside(os.path.join(root.anchors[-1], target), root.anchors[-1]), READ_REMEDY
+            )
+        except FileNotFoundError:
+            return f"Error: File not found at path: {display}"
+        except PermissionError:
+            return f"Error: Permission denied when trying to read file: {display}"
+        except UnicodeDecodeError:
+            return (
+                f"Error: Failed to decode file {display} as {self.encoding}. "
+                f"Pass a different 'encoding' to FileReadTool if the file uses "
+                f"another text encoding."
+            )
+        except Exception as exc:
+            return f"Error: Failed to read file {display}. {format_error_for_display(exc)}"
+
+
+class FileWriterTool(_HoldsRoots, _OriginalFileWriterTool):
+    def _run(
+        self,
+        filename: str,
+        content: str,
+        directory: str | None = "./",
+        overwrite: str | bool = False,
+    ) -> str:
+        directory = directory or "./"
+        try:
+            overwrite_file = strtobool(overwrite)
+        except ValueError as exc:
+            return f"An error occurred while writing to the file: {exc!s}"
+        if "\0" in filename or "\0" in directory:
+            return f"Error: Invalid file path: {format_error_for_display(ValueError('embedded null byte'))}"
+        try:
+            root = self._roots.on(self.base_dir)
+        except OSError as exc:
+            return f"An error occurred while writing to the file: {format_error_for_display(exc)}"
+        return self._write(root, filename, content, directory, overwrite_file)
+
+    def _write(self, root: safefs.Root, filename: str, content: str, directory: str, overwrite: bool) -> str:
+        try:
+            root.resolve(directory)
+        except safefs.PathEscapeError:
+            return "Error: Invalid directory: " + format_sandbox_error(
+                _outside(os.path.join(root.anchors[-1], directory), root.anchors[-1]), WRITE_REMEDY
+            )
+        except OSError:
+            pass  # missing yet: created below
+        # The filename stays inside the target directory: judged lexically here (".." and an
+        # absolute name), and by the directory's own root below (a symlink leading out of it).
+        name = posixpath.normpath(filename) if filename else "."
+        if posixpath.isabs(name) or name == "." or name == ".." or name.startswith("../"):
+            return FILENAME_ESCAPES
+        display = name
+        try:
+            root.mkdir(directory, parents=True, exist_ok=True)
+            with root.opendir(directory) as target_dir:
+                parent = posixpath.dirname(name)
+                if parent:
+                    target_dir.mkdir(parent, parents=True, exist_ok=True)
+                return self._put(target_dir, name, content, overwrite, display)
+        except safefs.PathEscapeError:
+            return FILENAME_ESCAPES
+        except (FileExistsError, NotADirectoryError):
+            return (
+                f"Error: Cannot write to {display} because a file already exists where a directory is needed."
+            )
+        except OSError as exc:
+            return f"Error: Could not create the directory for {display}. {format_error_for_display(exc)}"
+
+    def _put(self, target_dir: safefs.Root, name: str, content: str, overwrite: bool, display: str) -> str:
+        exists = f"File {display} already exists and overwrite option was not passed."
+        try:
+            if overwrite:
+                target_dir.write_bytes(name, content.encode(self.encoding))
+            else:
+                with target_dir.open(name, "x", encoding=self.encoding) as file:
+                    file.write(content)
+        except FileExistsError:
+            return exists
+        except safefs.PathEscapeError:
+            return FILENAME_ESCAPES
+        except Exception as exc:
+            return f"An error occurred while writing to the file: {format_error_for_display(exc)}"
+        return f"Content successfully written to {display}"
+
+
+class DirectoryReadTool(_HoldsRoots, _OriginalDirectoryReadTool):
+    def _run(self, **kwargs: Any) -> Any:
+        directory: str | None = kwargs.get("directory", self.directory)
+        if directory is None:
+            raise ValueError("Directory must be provided.")
+        root = self._roots.on(None)
+        try:
+            rel = root.resolve(directory)
+        except safefs.PathEscapeError:
+            raise _outside(os.path.join(root.anchors[-1], directory), root.anchors[-1]) from None
+        except OSError:
+            rel = None
+        if rel is None or not root.is_dir(rel):
+            raise ValueError(f"Path '{directory}' is not a directory.")
+        # Listed under the directory's real path, as the original's realpath names it.
+        base = root.anchors[-1] if rel == "." else posixpath.join(root.anchors[-1], rel)
+        files = [
+            posixpath.join(base, entry.rel)
+            for entry in Walk(root, rel, max_depth=None, ignore=False, skip_git=False)
+            if entry.kind != "dir" and not _leads_to_directory(root, entry)
+        ]
+        return "File paths: \n-" + "\n- ".join(files)
+
+
+def _leads_to_directory(root: safefs.Root, entry: Any) -> bool:
+    """A symlink to a directory is a directory for ``os.walk`` (not listed with the files)."""
+    if entry.kind != "link":
+        return False
+    try:
+        return root.is_dir(entry.path)
+    except OSError:
+        return False
