@@ -1,0 +1,417 @@
+"""Drop-in for agno's ``FileTools`` (extra ``agno``): switch one import::
+
+    from safefs.integrations.agno import FileTools
+
+:class:`FileTools` subclasses ``agno.tools.file.FileTools``: the same constructor (``base_dir``,
+the ``enable_*`` switches, ``max_file_length``, ``max_file_lines``, ``line_separator``,
+``exclude_patterns``, ``expose_base_directory``, ``all``), the same tool functions with the same
+signatures and docstrings (so the same schemas an agent sees) and the same result strings. The
+original checks a path by resolving it (``safe_join_relative_path``: realpath, then
+``relative_to``) and then opens the resolved path string again; here every file operation goes
+through a :class:`safefs.Root` on ``base_dir``, so a path or a symlink leading outside gets the
+original's own refusal (``"Error reading file"``, ``"Error saving file"``, ``"Incorrect
+file_name"``, ``"{}"``), whenever the swap happens. Listing and searching walk through
+:mod:`safefs.workspace`; ``search_files`` patterns are matched by RE2 in linear time. Error texts
+name the path as the model gave it, never the host path of ``base_dir``. Every difference from
+the original is listed in docs/integrations.md.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import posixpath
+import stat
+import time
+import unicodedata
+from collections.abc import Callable
+from pathlib import Path, PureWindowsPath
+from typing import Any, TypeVar
+
+from agno.exceptions import PathSecurityError
+from agno.tools.file import TEXT_EXTENSIONS
+from agno.tools.file import FileTools as _Original
+
+# The original's own size and snippet formatting for search_content, so its results are the
+# installed version's (module helpers of the public agno.tools.file.file, not a private module).
+from agno.tools.file.file import _extract_snippet, _format_size
+from agno.utils.log import log_debug as _agno_log_debug
+from agno.utils.log import log_error as _agno_log_error
+from agno.utils.path_safety import sanitize_filename
+
+import safefs
+from safefs.integrations._lazy_root import LazyRoot
+from safefs.workspace.errors import WorkspaceError
+from safefs.workspace.limits import MAX_ENTRIES
+from safefs.workspace.patterns import compile_glob, glob_depth, matches
+from safefs.workspace.search import SEARCH_SECONDS
+from safefs.workspace.walk import Entry, Walk
+
+__all__ = ["FileTools"]
+
+CONTENT_SEARCH_BYTES = 500 * 1024  # the original searches text files up to this size
+MAX_BYTES_PER_CHAR = 4  # no codec spends more on one character: a longer file is too long unread
+
+_T = TypeVar("_T")
+# agno's own log calls (the original logs the same events; nothing logged reaches the model).
+log_debug: Callable[[str], None] = _agno_log_debug
+log_error: Callable[[str], None] = _agno_log_error
+
+
+class _Refused(Exception):
+    """The path leads outside ``base_dir`` or is one agno's path rules refuse."""
+
+
+def agent_path(subpath: str) -> str:
+    """``subpath`` as agno's ``safe_join_relative_path`` spells it before resolving it (NFKC,
+    ``\\`` as ``/``, each name sanitized by agno's own ``sanitize_filename``); ``_Refused`` where
+    those rules refuse it. Nothing is resolved here: the root judges where it leads."""
+    if not subpath or not subpath.strip():
+        raise _Refused(subpath)
+    spelled = unicodedata.normalize("NFKC", subpath)
+    windows = PureWindowsPath(spelled)
+    if windows.drive or windows.is_absolute():
+        raise _Refused(subpath)
+    names = []
+    for name in spelled.replace("\\", "/").split("/"):
+        if name not in ("", ".", ".."):
+            try:
+                name = sanitize_filename(name)  # one name, no separator: agno's segment rule
+            except PathSecurityError:
+                raise _Refused(subpath) from None
+        names.append(name)
+    return "/".join(names)
+
+
+def _hidden(exc: OSError) -> OSError:
+    """``exc`` without a file name: opening ``base_dir`` itself failed, and its host path is
+    not for the model."""
+    return type(exc)(exc.errno, exc.strerror) if exc.errno is not None else exc
+
+
+class FileTools(_Original):
+    """agno's ``FileTools``, every file operation through a :class:`safefs.Root` on ``base_dir``
+    (opened on the first call and kept; ``close()`` releases its directory fd)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._safefs_root = LazyRoot(str(self.base_dir))
+
+    def close(self) -> None:
+        """Release the root's directory fd (the next call opens it again)."""
+        self._safefs_root.close()
+
+    # -- the root --------------------------------------------------------------------------
+
+    def _root(self) -> safefs.Root:
+        try:
+            return self._safefs_root.get()
+        except OSError as exc:
+            raise _hidden(exc) from None
+
+    def _canonical(self, name: str) -> str:
+        """The root-relative path ``name`` designates, its final symlink followed as the
+        original's ``resolve()`` follows it; ``_Refused`` when it leads outside. A path that
+        cannot be resolved (a file where a directory is needed) is left for the operation to
+        report in its own words."""
+        rel = agent_path(name)
+        try:
+            return str(self._root().resolve(rel))
+        except safefs.PathEscapeError:
+            raise _Refused(name) from None
+        except OSError:
+            return rel
+
+    def _confined(self, work: Callable[[safefs.Root], _T]) -> _T:
+        """``work(root)``; a PathEscapeError (a swap during the call) is a refusal."""
+        try:
+            return work(self._root())
+        except safefs.PathEscapeError as exc:
+            raise _Refused(str(exc.filename)) from None
+
+    def _text(self, root: safefs.Root, rel: str, encoding: str, errors: str = "strict") -> str:
+        """The file decoded as ``Path.read_text`` decodes it (universal newlines)."""
+        return io.TextIOWrapper(io.BytesIO(root.read_bytes(rel)), encoding=encoding, errors=errors).read()
+
+    def _listed(self, rel: str) -> bool:
+        """Whether a found entry is one the original lists: a path agno's rules accept, not
+        excluded by ``exclude_patterns``, and (a symlink) leading inside."""
+        try:
+            agent_path(rel)
+        except _Refused:
+            return False
+        return not self._is_excluded(self.base_dir / rel)
+
+    def _leads_inside(self, root: safefs.Root, entry: Entry) -> bool:
+        if entry.kind != "link":
+            return True
+        try:
+            root.resolve(entry.real)
+        except safefs.PathEscapeError:
+            return False
+        except OSError:
+            return True  # a dangling link inside: the original's resolve() keeps it too
+        return True
+
+    # -- the tools -------------------------------------------------------------------------
+
+    def save_file(
+        self, contents: str, file_name: str, overwrite: bool = True, encoding: str = "utf-8"
+    ) -> str:
+        try:
+            rel = self._canonical(file_name)
+
+            def save(root: safefs.Root) -> str:
+                log_debug(f"Saving contents to {rel}")
+                parent = posixpath.dirname(rel)
+                if parent:
+                    root.mkdir(parent, parents=True, exist_ok=True)
+                if root.exists(rel) and not overwrite:
+                    return f"File {file_name} already exists"
+                root.write_text(rel, contents, encoding=encoding)
+                return str(file_name)
+
+            return self._confined(save)
+        except _Refused:
+            log_error(f"Attempted to save file: {file_name}")
+            return "Error saving file"
+        except Exception as e:
+            log_error(f"Error saving to file: {e!s}")
+            return f"Error saving to file: {e}"
+
+    def read_file_chunk(self, file_name: str, start_line: int, end_line: int, encoding: str = "utf-8") -> str:
+        try:
+            log_debug(f"Reading file: {file_name}")
+            rel = self._canonical(file_name)
+            contents = self._confined(lambda root: self._text(root, rel, encoding))
+            lines = contents.split(self.line_separator)
+            return self.line_separator.join(lines[start_line : end_line + 1])
+        except _Refused:
+            log_error(f"Attempted to read file: {file_name}")
+            return "Error reading file"
+        except Exception as e:
+            log_error(f"Error reading file: {e!s}")
+            return f"Error reading file: {e}"
+
+    def replace_file_chunk(
+        self, file_name: str, start_line: int, end_line: int, chunk: str, encoding: str = "utf-8"
+    ) -> str:
+        try:
+            log_debug(f"Patching file: {file_name}")
+            if start_line < 0 or end_line < start_line:
+                return "Error patching file: require 0 <= start_line <= end_line"
+            rel = self._canonical(file_name)
+            contents = self._confined(lambda root: self._text(root, rel, encoding))
+            lines = contents.split(self.line_separator)
+            # A trailing separator ends the last line; its empty split element is kept so the
+            # file keeps its terminator.
+            line_count = len(lines) - 1 if lines[-1] == "" else len(lines)
+            if end_line >= line_count:
+                return f"Error patching file: end_line must be less than {line_count}"
+            patched = [*lines[0:start_line], chunk, *lines[end_line + 1 :]]
+            return self.save_file(
+                file_name=file_name, contents=self.line_separator.join(patched), encoding=encoding
+            )
+        except _Refused:
+            log_error(f"Attempted to read file: {file_name}")
+            return "Error reading file"
+        except Exception as e:
+            log_error(f"Error patching file: {e!s}")
+            return f"Error patching file: {e}"
+
+    def read_file(self, file_name: str, encoding: str = "utf-8") -> str:
+        too_long = "Error reading file: file too long. Use read_file_chunk instead"
+        try:
+            log_debug(f"Reading file: {file_name}")
+            rel = self._canonical(file_name)
+
+            def read(root: safefs.Root) -> str | None:
+                # More bytes than any codec needs for max_file_length characters: too long
+                # however it decodes, and never read into memory.
+                if root.stat(rel).st_size > MAX_BYTES_PER_CHAR * self.max_file_length:
+                    return None
+                return self._text(root, rel, encoding)
+
+            contents = self._confined(read)
+            if contents is None or len(contents) > self.max_file_length:
+                return too_long
+            if len(contents.split(self.line_separator)) > self.max_file_lines:
+                return too_long
+            return str(contents)
+        except _Refused:
+            log_error(f"Attempted to read file: {file_name}")
+            return "Error reading file"
+        except Exception as e:
+            log_error(f"Error reading file: {e!s}")
+            return f"Error reading file: {e}"
+
+    def delete_file(self, file_name: str) -> str:
+        try:
+            rel = self._canonical(file_name)
+
+            def delete(root: safefs.Root) -> str:
+                if root.is_dir(rel):
+                    root.rmdir(rel)
+                else:
+                    root.remove(rel)
+                return ""
+
+            return self._confined(delete)
+        except _Refused:
+            log_error(f"Attempt to delete file outside base_dir: {file_name}")
+            return "Incorrect file_name"
+        except Exception as e:
+            log_error(f"Error removing {file_name}: {e!s}")
+            return f"Error removing file: {e}"
+
+    def list_files(self, directory: str = ".") -> str:
+        try:
+            rel = self._canonical(directory) if directory else "."
+            log_debug(f"Reading files in : {rel}")
+
+            def listing(root: safefs.Root) -> list[str]:
+                if not root.is_dir(rel):
+                    root.listdir(rel)  # the error iterdir() raises, naming the path as given
+                walk = Walk(root, rel, max_depth=1, ignore=False, skip_git=False)
+                return [
+                    entry.real
+                    for entry in walk
+                    if self._listed(entry.real) and self._leads_inside(root, entry)
+                ]
+
+            return json.dumps(self._confined(listing), indent=4)
+        except _Refused:
+            return "{}"
+        except Exception as e:
+            log_error(f"Error reading files: {e!s}")
+            return f"Error reading files: {e}"
+
+    def search_files(self, pattern: str) -> str:
+        try:
+            if not pattern or not pattern.strip():
+                return "Error: Pattern cannot be empty"
+            if pattern.startswith("/"):
+                raise NotImplementedError("Non-relative patterns are unsupported")  # pathlib's glob
+            log_debug(f"Searching files with pattern {pattern}")
+            # Matched by RE2 in linear time, however the model spells the pattern.
+            regex = compile_glob(pattern)
+
+            def search(root: safefs.Root) -> list[str]:
+                walk = Walk(
+                    root,
+                    ".",
+                    max_depth=glob_depth(pattern),
+                    ignore=False,
+                    skip_git=False,
+                    hide=lambda entry: not self._listed(entry.real),
+                    deadline=_deadline(),
+                )
+                found = []
+                for entry in walk:
+                    if matches(regex, entry.rel) and self._leads_inside(root, entry):
+                        found.append(entry.real)
+                        if len(found) >= MAX_ENTRIES:
+                            break
+                return found
+
+            matching = self._confined(search)
+            result: dict[str, Any]
+            if self.expose_base_directory:
+                file_paths = [str(self.base_dir / rel) for rel in matching]
+                result = {
+                    "pattern": pattern,
+                    "matches_found": len(file_paths),
+                    "base_directory": str(self.base_dir),
+                    "files": file_paths,
+                }
+            else:
+                result = {"pattern": pattern, "matches_found": len(matching), "files": matching}
+            log_debug(f"Found {len(matching)} files matching pattern {pattern}")
+            return json.dumps(result, indent=2)
+        except (WorkspaceError, _Refused) as e:
+            return f"Error searching files with pattern '{pattern}': {e}"
+        except Exception as e:
+            error_msg = f"Error searching files with pattern '{pattern}': {e}"
+            log_error(error_msg)
+            return error_msg
+
+    def search_content(self, query: str, directory: str | None = None, limit: int = 10) -> str:
+        try:
+            if not query or not query.strip():
+                return "Error: Query cannot be empty"
+            try:
+                start = self._canonical(directory) if directory else "."
+            except _Refused:
+                log_error(f"Attempted to search outside base directory: {directory}")
+                return "Error: Directory is outside the allowed base directory"
+            if not self._confined(lambda root: root.is_dir(start)):
+                return f"Error: '{directory}' is not a directory"
+            log_debug(f"Searching file contents in {start} for '{query}'")
+            matches_found = self._confined(lambda root: self._content_matches(root, start, query, limit))
+            result = {"query": query, "matches_found": len(matches_found), "files": matches_found}
+            log_debug(f"Found {len(matches_found)} files containing '{query}'")
+            return json.dumps(result, indent=2)
+        except Exception as e:
+            error_msg = f"Error searching content for '{query}': {e}"
+            log_error(error_msg)
+            return error_msg
+
+    def _content_matches(self, root: safefs.Root, start: str, query: str, limit: int) -> list[dict[str, Any]]:
+        """The first ``limit`` text files under ``start`` holding ``query`` (case-insensitive),
+        in the walk's order: files and symlinks to files inside, as ``os.walk`` lists them."""
+        lower_query = query.lower()
+        found: list[dict[str, Any]] = []
+        walk = Walk(
+            root,
+            start,
+            ignore=False,
+            skip_git=False,
+            hide=lambda entry: self._is_excluded(self.base_dir / entry.real),
+            deadline=_deadline(),
+        )
+        for entry in walk:
+            if len(found) >= limit:
+                break
+            if entry.kind not in ("file", "link") or not self._listed(entry.real):
+                continue
+            if Path(entry.name).suffix.lower() not in TEXT_EXTENSIONS:
+                continue
+            try:
+                st = root.stat(entry.real)
+            except OSError:
+                continue  # a link leading outside or nowhere: the original skips it too
+            if not stat.S_ISREG(st.st_mode) or st.st_size > CONTENT_SEARCH_BYTES:
+                continue
+            try:
+                content = self._text(root, entry.real, "utf-8", errors="ignore")
+            except (OSError, ValueError):
+                continue
+            if lower_query in content.lower():
+                found.append(
+                    {
+                        "file": entry.real,
+                        "size": _format_size(st.st_size),
+                        "snippet": _extract_snippet(content, query),
+                    }
+                )
+        return found
+
+
+def _deadline() -> float:
+    return time.monotonic() + SEARCH_SECONDS
+
+
+# The tool functions' docstrings are the installed original's: agno builds each tool's
+# description and argument schema from them, so the model sees exactly what it sees there.
+TOOLS = (
+    "save_file",
+    "read_file",
+    "list_files",
+    "search_files",
+    "delete_file",
+    "read_file_chunk",
+    "replace_file_chunk",
+    "search_content",
+)
+for _name in TOOLS:
+    getattr(FileTools, _name).__doc__ = getattr(_Original, _name).__doc__
