@@ -1,21 +1,10 @@
-# mypy: allow-untyped-defs, allow-untyped-calls, allow-incomplete-defs
+# mypy: allow-untyped-defs, allow-untyped-calls, allow-incomplete-defs, disable-error-code="attr-defined"
 """agno's own tests of ``FileTools`` (``libs/agno/tests/unit/tools/test_filetools.py``), with the
 import switched to ``safefs.integrations.agno`` and every expected result unchanged.
 
 ``test_check_escape`` runs where the installed original has ``check_escape`` (agno 2.x; 3.x
 removed it): the drop-in inherits it unchanged.
 """
-
-import pytest
-
-pytest.importorskip("agno.tools.file")
-
-import agno.tools.file
-
-NO_CHECK_ESCAPE = pytest.mark.skipif(
-    not hasattr(agno.tools.file.FileTools, "check_escape"),
-    reason="the installed agno's FileTools has no check_escape (removed in agno 3)",
-)
 
 import json
 import sys
@@ -24,7 +13,16 @@ from pathlib import Path
 
 import pytest
 
+pytest.importorskip("agno.tools.file")
+
+import agno.tools.file
+
 from safefs.integrations.agno import FileTools
+
+NO_CHECK_ESCAPE = pytest.mark.skipif(
+    not hasattr(agno.tools.file.FileTools, "check_escape"),
+    reason="the installed agno's FileTools has no check_escape (removed in agno 3)",
+)
 
 
 def test_save_and_read_file():
