@@ -88,6 +88,7 @@ class Integration:
     tests: tuple[str, ...]
     project: str = "."
     own_env: bool = False
+    test_requires: tuple[str, ...] = ()
 
     def requirement(self) -> Requirement:
         """The requirement on ``package`` that declares the supported range."""
@@ -124,7 +125,8 @@ class Integration:
     def wanted(self) -> list[str]:
         """What its environment installs, as pip arguments (before any constraints)."""
         project = f".[{self.extra}]" if self.extra else "."
-        return ["-e", project, *(arg for n in NEIGHBOURS for arg in ("-e", n)), *tools_for_tests()]
+        neighbours = (arg for n in NEIGHBOURS for arg in ("-e", n))
+        return ["-e", project, *neighbours, *tools_for_tests(), *self.test_requires]
 
 
 def lower_bound(requirement: Requirement, name: str) -> str:
@@ -139,7 +141,7 @@ def load(path: Path = COMPAT) -> list[Integration]:
         tables = tomllib.load(f)
     found = []
     for name, table in tables.items():
-        unknown = set(table) - {"extra", "package", "tests", "project", "own_env"}
+        unknown = set(table) - {"extra", "package", "tests", "project", "own_env", "test_requires"}
         if unknown:
             raise ValueError(f"[{name}]: unknown keys {sorted(unknown)}")
         found.append(
@@ -150,6 +152,7 @@ def load(path: Path = COMPAT) -> list[Integration]:
                 tuple(table["tests"]),
                 table.get("project", "."),
                 bool(table.get("own_env", False)),
+                tuple(table.get("test_requires", ())),
             )
         )
     return found

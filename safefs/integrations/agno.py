@@ -164,7 +164,7 @@ class FileTools(_Original):
             def save(root: safefs.Root) -> str:
                 log_debug(f"Saving contents to {rel}")
                 parent = posixpath.dirname(rel)
-                if parent:
+                if parent and not root.exists(parent):  # as the original, which asks first
                     root.mkdir(parent, parents=True, exist_ok=True)
                 if root.exists(rel) and not overwrite:
                     return f"File {file_name} already exists"
@@ -258,7 +258,7 @@ class FileTools(_Original):
 
             return self._confined(delete)
         except _Refused:
-            log_error(f"Attempt to delete file outside base_dir: {file_name}")
+            log_error(f"Attempt to delete file outside {self.base_dir}: {file_name}")
             return "Incorrect file_name"
         except Exception as e:
             log_error(f"Error removing {file_name}: {e!s}")
