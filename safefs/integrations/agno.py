@@ -401,8 +401,8 @@ def _deadline() -> float:
     return time.monotonic() + SEARCH_SECONDS
 
 
-# The tool functions' docstrings are the installed original's: agno builds each tool's
-# description and argument schema from them, so the model sees exactly what it sees there.
+# The tool functions' docstrings and annotations are the installed original's: agno builds each
+# tool's description and argument schema from them, so the model sees exactly what it sees there.
 TOOLS = (
     "save_file",
     "read_file",
@@ -414,4 +414,6 @@ TOOLS = (
     "search_content",
 )
 for _name in TOOLS:
-    getattr(FileTools, _name).__doc__ = getattr(_Original, _name).__doc__
+    _ours, _theirs = getattr(FileTools, _name), getattr(_Original, _name)
+    _ours.__doc__ = _theirs.__doc__
+    _ours.__annotations__ = dict(_theirs.__annotations__)

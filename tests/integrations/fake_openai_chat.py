@@ -1,8 +1,8 @@
 """A stand-in for an OpenAI-compatible Chat Completions API on 127.0.0.1 (``POST
 /v1/chat/completions``, not streamed), answered from a fixed list of tool calls. A turn is chosen
 by how many tool results the request carries; each call names its tool by a word the
-framework's tool name contains (frameworks rename tools for the API), matched against the
-request's ``tools``. Past the list the model answers with ``final_text``. Requests are kept for
+framework's tool name contains (frameworks rename tools for the API), or equals, matched
+against the request's ``tools``. Past the list the model answers with ``final_text``. Requests are kept for
 the test; one the server cannot answer is HTTP 400, which the SDK raises."""
 
 from __future__ import annotations
@@ -44,7 +44,8 @@ class FakeChat(JsonServer):
         if made < len(self.calls):
             word, args = self.calls[made]
             names = [t["function"]["name"] for t in body.get("tools", [])]
-            matching = [n for n in names if word.lower() in n.lower()]
+            # A name equal to the word, else the names containing it.
+            matching = [n for n in names if n == word] or [n for n in names if word.lower() in n.lower()]
             if len(matching) != 1:
                 raise ValueError(f"no single tool named like {word!r} among {names}")
             call = {
