@@ -7,6 +7,9 @@
 - ``langchain-file-tools``: langchain-community's ``read_file``, ``write_file`` and
   ``list_directory`` tools with ``root_dir``: resolve, check, then open the path string;
   ``safefs-langchain-file-tools``: the drop-ins.
+- ``agno-file-tools``: agno's ``FileTools`` (``read_file``, ``save_file``, ``list_files``) on
+  ``base_dir``: resolve, check, then open the resolved path string;
+  ``safefs-agno-file-tools``: the drop-in.
 
 Each operation is one real call of the framework's API (the async backend driven on one event
 loop; the tools through ``BaseTool.run``, as an agent calls them). A tool's ``Error...`` result
@@ -16,6 +19,7 @@ is a refusal, raised as ``PermissionError``.
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 from typing import Any
 
@@ -112,3 +116,47 @@ class LangchainFileTools(Strategy):
             closer = getattr(tool, "close", None)
             if closer is not None:
                 closer()
+
+
+class AgnoFileTools(Strategy):
+    """agno's ``FileTools`` ``read_file``, ``save_file`` and ``list_files``, or safefs's."""
+
+    REFUSALS = ("Error", "{}")  # the tools' refusal and failure texts
+
+    def __init__(self, root: str, implementation: str) -> None:
+        _require("agno.tools.file", "agno")
+        from pathlib import Path
+
+        if implementation == "original":
+            from agno.tools.file import FileTools
+        else:
+            from safefs.integrations.agno import FileTools  # type: ignore[assignment]
+        self._tools: Any = FileTools(base_dir=Path(root), exclude_patterns=[])
+
+    def _checked(self, text: str) -> str:
+        if text.startswith(self.REFUSALS):
+            raise PermissionError(text)
+        return text
+
+    def read(self, rel: str) -> bytes:
+        return self._checked(self._tools.read_file(file_name=rel)).encode("utf-8")
+
+    def write(self, rel: str, data: bytes) -> None:
+        text = self._tools.save_file(contents=data.decode("utf-8"), file_name=rel)
+        if text != rel:
+            raise PermissionError(text)
+
+    def stat(self, rel: str) -> os.stat_result:
+        raise OSError("FileTools has no stat of its own")
+
+    def listdir(self, rel: str) -> list[str]:
+        found: list[str] = json.loads(self._checked(self._tools.list_files(directory=rel)))
+        return [name.rsplit("/", 1)[-1] for name in found]
+
+    def makedirs(self, rel: str) -> None:
+        raise OSError("FileTools makes directories only as parents of a file it saves")
+
+    def close(self) -> None:
+        closer = getattr(self._tools, "close", None)
+        if closer is not None:
+            closer()

@@ -1,0 +1,69 @@
+"""agno's ``FileTools`` and safefs's drop-in as contest strategies: each reads, writes and lists
+through real calls of the toolkit, refuses a path outside as agno does, and the drop-in lets
+nothing out of a short race."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("safefs_bench")
+
+from safefs import capabilities
+from safefs_bench.race import race_strategy
+from safefs_bench.strategies import (
+    AGNO_FILE_TOOLS,
+    CONTEST_STRATEGIES,
+    DESCRIPTIONS,
+    FRAMEWORK_STRATEGIES,
+    SAFEFS_AGNO_FILE_TOOLS,
+    Strategy,
+    StrategyUnavailable,
+    open_strategy,
+)
+
+AGNO = [AGNO_FILE_TOOLS, SAFEFS_AGNO_FILE_TOOLS]
+
+
+def _opened(name: str, work: Path) -> Strategy:
+    try:
+        return open_strategy(name, str(work))
+    except StrategyUnavailable as exc:
+        assert "safefs[agno]" in str(exc)
+        pytest.skip(str(exc))
+
+
+@pytest.mark.parametrize("name", AGNO)
+def test_each_reads_writes_lists_and_refuses_as_agno_does(name: str, tmp_path: Path) -> None:
+    work = tmp_path / "work"
+    (work / "d").mkdir(parents=True)
+    (work / "d" / "f").write_bytes(b"inside\nsecond line\n")
+    (tmp_path / "secret").write_bytes(b"outside\n")
+    assert name in FRAMEWORK_STRATEGIES and name in CONTEST_STRATEGIES and DESCRIPTIONS[name]
+    with _opened(name, work) as s:
+        assert s.read("d/f") == b"inside\nsecond line\n"
+        s.write("d/new", b"written\n")
+        s.write("d/new", b"written again\n")
+        assert (work / "d" / "new").read_bytes() == b"written again\n"
+        assert sorted(s.listdir("d")) == ["f", "new"]
+        with pytest.raises(PermissionError, match=r"^Error reading file$"):
+            s.read("../secret")
+        with pytest.raises(PermissionError, match=r"^Error saving file$"):
+            s.write("../planted", b"x")
+        with pytest.raises(PermissionError, match=r"^\{\}$"):
+            s.listdir("..")
+    assert not (tmp_path / "planted").exists()
+
+
+@pytest.mark.skipif(
+    not sys.platform.startswith("linux") or not capabilities().renameat2, reason="the attack needs renameat2"
+)
+def test_the_drop_in_does_not_escape_a_short_race(tmp_path: Path) -> None:
+    _opened(SAFEFS_AGNO_FILE_TOOLS, tmp_path).close()
+    for op in ("read", "write"):
+        counts = race_strategy(SAFEFS_AGNO_FILE_TOOLS, op, 0.5, "dir")
+        print(f"{SAFEFS_AGNO_FILE_TOOLS} {op}: {counts.escapes} escapes / {counts.attempts} attempts")
+        assert counts.escapes == 0
+        assert counts.attempts > 0
