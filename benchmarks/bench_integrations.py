@@ -10,6 +10,7 @@ that has it (and ``./safefs_bench``, which ``benchmarks/conftest.py`` imports)::
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -216,3 +217,39 @@ def test_crewai_list(benchmark: Any, crewai_tools_of: Any, request: Any) -> None
     tool = crewai_tools_of.DirectoryReadTool()
     text = benchmark(lambda: tool._run(directory="src/pkg"))
     assert text.count("\n") == FILES
+
+
+# -- agno --------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def agno_file_tools(tree: Path, request: pytest.FixtureRequest) -> Iterator[Any]:
+    original = pytest.importorskip("agno.tools.file")
+    from safefs.integrations import agno
+
+    cls = original.FileTools if request.param == "original" else agno.FileTools
+    tools = cls(base_dir=tree)
+    yield tools
+    if request.param == "safefs":
+        tools.close()
+
+
+@pytest.mark.parametrize("agno_file_tools", IMPLEMENTATIONS, indirect=True)
+def test_agno_read(benchmark: Any, agno_file_tools: Any, request: Any) -> None:
+    _label(benchmark, "agno", "read_file 4 KiB", request.node.callspec.id)
+    text = benchmark(lambda: agno_file_tools.read_file(file_name="src/pkg/m7.py"))
+    assert len(text) == 4200
+
+
+@pytest.mark.parametrize("agno_file_tools", IMPLEMENTATIONS, indirect=True)
+def test_agno_write(benchmark: Any, agno_file_tools: Any, request: Any) -> None:
+    _label(benchmark, "agno", "save_file 4 KiB", request.node.callspec.id)
+    name = f"out/agno-{request.node.callspec.id}.txt"
+    assert benchmark(lambda: agno_file_tools.save_file(contents="y" * 4096, file_name=name)) == name
+
+
+@pytest.mark.parametrize("agno_file_tools", IMPLEMENTATIONS, indirect=True)
+def test_agno_list(benchmark: Any, agno_file_tools: Any, request: Any) -> None:
+    _label(benchmark, "agno", f"list_files {FILES} files", request.node.callspec.id)
+    text = benchmark(lambda: agno_file_tools.list_files(directory="src/pkg"))
+    assert len(json.loads(text)) == FILES
