@@ -129,6 +129,23 @@ class FileTools(_Original):
         except safefs.PathEscapeError as exc:
             raise _Refused(str(exc.filename)) from None
 
+    def _read_text(self, file_name: str, encoding: str) -> str:
+        """The file's text, as ``Path.read_text`` decodes it."""
+        rel = self._canonical(file_name)
+        return self._confined(lambda root: self._text(root, rel, encoding))
+
+    def _read_text_within(self, file_name: str, encoding: str, max_chars: int) -> str | None:
+        """``_read_text``, or None, unread, when the file has more bytes than any codec spends
+        on ``max_chars`` characters (too long however it decodes)."""
+        rel = self._canonical(file_name)
+
+        def read(root: safefs.Root) -> str | None:
+            if root.stat(rel).st_size > MAX_BYTES_PER_CHAR * max_chars:
+                return None
+            return self._text(root, rel, encoding)
+
+        return self._confined(read)
+
     def _text(self, root: safefs.Root, rel: str, encoding: str, errors: str = "strict") -> str:
         """The file decoded as ``Path.read_text`` decodes it (universal newlines)."""
         return io.TextIOWrapper(io.BytesIO(root.read_bytes(rel)), encoding=encoding, errors=errors).read()
@@ -153,16 +170,33 @@ class FileTools(_Original):
             return True  # a dangling link inside: the original's resolve() keeps it too
         return True
 
+    def _answer(self, work: Callable[[], str], refused: tuple[str, str], failed: tuple[str, str]) -> str:
+        """``work()``, or the original's answers: ``refused`` (what it logs, if anything, and
+        what it returns) for a path leading outside, ``failed`` (the prefixes it logs and returns, before the
+        error) for any other failure."""
+        try:
+            return work()
+        except _Refused:
+            if refused[0]:
+                log_error(refused[0])
+            return refused[1]
+        except Exception as e:
+            log_error(f"{failed[0]}: {e!s}")
+            return f"{failed[1]}: {e}"
+
+    def _read_refused(self, file_name: str) -> tuple[str, str]:
+        return f"Attempted to read file: {file_name}", "Error reading file"
+
     # -- the tools -------------------------------------------------------------------------
 
     def save_file(
         self, contents: str, file_name: str, overwrite: bool = True, encoding: str = "utf-8"
     ) -> str:
-        try:
+        def save() -> str:
             rel = self._canonical(file_name)
+            log_debug(f"Saving contents to {rel}")
 
-            def save(root: safefs.Root) -> str:
-                log_debug(f"Saving contents to {rel}")
+            def write(root: safefs.Root) -> str:
                 parent = posixpath.dirname(rel)
                 if parent and not root.exists(parent):  # as the original, which asks first
                     root.mkdir(parent, parents=True, exist_ok=True)
@@ -171,38 +205,28 @@ class FileTools(_Original):
                 root.write_text(rel, contents, encoding=encoding)
                 return str(file_name)
 
-            return self._confined(save)
-        except _Refused:
-            log_error(f"Attempted to save file: {file_name}")
-            return "Error saving file"
-        except Exception as e:
-            log_error(f"Error saving to file: {e!s}")
-            return f"Error saving to file: {e}"
+            return self._confined(write)
+
+        refused = (f"Attempted to save file: {file_name}", "Error saving file")
+        return self._answer(save, refused, ("Error saving to file", "Error saving to file"))
 
     def read_file_chunk(self, file_name: str, start_line: int, end_line: int, encoding: str = "utf-8") -> str:
-        try:
+        def chunk() -> str:
             log_debug(f"Reading file: {file_name}")
-            rel = self._canonical(file_name)
-            contents = self._confined(lambda root: self._text(root, rel, encoding))
-            lines = contents.split(self.line_separator)
+            lines = self._read_text(file_name, encoding).split(self.line_separator)
             return self.line_separator.join(lines[start_line : end_line + 1])
-        except _Refused:
-            log_error(f"Attempted to read file: {file_name}")
-            return "Error reading file"
-        except Exception as e:
-            log_error(f"Error reading file: {e!s}")
-            return f"Error reading file: {e}"
+
+        failed = ("Error reading file", "Error reading file")
+        return self._answer(chunk, self._read_refused(file_name), failed)
 
     def replace_file_chunk(
         self, file_name: str, start_line: int, end_line: int, chunk: str, encoding: str = "utf-8"
     ) -> str:
-        try:
+        def replace() -> str:
             log_debug(f"Patching file: {file_name}")
             if start_line < 0 or end_line < start_line:
                 return "Error patching file: require 0 <= start_line <= end_line"
-            rel = self._canonical(file_name)
-            contents = self._confined(lambda root: self._text(root, rel, encoding))
-            lines = contents.split(self.line_separator)
+            lines = self._read_text(file_name, encoding).split(self.line_separator)
             # A trailing separator ends the last line; its empty split element is kept so the
             # file keeps its terminator.
             line_count = len(lines) - 1 if lines[-1] == "" else len(lines)
@@ -212,79 +236,55 @@ class FileTools(_Original):
             return self.save_file(
                 file_name=file_name, contents=self.line_separator.join(patched), encoding=encoding
             )
-        except _Refused:
-            log_error(f"Attempted to read file: {file_name}")
-            return "Error reading file"
-        except Exception as e:
-            log_error(f"Error patching file: {e!s}")
-            return f"Error patching file: {e}"
+
+        failed = ("Error patching file", "Error patching file")
+        return self._answer(replace, self._read_refused(file_name), failed)
 
     def read_file(self, file_name: str, encoding: str = "utf-8") -> str:
-        too_long = "Error reading file: file too long. Use read_file_chunk instead"
-        try:
+        def read() -> str:
             log_debug(f"Reading file: {file_name}")
-            rel = self._canonical(file_name)
-
-            def read(root: safefs.Root) -> str | None:
-                # More bytes than any codec needs for max_file_length characters: too long
-                # however it decodes, and never read into memory.
-                if root.stat(rel).st_size > MAX_BYTES_PER_CHAR * self.max_file_length:
-                    return None
-                return self._text(root, rel, encoding)
-
-            contents = self._confined(read)
+            contents = self._read_text_within(file_name, encoding, self.max_file_length)
+            too_long = "Error reading file: file too long. Use read_file_chunk instead"
             if contents is None or len(contents) > self.max_file_length:
                 return too_long
             if len(contents.split(self.line_separator)) > self.max_file_lines:
                 return too_long
             return str(contents)
-        except _Refused:
-            log_error(f"Attempted to read file: {file_name}")
-            return "Error reading file"
-        except Exception as e:
-            log_error(f"Error reading file: {e!s}")
-            return f"Error reading file: {e}"
+
+        failed = ("Error reading file", "Error reading file")
+        return self._answer(read, self._read_refused(file_name), failed)
 
     def delete_file(self, file_name: str) -> str:
-        try:
+        def delete() -> str:
             rel = self._canonical(file_name)
 
-            def delete(root: safefs.Root) -> str:
+            def remove(root: safefs.Root) -> str:
                 if root.is_dir(rel):
                     root.rmdir(rel)
                 else:
                     root.remove(rel)
                 return ""
 
-            return self._confined(delete)
-        except _Refused:
-            log_error(f"Attempt to delete file outside {self.base_dir}: {file_name}")
-            return "Incorrect file_name"
-        except Exception as e:
-            log_error(f"Error removing {file_name}: {e!s}")
-            return f"Error removing file: {e}"
+            return self._confined(remove)
+
+        refused = (f"Attempt to delete file outside {self.base_dir}: {file_name}", "Incorrect file_name")
+        return self._answer(delete, refused, (f"Error removing {file_name}", "Error removing file"))
 
     def list_files(self, directory: str = ".") -> str:
-        try:
+        def listing() -> str:
             rel = self._canonical(directory) if directory else "."
             log_debug(f"Reading files in : {rel}")
 
-            def listing(root: safefs.Root) -> list[str]:
+            def names(root: safefs.Root) -> list[str]:
                 if not root.is_dir(rel):
                     root.listdir(rel)  # the error iterdir() raises, naming the path as given
                 walk = Walk(root, rel, max_depth=1, ignore=False, skip_git=False)
-                return [
-                    entry.real
-                    for entry in walk
-                    if self._listed(entry.real) and self._leads_inside(root, entry)
-                ]
+                return [e.real for e in walk if self._listed(e.real) and self._leads_inside(root, e)]
 
-            return json.dumps(self._confined(listing), indent=4)
-        except _Refused:
-            return "{}"
-        except Exception as e:
-            log_error(f"Error reading files: {e!s}")
-            return f"Error reading files: {e}"
+            return json.dumps(self._confined(names), indent=4)
+
+        refused = ("", "{}")  # the original logs nothing here
+        return self._answer(listing, refused, ("Error reading files", "Error reading files"))
 
     def search_files(self, pattern: str) -> str:
         try:
