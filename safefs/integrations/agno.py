@@ -113,7 +113,8 @@ class FileTools(_Original):
         """The root-relative path ``name`` designates, its final symlink followed as the
         original's ``resolve()`` follows it; ``_Refused`` when it leads outside. A path that
         cannot be resolved (a file where a directory is needed) is left for the operation to
-        report in its own words."""
+        report in its own words: this is no safety check, the operation resolves beneath the
+        root again and a swap in between is refused there."""
         rel = agent_path(name)
         try:
             return str(self._root().resolve(rel))
@@ -151,8 +152,8 @@ class FileTools(_Original):
         return io.TextIOWrapper(io.BytesIO(root.read_bytes(rel)), encoding=encoding, errors=errors).read()
 
     def _listed(self, rel: str) -> bool:
-        """Whether a found entry is one the original lists: a path agno's rules accept, not
-        excluded by ``exclude_patterns``, and (a symlink) leading inside."""
+        """Whether the original lists a found entry's path: one agno's name rules accept and
+        ``exclude_patterns`` does not exclude (a symlink must also lead inside: ``_leads_inside``)."""
         try:
             agent_path(rel)
         except _Refused:
@@ -160,6 +161,7 @@ class FileTools(_Original):
         return not self._is_excluded(self.base_dir / rel)
 
     def _leads_inside(self, root: safefs.Root, entry: Entry) -> bool:
+        """Whether a found entry is no symlink, or one the root can follow (leading inside)."""
         if entry.kind != "link":
             return True
         try:
