@@ -86,6 +86,8 @@ CALLS: list[tuple[str, dict[str, Any]]] = [
     ("search_content", {"query": "secret"}),
     # An absolute symlink that leads inside.
     ("read_file", {"file_name": "abs-link"}),
+    # pathlib's trailing "**" yields directories alone, the one it starts from first.
+    ("search_files", {"pattern": "sub/**"}),
 ]
 
 NAMES_THE_PATH = "**Error texts name the path as the model gave it**"
@@ -95,6 +97,7 @@ DIFFERENCES: dict[int, str] = {
     29: ABSOLUTE_LINK,  # the original lists abs-link; the root cannot follow an absolute link
     31: ABSOLUTE_LINK,
     57: ABSOLUTE_LINK,
+    58: "**A pattern ending in `**` matches files too**",
 }
 
 
