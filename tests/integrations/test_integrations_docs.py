@@ -23,6 +23,7 @@ ORIGINALS = {
         "FileWriterTool": "crewai_tools",
         "DirectoryReadTool": "crewai_tools",
     },
+    "deepagents": {"FilesystemBackend": "deepagents.backends.filesystem"},
 }
 
 
