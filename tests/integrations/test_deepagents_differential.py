@@ -124,7 +124,7 @@ def _run_all(cls: Any, base: Path, virtual: bool) -> list[Any]:
     root = twin_tree.build(base)
     backend = cls(root_dir=root, virtual_mode=virtual)
     prefix = "" if virtual else str(root)
-    out = []
+    out: list[tuple[Any, ...]] = []
     for name, args in CALLS:
         try:
             out.append(("returns", _plain(getattr(backend, name)(*_fill(args, prefix)), base)))
