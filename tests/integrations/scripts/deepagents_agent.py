@@ -26,7 +26,9 @@ CALLS = [
 
 
 def run(root_dir: str, base_url: str) -> str:
-    model = ChatAnthropic(model_name="claude-fake", base_url=base_url, api_key="fake-key", max_retries=0)
+    model = ChatAnthropic(  # type: ignore[call-arg, arg-type]
+        model_name="claude-fake", base_url=base_url, api_key="fake-key", max_retries=0
+    )
     backend = FilesystemBackend(root_dir=root_dir, virtual_mode=True)
     agent = create_deep_agent(model=model, backend=backend, system_prompt="You keep notes.")
     try:
