@@ -37,10 +37,10 @@ from datetime import datetime
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from deepagents.backends import filesystem as _original_module
 from deepagents.backends import utils as _utils
 from deepagents.backends.filesystem import FilesystemBackend as _Original
 from deepagents.backends.protocol import (
-    DEFAULT_GREP_TIMEOUT,
     DeleteResult,
     EditResult,
     FileData,
@@ -55,7 +55,6 @@ from deepagents.backends.protocol import (
     WriteResult,
 )
 from deepagents.backends.utils import (
-    MAX_VIDEO_INPUT_BYTES,
     InvalidGlobPatternError,
     check_empty_content,
     compile_grep_include_glob,
@@ -71,10 +70,14 @@ from safefs.workspace.walk import Walk
 
 __all__ = ["FilesystemBackend"]
 
-GLOB_SECONDS = 5  # the original's wall-clock budget for one glob walk
 TRAVERSAL = "Path traversal not allowed"
 
 # The original's classification of a path for reading (text, or a binary type read whole).
+# The original's budgets and caps, read from its module at each call (as the original reads them).
+def _setting(name: str, default: Any) -> Any:
+    return getattr(_original_module, name, default)
+
+
 _read_file_type: Callable[[str], str] = getattr(
     _utils, "_get_backend_read_file_type", getattr(_utils, "_get_file_type", lambda path: "text")
 )
@@ -250,10 +253,9 @@ class FilesystemBackend(_Original):
                 file_type = _read_file_type(file_path)
                 if file_type != "text":
                     with root.open(target, "rb") as f:
-                        if file_type == "video" and os.fstat(f.fileno()).st_size > MAX_VIDEO_INPUT_BYTES:
-                            return ReadResult(
-                                error=f"Video file exceeds maximum input size of {MAX_VIDEO_INPUT_BYTES} bytes"  # noqa: E501
-                            )
+                        cap = _setting("MAX_VIDEO_INPUT_BYTES", 1 << 30)
+                        if file_type == "video" and os.fstat(f.fileno()).st_size > cap:
+                            return ReadResult(error=f"Video file exceeds maximum input size of {cap} bytes")
                         raw = f.read()
                     encoded = base64.standard_b64encode(raw).decode("ascii")
                     return ReadResult(file_data=FileData(content=encoded, encoding="base64"))
@@ -336,7 +338,7 @@ class FilesystemBackend(_Original):
             return GlobResult(
                 error=f"Error globbing path '{path if path is not None else '<default>'}': {exc}", matches=[]
             )
-        walk = Walk(root, base, ignore=False, skip_git=False, deadline=time.monotonic() + GLOB_SECONDS)
+        walk = Walk(root, base, ignore=False, skip_git=False, deadline=time.monotonic() + _setting("_DEFAULT_GLOB_TIMEOUT", 5))
         prefix = "" if base == "." else base + "/"
         shown_base = "" if path is None or path == "/" or self.virtual_mode else str(Path(path))
         results: list[FileInfo] = []
@@ -492,7 +494,7 @@ class _Search:
         self.pattern = pattern
         self.max_count = max_count
         self.context = context
-        self.deadline = time.monotonic() + DEFAULT_GREP_TIMEOUT
+        self.deadline = time.monotonic() + _setting("DEFAULT_GREP_TIMEOUT", 15)
         self.matches: list[GrepMatch] = []
         self.truncated = False
 
