@@ -56,12 +56,16 @@ PYDANTIC_AI_WORKSPACE = "pydantic-ai-workspace"
 SAFEFS_PYDANTIC_AI_WORKSPACE = "safefs-pydantic-ai-workspace"
 LANGCHAIN_FILE_TOOLS = "langchain-file-tools"
 SAFEFS_LANGCHAIN_FILE_TOOLS = "safefs-langchain-file-tools"
+DEEPAGENTS_BACKEND = "deepagents-backend"
+SAFEFS_DEEPAGENTS_BACKEND = "safefs-deepagents-backend"
 # Agent frameworks' own file tools and safefs's drop-ins for them (safefs_bench.framework_tools).
 FRAMEWORK_STRATEGIES: tuple[str, ...] = (
     PYDANTIC_AI_WORKSPACE,
     SAFEFS_PYDANTIC_AI_WORKSPACE,
     LANGCHAIN_FILE_TOOLS,
     SAFEFS_LANGCHAIN_FILE_TOOLS,
+    DEEPAGENTS_BACKEND,
+    SAFEFS_DEEPAGENTS_BACKEND,
 )
 
 TARFILE_DATA = "tarfile-data"
@@ -103,6 +107,8 @@ DESCRIPTIONS: dict[str, str] = {
     SAFEFS_PYDANTIC_AI_WORKSPACE: "safefs.integrations.pydantic_ai.LocalWorkspaceBackend, the drop-in",
     LANGCHAIN_FILE_TOOLS: "langchain-community's read_file/write_file: resolve + is_relative_to, then a path",
     SAFEFS_LANGCHAIN_FILE_TOOLS: "safefs.integrations.langchain's read_file/write_file, the drop-ins",
+    DEEPAGENTS_BACKEND: "deepagents' FilesystemBackend (virtual mode): resolve + relative_to, then a path",
+    SAFEFS_DEEPAGENTS_BACKEND: "safefs.integrations.deepagents.FilesystemBackend, the drop-in",
 }
 
 
@@ -405,6 +411,8 @@ def open_strategy(name: str, root: str) -> Strategy:
         implementation = "safefs" if name.startswith("safefs-") else "original"
         if name in (PYDANTIC_AI_WORKSPACE, SAFEFS_PYDANTIC_AI_WORKSPACE):
             return framework_tools.PydanticAiWorkspace(root, implementation)
+        if name in (DEEPAGENTS_BACKEND, SAFEFS_DEEPAGENTS_BACKEND):
+            return framework_tools.DeepagentsBackend(root, implementation)
         return framework_tools.LangchainFileTools(root, implementation)
     raise ValueError(f"unknown strategy {name!r}; choose from {', '.join(CONTEST_STRATEGIES)}")
 
