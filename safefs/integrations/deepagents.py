@@ -72,6 +72,7 @@ __all__ = ["FilesystemBackend"]
 
 TRAVERSAL = "Path traversal not allowed"
 
+
 # The original's classification of a path for reading (text, or a binary type read whole).
 # The original's budgets and caps, read from its module at each call (as the original reads them).
 def _setting(name: str, default: Any) -> Any:
@@ -274,8 +275,7 @@ class FilesystemBackend(_Original):
             with _refusing(file_path):
                 if self._final_link(file_path, target):
                     raise _loop(file_path)
-                data = content.encode("utf-8")
-                root.write_bytes(target, data, parents=True, mode=0o644)
+                _put(root, target, content.encode("utf-8"))
         except (OSError, UnicodeEncodeError) as exc:
             return WriteResult(error=f"Error writing file '{file_path}': {exc}")
         return WriteResult(path=file_path)
@@ -302,7 +302,7 @@ class FilesystemBackend(_Original):
                 if isinstance(result, str):
                     return EditResult(error=result)
                 new_content, occurrences = result
-                root.write_bytes(target, new_content.encode("utf-8"))
+                _put(root, target, new_content.encode("utf-8"))
         except (OSError, UnicodeDecodeError, UnicodeEncodeError) as exc:
             return EditResult(error=f"Error editing file '{file_path}': {exc}")
         return EditResult(path=file_path, occurrences=int(occurrences))
@@ -338,7 +338,13 @@ class FilesystemBackend(_Original):
             return GlobResult(
                 error=f"Error globbing path '{path if path is not None else '<default>'}': {exc}", matches=[]
             )
-        walk = Walk(root, base, ignore=False, skip_git=False, deadline=time.monotonic() + _setting("_DEFAULT_GLOB_TIMEOUT", 5))
+        walk = Walk(
+            root,
+            base,
+            ignore=False,
+            skip_git=False,
+            deadline=time.monotonic() + _setting("_DEFAULT_GLOB_TIMEOUT", 5),
+        )
         prefix = "" if base == "." else base + "/"
         shown_base = "" if path is None or path == "/" or self.virtual_mode else str(Path(path))
         results: list[FileInfo] = []
@@ -435,7 +441,7 @@ class FilesystemBackend(_Original):
                 with _refusing(path):
                     if self._final_link(path, target):
                         raise _loop(path)
-                    self._root().write_bytes(target, content, parents=True, mode=0o644)
+                    _put(self._root(), target, content)
                 responses.append(FileUploadResponse(path=path, error=None))
             except (OSError, ValueError) as exc:
                 responses.append(FileUploadResponse(path=path, error=_standard_error(exc)))
@@ -457,6 +463,22 @@ class FilesystemBackend(_Original):
             except (OSError, ValueError) as exc:
                 responses.append(FileDownloadResponse(path=path, content=None, error=_standard_error(exc)))
         return responses
+
+
+def _put(root: safefs.Root, target: str, data: bytes) -> None:
+    """Write the file in place as the original does (created ``0o644`` less the umask, or
+    truncated and rewritten, its mode and hard links kept), with its missing parents, which are
+    made only when the open finds one missing."""
+    try:
+        f = root.open(target, "wb", perm=0o644)
+    except FileNotFoundError:
+        parent = posixpath.dirname(target.rstrip("/"))
+        if not parent:
+            raise
+        root.mkdir(parent, parents=True, exist_ok=True)
+        f = root.open(target, "wb", perm=0o644)
+    with f:
+        f.write(data)
 
 
 def _standard_error(exc: Exception) -> str:
