@@ -55,7 +55,6 @@ from deepagents.backends.protocol import (
     WriteResult,
 )
 from deepagents.backends.utils import (
-    InvalidGlobPatternError,
     check_empty_content,
     compile_grep_include_glob,
     perform_string_replacement,
@@ -78,6 +77,14 @@ TRAVERSAL = "Path traversal not allowed"
 def _setting(name: str, default: Any) -> Any:
     return getattr(_original_module, name, default)
 
+
+# What the original's glob matcher raises for a pattern it refuses (none before deepagents 0.7.9).
+_GLOB_REFUSALS: tuple[type[Exception], ...] = (
+    WorkspaceError,
+    *(getattr(_utils, name) for name in ("InvalidGlobPatternError",) if hasattr(_utils, name)),
+)
+# Whether the installed GlobResult says why it was cut short (deepagents 0.7.9 and later).
+_GLOB_HAS_REASON = "truncation_reason" in getattr(GlobResult, "__dataclass_fields__", {})
 
 _read_file_type: Callable[[str], str] = getattr(
     _utils, "_get_backend_read_file_type", getattr(_utils, "_get_file_type", lambda path: "text")
@@ -325,7 +332,7 @@ class FilesystemBackend(_Original):
         try:
             compile_grep_include_glob(pattern)  # the original's refusals, word for word
             wanted = _include_glob(pattern)
-        except (InvalidGlobPatternError, WorkspaceError) as exc:
+        except _GLOB_REFUSALS as exc:
             return GlobResult(error=str(exc), matches=None)
         root = self._root()
         start = "." if path is None or path == "/" else self._target(path)
@@ -368,9 +375,9 @@ class FilesystemBackend(_Original):
             )
         results.sort(key=lambda x: x.get("path", ""))
         truncated = walk.stop is not None
-        return GlobResult(
-            matches=results, truncated=truncated, truncation_reason="budget" if truncated else None
-        )
+        if truncated and _GLOB_HAS_REASON:
+            return GlobResult(matches=results, truncated=True, truncation_reason="budget")
+        return GlobResult(matches=results, truncated=truncated)
 
     # -- grep ----------------------------------------------------------------------------------
 
@@ -390,7 +397,7 @@ class FilesystemBackend(_Original):
             try:
                 compile_grep_include_glob(glob)
                 wanted = _include_glob(glob)
-            except (InvalidGlobPatternError, WorkspaceError) as exc:
+            except _GLOB_REFUSALS as exc:
                 return GrepResult(error=str(exc), matches=[])
         root = self._root()
         try:
