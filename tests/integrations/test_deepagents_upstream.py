@@ -40,16 +40,15 @@ PATHLIB = (
     "_read_grep_context): the drop-in walks and opens through the root's fds, never through these"
 )
 
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 ABSOLUTE_LINK = (
     "the loop is an absolute symlink, which the drop-in refuses as leading out of root_dir "
     "(docs/integrations.md: an absolute symlink is refused)"
 )
+
+
+@pytest.fixture
+def anyio_backend() -> str:  # the one async test runs under anyio's plugin
+    return "asyncio"
 
 
 def require_ripgrep() -> None:

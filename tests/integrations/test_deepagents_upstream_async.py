@@ -19,21 +19,6 @@ from langchain_core.messages import ToolMessage
 
 from safefs.integrations.deepagents import FilesystemBackend
 
-# Where the original's test patches the machinery the drop-in replaces, or meets a link the
-# drop-in refuses, it cannot pass: each is expected to fail (strict), for the reason named.
-RIPGREP = (
-    "patches the original's ripgrep runner: the drop-in never runs ripgrep, which opens path "
-    "strings; it searches through safefs.workspace"
-)
-PATHLIB = (
-    "patches the original's pathlib walk, open or resolver (rglob, Path.unlink, _resolve_path, "
-    "_read_grep_context): the drop-in walks and opens through the root's fds, never through these"
-)
-ABSOLUTE_LINK = (
-    "the loop is an absolute symlink, which the drop-in refuses as leading out of root_dir "
-    "(docs/integrations.md: an absolute symlink is refused)"
-)
-
 pytestmark = pytest.mark.anyio
 
 
