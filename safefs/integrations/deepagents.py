@@ -29,6 +29,7 @@ import errno
 import io
 import os
 import posixpath
+import re
 import stat as stat_module
 import time
 from collections.abc import Callable, Iterator
@@ -329,6 +330,13 @@ class FilesystemBackend(_Original):
     # -- glob ----------------------------------------------------------------------------------
 
     def glob(self, pattern: str, path: str | None = None) -> GlobResult:
+        if (
+            len(_GLOB_REFUSALS) == 1
+            and self.virtual_mode
+            and ".." in PurePosixPath(pattern.lstrip("/")).parts
+        ):
+            # Before the matcher refused it (deepagents 0.7.9), virtual mode raised this.
+            raise ValueError("Path traversal not allowed in glob pattern")
         try:
             compile_grep_include_glob(pattern)  # the original's refusals, word for word
             wanted = _include_glob(pattern)
@@ -506,7 +514,10 @@ def _include_glob(pattern: str) -> Callable[[str], bool]:
     with one, the path from the search root; a leading ``/`` anchors; wildcards skip names
     starting with a dot), matched by RE2 in linear time."""
     anchored = "/" in pattern
-    regex = compile_glob(pattern.lstrip("/") or "*", dot=False)
+    body = re.sub("/+", "/", pattern).lstrip("/")  # repeated slashes are one, as the original's
+    if not body or body.startswith("./"):
+        return lambda rel: False  # "/" alone, or a "." component: no path of a walk has one
+    regex = compile_glob(body, dot=False)
     if anchored:
         return lambda rel: matches(regex, rel)
     return lambda rel: matches(regex, rel.rpartition("/")[2])
@@ -534,9 +545,12 @@ class _Search:
             return False
         try:
             with self.root.open(rel, "rb") as f:
-                if os.fstat(f.fileno()).st_size > self.backend.max_file_size_bytes:
+                cap = self.backend.max_file_size_bytes
+                if os.fstat(f.fileno()).st_size > cap:
                     return True
-                data = f.read()
+                data = f.read(cap + 1)  # the cap holds for a file that grows after fstat too
+                if len(data) > cap:
+                    return True
             if self.pattern.encode("utf-8", "surrogatepass") not in data:
                 return True  # no line can hold it: no decoding needed
             text = _text(data)  # universal newlines, as the original's text-mode read

@@ -213,3 +213,37 @@ def test_a_read_never_leaves_the_root_and_agrees_inside(
         assert from_drop_in in (ValueError, "error")
     elif isinstance(from_original, str) and from_original != "error" and from_drop_in != from_original:
         assert documented("**A path that leaves the directory and comes back in is refused**")
+
+
+# -- glob patterns: the original's matcher (wcmatch) against the drop-in's (RE2) ---------------
+
+GLOB_PIECES = ["*", "**", "?", "a", ".", "b", "/", "[ab]", "[!a]", "{a,b}", ".x", "py"]
+PATH_NAMES = ["a", "b", ".a", ".x", "ab", "a.py", ".hidden", "x.py", "ba"]
+BRACKET_OR_BRACE_AT_START = "A bracket or brace at the start of a name may match a leading dot there"
+
+
+def _starts_a_name_with_bracket_or_brace(pattern: str) -> bool:
+    return any(part[:1] in ("[", "{") or "*{" in part or "*[" in part for part in pattern.split("/"))
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    pattern=st.lists(st.sampled_from(GLOB_PIECES), min_size=1, max_size=5).map("".join),
+    path=st.lists(st.sampled_from(PATH_NAMES), min_size=1, max_size=4).map("/".join),
+)
+def test_a_glob_matches_as_the_original_matches(pattern: str, path: str) -> None:
+    """The include-glob rule (name at any depth without ``/``, anchored with one, names starting
+    with a dot hidden from wildcards) decides as deepagents' own matcher decides, except where a
+    bracket or a brace starts a name (listed in docs/integrations.md)."""
+    from deepagents.backends.utils import compile_grep_include_glob
+
+    from safefs.integrations.deepagents import _include_glob
+
+    try:
+        original = compile_grep_include_glob(pattern)(path)
+    except Exception:
+        return  # a pattern the original refuses: the drop-in refuses it with the original's error
+    ours = _include_glob(pattern)(path)
+    if ours != original:
+        assert _starts_a_name_with_bracket_or_brace(pattern), (pattern, path, original, ours)
+        assert documented(BRACKET_OR_BRACE_AT_START)
