@@ -13,6 +13,7 @@ from __future__ import annotations
 from deepagents import create_deep_agent
 from deepagents.backends.filesystem import FilesystemBackend
 from langchain_anthropic import ChatAnthropic
+from pydantic import SecretStr
 
 CALLS = [
     ("write_file", {"file_path": "/notes/today.txt", "content": "buy milk\n"}),
@@ -26,8 +27,8 @@ CALLS = [
 
 
 def run(root_dir: str, base_url: str) -> str:
-    model = ChatAnthropic(  # type: ignore[call-arg, arg-type]
-        model_name="claude-fake", base_url=base_url, api_key="fake-key", max_retries=0
+    model = ChatAnthropic(  # type: ignore[call-arg]
+        model_name="claude-fake", base_url=base_url, api_key=SecretStr("fake-key"), max_retries=0
     )
     backend = FilesystemBackend(root_dir=root_dir, virtual_mode=True)
     agent = create_deep_agent(model=model, backend=backend, system_prompt="You keep notes.")
