@@ -253,3 +253,40 @@ def test_agno_list(benchmark: Any, agno_file_tools: Any, request: Any) -> None:
     _label(benchmark, "agno", f"list_files {FILES} files", request.node.callspec.id)
     text = benchmark(lambda: agno_file_tools.list_files(directory="src/pkg"))
     assert len(json.loads(text)) == FILES
+
+
+# -- deepagents --------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def deepagents_backend(tree: Path, request: pytest.FixtureRequest) -> Iterator[Any]:
+    filesystem = pytest.importorskip("deepagents.backends.filesystem")
+    from safefs.integrations import deepagents
+
+    original = request.param == "original"
+    cls = filesystem.FilesystemBackend if original else deepagents.FilesystemBackend
+    backend = cls(root_dir=tree, virtual_mode=True)
+    yield backend
+    if not original:
+        backend.close()
+
+
+@pytest.mark.parametrize("deepagents_backend", IMPLEMENTATIONS, indirect=True)
+def test_deepagents_read(benchmark: Any, deepagents_backend: Any, request: Any) -> None:
+    _label(benchmark, "deepagents", "read 4 KiB", request.node.callspec.id)
+    result = benchmark(lambda: deepagents_backend.read("/src/pkg/m7.py"))
+    assert result.total_lines == 700
+
+
+@pytest.mark.parametrize("deepagents_backend", IMPLEMENTATIONS, indirect=True)
+def test_deepagents_write(benchmark: Any, deepagents_backend: Any, request: Any) -> None:
+    _label(benchmark, "deepagents", "write 4 KiB", request.node.callspec.id)
+    path = f"/out/deepagents-{request.node.callspec.id}.txt"
+    assert benchmark(lambda: deepagents_backend.write(path, "y" * 4096)).error is None
+
+
+@pytest.mark.parametrize("deepagents_backend", IMPLEMENTATIONS, indirect=True)
+def test_deepagents_list(benchmark: Any, deepagents_backend: Any, request: Any) -> None:
+    _label(benchmark, "deepagents", f"ls {FILES} files", request.node.callspec.id)
+    result = benchmark(lambda: deepagents_backend.ls("/src/pkg"))
+    assert len(result.entries) == FILES

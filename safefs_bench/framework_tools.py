@@ -10,6 +10,9 @@
 - ``agno-file-tools``: agno's ``FileTools`` (``read_file``, ``save_file``, ``list_files``) on
   ``base_dir``: resolve, check, then open the resolved path string;
   ``safefs-agno-file-tools``: the drop-in.
+- ``deepagents-backend``: deepagents' ``FilesystemBackend`` in its guarded ``virtual_mode=True``
+  (``read``, ``write``, ``ls``): resolve, check with ``relative_to``, then open the resolved path
+  string; ``safefs-deepagents-backend``: the drop-in.
 
 Each operation is one real call of the framework's API (the async backend driven on one event
 loop; the tools through ``BaseTool.run``, as an agent calls them). A tool's ``Error...`` result
@@ -158,5 +161,50 @@ class AgnoFileTools(Strategy):
 
     def close(self) -> None:
         closer = getattr(self._tools, "close", None)
+        if closer is not None:
+            closer()
+
+
+class DeepagentsBackend(Strategy):
+    """deepagents' ``FilesystemBackend(virtual_mode=True)``, or safefs's: ``read``, ``write`` and
+    ``ls`` by virtual path. A refusal (its ``ValueError``) or an error result is a
+    ``PermissionError``."""
+
+    def __init__(self, root: str, implementation: str) -> None:
+        _require("deepagents.backends.filesystem", "deepagents")
+        if implementation == "original":
+            from deepagents.backends.filesystem import FilesystemBackend
+        else:
+            from safefs.integrations.deepagents import FilesystemBackend  # type: ignore[assignment]
+        self._backend: Any = FilesystemBackend(root_dir=root, virtual_mode=True)
+
+    def _call(self, method: str, *args: Any) -> Any:
+        try:
+            result = getattr(self._backend, method)(*args)
+        except ValueError as exc:
+            raise PermissionError(str(exc)) from None
+        if result.error is not None:
+            raise PermissionError(result.error)
+        return result
+
+    def read(self, rel: str) -> bytes:
+        result = self._call("read", "/" + rel, 0, 1 << 30)
+        return str(result.file_data["content"]).encode("utf-8")
+
+    def write(self, rel: str, data: bytes) -> None:
+        self._call("write", "/" + rel, data.decode("utf-8"))
+
+    def stat(self, rel: str) -> os.stat_result:
+        raise OSError("the backend has no stat of its own")
+
+    def listdir(self, rel: str) -> list[str]:
+        entries = self._call("ls", "/" + rel).entries or []
+        return [entry["path"].rstrip("/").rpartition("/")[2] for entry in entries]
+
+    def makedirs(self, rel: str) -> None:
+        raise OSError("the backend makes directories only as parents of a file it writes")
+
+    def close(self) -> None:
+        closer = getattr(self._backend, "close", None)
         if closer is not None:
             closer()

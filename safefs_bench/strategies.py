@@ -58,6 +58,8 @@ LANGCHAIN_FILE_TOOLS = "langchain-file-tools"
 SAFEFS_LANGCHAIN_FILE_TOOLS = "safefs-langchain-file-tools"
 AGNO_FILE_TOOLS = "agno-file-tools"
 SAFEFS_AGNO_FILE_TOOLS = "safefs-agno-file-tools"
+DEEPAGENTS_BACKEND = "deepagents-backend"
+SAFEFS_DEEPAGENTS_BACKEND = "safefs-deepagents-backend"
 # Agent frameworks' own file tools and safefs's drop-ins for them (safefs_bench.framework_tools).
 FRAMEWORK_STRATEGIES: tuple[str, ...] = (
     PYDANTIC_AI_WORKSPACE,
@@ -66,6 +68,8 @@ FRAMEWORK_STRATEGIES: tuple[str, ...] = (
     SAFEFS_LANGCHAIN_FILE_TOOLS,
     AGNO_FILE_TOOLS,
     SAFEFS_AGNO_FILE_TOOLS,
+    DEEPAGENTS_BACKEND,
+    SAFEFS_DEEPAGENTS_BACKEND,
 )
 
 TARFILE_DATA = "tarfile-data"
@@ -109,6 +113,8 @@ DESCRIPTIONS: dict[str, str] = {
     SAFEFS_LANGCHAIN_FILE_TOOLS: "safefs.integrations.langchain's read_file/write_file, the drop-ins",
     AGNO_FILE_TOOLS: "agno's FileTools read_file/save_file: resolve + relative_to, then a path",
     SAFEFS_AGNO_FILE_TOOLS: "safefs.integrations.agno.FileTools, the drop-in",
+    DEEPAGENTS_BACKEND: "deepagents' FilesystemBackend (virtual mode): resolve + relative_to, then a path",
+    SAFEFS_DEEPAGENTS_BACKEND: "safefs.integrations.deepagents.FilesystemBackend, the drop-in",
 }
 
 
@@ -413,6 +419,8 @@ def open_strategy(name: str, root: str) -> Strategy:
             return framework_tools.PydanticAiWorkspace(root, implementation)
         if name in (AGNO_FILE_TOOLS, SAFEFS_AGNO_FILE_TOOLS):
             return framework_tools.AgnoFileTools(root, implementation)
+        if name in (DEEPAGENTS_BACKEND, SAFEFS_DEEPAGENTS_BACKEND):
+            return framework_tools.DeepagentsBackend(root, implementation)
         return framework_tools.LangchainFileTools(root, implementation)
     raise ValueError(f"unknown strategy {name!r}; choose from {', '.join(CONTEST_STRATEGIES)}")
 

@@ -14,6 +14,7 @@ error shape. Each module needs its framework installed (the extra of the same na
 - :mod:`safefs.integrations.crewai`: ``FileReadTool``, ``FileWriterTool`` and
   ``DirectoryReadTool`` (extra ``crewai``).
 - :mod:`safefs.integrations.agno`: ``FileTools`` (extra ``agno``).
+- :mod:`safefs.integrations.deepagents`: ``FilesystemBackend`` (extra ``deepagents``).
 
 docs/integrations.md has the one-line switch for each, and every difference from the original.
 """

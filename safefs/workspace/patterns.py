@@ -3,7 +3,9 @@
 Matching is on strings only: a pattern never reaches the file system. ``*`` and ``?`` stay
 within one path component; ``**`` as a whole component matches any number of them, including
 none. Names starting with a dot are matched like any other (minimatch's ``dot: true``, which is
-what the MCP filesystem server uses).
+what the MCP filesystem server uses); ``compile_glob(pattern, dot=False)`` hides them as a shell
+does: a component starting with a dot is matched only by a pattern component that starts with a
+literal dot, and ``**`` never enters one.
 
 A glob is translated to a regular expression and matched by RE2 (:mod:`safefs.workspace.regex`),
 in time linear in the path whatever the pattern: ten nested ``**`` or eight ``*a`` cost no more
@@ -61,7 +63,40 @@ def _braces(pattern: str, i: int) -> tuple[list[str], int] | None:
     return None
 
 
-def _translate(pattern: str, depth: int = 0) -> str:
+_NAME = "[^/.][^/]*"  # a component that does not start with a dot
+
+
+def _segment_end(pattern: str, i: int) -> int:
+    """Where the component starting at ``i`` ends (the next ``/``, or the end)."""
+    end = pattern.find("/", i)
+    return len(pattern) if end < 0 else end
+
+
+def _hidden_start(segment: str, depth: int) -> str | None:
+    """The regex for ``segment`` (a component, or its tail after a leading ``*`` matched
+    nothing) restricted to text that does not start with a dot; None when it cannot match."""
+    if not segment:
+        return ""
+    c = segment[0]
+    if c == ".":
+        return None
+    if c == "*":
+        rest = segment.lstrip("*")
+        first = _NAME + _translate(rest, depth, dot=False, mid=True)  # the star takes a character
+        empty = _hidden_start(rest, depth)  # the star matches nothing
+        return first if empty is None else f"(?:{first}|{empty})"
+    if c == "?":
+        return "[^/.]" + _translate(segment[1:], depth, dot=False, mid=True)
+    if c == "[":
+        regex, end = _class(segment, 0)
+        if regex.startswith("[^/"):
+            regex = "[^/." + regex[3:]  # a negated set: the dot joins it
+        return regex + _translate(segment[end:], depth, dot=False, mid=True)
+    return _translate(segment, depth, dot=False, mid=True)
+
+
+def _translate(pattern: str, depth: int = 0, *, dot: bool = True, mid: bool = False) -> str:
+    """``mid``: ``pattern`` continues a component (its start is no component's start)."""
     if depth > MAX_BRACE_DEPTH:
         raise WorkspaceError(f"glob pattern nests braces deeper than {MAX_BRACE_DEPTH} levels")
     out: list[str] = []
@@ -69,14 +104,21 @@ def _translate(pattern: str, depth: int = 0) -> str:
     n = len(pattern)
     while i < n:
         c = pattern[i]
-        at_start = i == 0 or pattern[i - 1] == "/"
+        at_start = (i == 0 and not mid) or (i > 0 and pattern[i - 1] == "/")
         if c == "*" and pattern.startswith("**", i) and at_start and (i + 2 == n or pattern[i + 2] == "/"):
             if i + 2 == n:
-                out.append(".*")  # trailing "**": everything below
+                # trailing "**": everything below (no component hidden by a dot, unless dot)
+                out.append(".*" if dot else f"(?:{_NAME}(?:/{_NAME})*)?")
                 i += 2
             else:
-                out.append("(?:[^/]*/)*")  # "**/": zero or more whole components
+                # "**/": zero or more whole components
+                out.append("(?:[^/]*/)*" if dot else f"(?:{_NAME}/)*")
                 i += 3
+        elif not dot and at_start and c in "*?[":
+            end = _segment_end(pattern, i)
+            start = _hidden_start(pattern[i:end], depth + 1)
+            out.append("[^\\x00-\\x{10FFFF}]" if start is None else start)  # None: matches nothing
+            i = end
         elif c == "*":
             out.append("[^/]*")
             i += 1
@@ -88,7 +130,7 @@ def _translate(pattern: str, depth: int = 0) -> str:
             out.append(regex)
         elif c == "{" and (alternatives := _braces(pattern, i)) is not None:
             parts, i = alternatives
-            out.append("(?:" + "|".join(_translate(p, depth + 1) for p in parts) + ")")
+            out.append("(?:" + "|".join(_translate(p, depth + 1, dot=dot) for p in parts) + ")")
         elif c == "\\" and i + 1 < n:
             out.append(escape(pattern[i + 1]))
             i += 2
@@ -99,13 +141,14 @@ def _translate(pattern: str, depth: int = 0) -> str:
 
 
 @lru_cache(maxsize=256)
-def compile_glob(pattern: str) -> Regex:
-    """The glob as an RE2 pattern anchored at both ends, for ``/``-separated relative paths."""
+def compile_glob(pattern: str, *, dot: bool = True) -> Regex:
+    """The glob as an RE2 pattern anchored at both ends, for ``/``-separated relative paths;
+    ``dot=False`` hides names starting with a dot from wildcards (see the module's text)."""
     if not pattern:
         raise WorkspaceError("glob pattern must not be empty")
     if len(pattern) > 4096:
         raise WorkspaceError(f"glob pattern too long: {len(pattern)} characters, at most 4096")
-    regex = "(?s)" + _translate(matchable(pattern).removeprefix("./")) + r"\z"
+    regex = "(?s)" + _translate(matchable(pattern).removeprefix("./"), dot=dot) + r"\z"
     return compile_regex(regex, what="glob pattern")
 
 

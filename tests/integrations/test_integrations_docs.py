@@ -24,6 +24,7 @@ ORIGINALS = {
         "DirectoryReadTool": "crewai_tools",
     },
     "agno": {"FileTools": "agno.tools.file"},
+    "deepagents": {"FilesystemBackend": "deepagents.backends.filesystem"},
 }
 
 
