@@ -481,19 +481,18 @@ class FilesystemBackend(_Original):
 
 
 def _put(root: safefs.Root, target: str, data: bytes) -> None:
-    """Write the file in place as the original does (created ``0o644`` less the umask, or
-    truncated and rewritten, its mode and hard links kept), with its missing parents, which are
-    made only when the open finds one missing."""
+    """Write the file as an atomic replacement (a new file is born ``0o644`` less the umask, as
+    the original's; a replaced one keeps its mode): a reader never sees half of it, a failed
+    write leaves the old content, and a hard link to an inode outside the root is replaced, never
+    written through. Missing parents are made only when the write finds one missing."""
     try:
-        f = root.open(target, "wb", perm=0o644)
+        root.write_bytes(target, data, mode=0o644)
     except FileNotFoundError:
         parent = posixpath.dirname(target.rstrip("/"))
         if not parent:
             raise
         root.mkdir(parent, parents=True, exist_ok=True)
-        f = root.open(target, "wb", perm=0o644)
-    with f:
-        f.write(data)
+        root.write_bytes(target, data, mode=0o644)
 
 
 def _standard_error(exc: Exception) -> str:

@@ -247,3 +247,30 @@ def test_a_glob_matches_as_the_original_matches(pattern: str, path: str) -> None
     if ours != original:
         assert _starts_a_name_with_bracket_or_brace(pattern), (pattern, path, original, ours)
         assert documented(BRACKET_OR_BRACE_AT_START)
+
+
+@pytest.mark.parametrize("virtual", [True, False])
+def test_an_edit_replaces_a_hard_link_to_an_outside_file_and_never_writes_through(
+    tmp_path: Path, virtual: bool
+) -> None:
+    """A hard link inside ``root_dir`` to an outside inode (made by someone with access to both)
+    is replaced by the drop-in's atomic write; the original rewrites the shared inode in place,
+    so an edit of the link changes the outside file."""
+    outside = tmp_path / "outside.txt"
+    results = {}
+    for name, cls in (("original", Original), ("drop-in", DropIn)):
+        outside.write_text("keep me\n")
+        base = tmp_path / name
+        base.mkdir()
+        (base / "link.txt").hardlink_to(outside)
+        backend = cls(root_dir=base, virtual_mode=virtual)
+        prefix = "" if virtual else str(base)
+        assert backend.edit(f"{prefix}/link.txt", "keep", "CHANGED").error is None
+        assert (base / "link.txt").read_text() == "CHANGED me\n"
+        results[name] = outside.read_text()
+        (base / "link.txt").unlink()
+        if name == "drop-in":
+            backend.close()
+    print(f"outside file after an edit of the link: {results}")
+    assert results["drop-in"] == "keep me\n"
+    assert results["original"] == "CHANGED me\n"
