@@ -8,6 +8,8 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from safefs.testing import RaceCounts, Victim, race
 
 DOCS = Path(__file__).parents[2] / "docs" / "integrations.md"
@@ -55,3 +57,31 @@ def race_each(
             f"({c.inside} inside, {c.refused} refused, {c.swaps} swaps)"
         )
     return counts
+
+
+class ClosingVictim:
+    """A race victim holding an original's or a drop-in's objects: on exit each one's ``close()``
+    runs where it has one (the drop-ins keep their root open until then)."""
+
+    def closables(self) -> Iterable[Any]:
+        return ()
+
+    def __enter__(self) -> ClosingVictim:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for held in self.closables():
+            close = getattr(held, "close", None)
+            if close is not None:
+                close()
+
+
+def assert_race(counts: dict[str, RaceCounts], original: str, *, original_escapes: bool) -> None:
+    """The drop-in (``"safefs"``) let nothing out and still worked while attacked; the original
+    escaped when ``original_escapes`` (skipped when the attacker made no swap in time)."""
+    assert counts["safefs"].escapes == 0
+    assert counts["safefs"].inside > 0, "the drop-in must also work while attacked"
+    if counts[original].swaps == 0:
+        pytest.skip("the attacker made no swap in time on this machine")
+    if original_escapes:
+        assert counts[original].escapes > 0, "the original's check-then-open was expected to escape"

@@ -18,6 +18,7 @@ import crewai_tools as original
 
 from safefs.integrations import crewai as drop_in
 from tests.integrations.racing import NEEDS_ATTACKER, race_each
+from tests.integrations.support import ClosingVictim, assert_race
 
 pytestmark = NEEDS_ATTACKER
 
@@ -26,7 +27,7 @@ IMPLEMENTATIONS: dict[str, Any] = {"crewai": original, "safefs": drop_in}
 FAILED = ("Error", "An error", "File ")  # a refusal or failure text of either tool
 
 
-class ToolVictim:
+class ToolVictim(ClosingVictim):
     """``FileReadTool`` / ``FileWriterTool`` of one implementation on ``base_dir``; a result
     reporting an error is a refusal (the harness counts it so only if nothing outside changed)."""
 
@@ -35,14 +36,8 @@ class ToolVictim:
         self.reader = module.FileReadTool(base_dir=workspace)
         self.writer = module.FileWriterTool(base_dir=workspace)
 
-    def __enter__(self) -> ToolVictim:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        for tool in (self.reader, self.writer):
-            close = getattr(tool, "close", None)
-            if close is not None:
-                close()
+    def closables(self) -> tuple[Any, ...]:
+        return (self.reader, self.writer)
 
     def read(self, rel: str) -> bytes:
         text = self.reader._run(file_path=rel)
@@ -60,9 +55,6 @@ class ToolVictim:
 @pytest.mark.parametrize("op", ["read", "write"])
 def test_the_original_escapes_and_the_drop_in_does_not(op: str, swap: str) -> None:
     counts = race_each(ToolVictim, IMPLEMENTATIONS, op, swap, SECONDS)
-    assert counts["safefs"].escapes == 0
-    assert counts["safefs"].inside > 0, "the drop-in must also work while attacked"
-    if counts["crewai"].swaps == 0:
-        pytest.skip("the attacker made no swap in time on this machine")
-    if op == "read":  # writes escape too, too rarely on a loaded machine to require it
-        assert counts["crewai"].escapes > 0, "the original's check-then-open was expected to escape"
+    assert_race(
+        counts, "crewai", original_escapes=op == "read"
+    )  # writes escape too, too rarely on a loaded machine to require it

@@ -16,7 +16,7 @@ from langchain_community.tools import file_management as original
 
 from safefs import capabilities
 from safefs.integrations import langchain as drop_in
-from tests.integrations.support import race_each
+from tests.integrations.support import ClosingVictim, assert_race, race_each
 
 pytestmark = pytest.mark.skipif(
     not sys.platform.startswith("linux") or not capabilities().renameat2,
@@ -27,7 +27,7 @@ SECONDS = 1.5
 IMPLEMENTATIONS: dict[str, Any] = {"langchain": original, "safefs": drop_in}
 
 
-class ToolVictim:
+class ToolVictim(ClosingVictim):
     """``read_file`` / ``write_file`` of one implementation; a result starting with ``Error`` is
     a refusal (the race harness counts it as one only if nothing outside was touched)."""
 
@@ -36,14 +36,8 @@ class ToolVictim:
         self.reader = module.ReadFileTool(root_dir=workspace)
         self.writer = module.WriteFileTool(root_dir=workspace)
 
-    def __enter__(self) -> ToolVictim:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        for tool in (self.reader, self.writer):
-            close = getattr(tool, "close", None)
-            if close is not None:
-                close()
+    def closables(self) -> tuple[Any, ...]:
+        return (self.reader, self.writer)
 
     def read(self, rel: str) -> bytes:
         text = self.reader.run({"file_path": rel})
@@ -61,9 +55,5 @@ class ToolVictim:
 @pytest.mark.parametrize("op", ["read", "write"])
 def test_the_original_escapes_and_the_drop_in_does_not(op: str, swap: str) -> None:
     counts = race_each(ToolVictim, IMPLEMENTATIONS, op, swap, SECONDS)
-    assert counts["safefs"].escapes == 0
-    assert counts["safefs"].inside > 0, "the drop-in must also work while attacked"
-    if counts["langchain"].swaps == 0:
-        pytest.skip("the attacker made no swap in time on this machine")
-    if (op, swap) == ("read", "dir"):  # about 1 in 70 here; the others escape too rarely to require
-        assert counts["langchain"].escapes > 0, "the original's check-then-open was expected to escape"
+    # about 1 in 70 read through a swapped directory here; the others escape too rarely to require
+    assert_race(counts, "langchain", original_escapes=(op, swap) == ("read", "dir"))
