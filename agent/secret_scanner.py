@@ -55,6 +55,10 @@ jwt                      three base64url parts, the first two starting ``ey`` (a
                          Sourcegraph, Square, Telegram bots, Twilio, Typeform, Yandex, Teams
                          webhooks), each reported under its own kind; one whose random part
                          is a stand-in (``xxxx``, ``abcdef``, ``123123...``, ``EXAMPLE``) is not
+(published keys)         a key published on purpose (a public SDK's test keys, a documentation
+                         sample) is not reported in any kind: each is listed, with where it was
+                         published, in :mod:`agent.published_keys` (the values gitleaks' own
+                         rules allowlist by value)
 bearer-token             the token of an ``Authorization: Bearer <token>`` header
 authorization-header     the credentials of another ``Authorization:`` header (``Basic``,
                          ``Token``, ``Api-Token`` or none)
@@ -111,9 +115,11 @@ from typing import Any
 
 import re2  # type: ignore[import-untyped]  # google-re2 ships no type information
 
+from agent.published_keys import PUBLISHED_KEYS
 from agent.secret_formats import TOKEN_FORMATS
 
 PLACEHOLDER_PATTERN = re.compile(r"\[REDACTED(?::[a-z0-9-]+)?\]")
+_PUBLISHED = frozenset(key.encode("ascii") for key in PUBLISHED_KEYS)
 # RE2 memory for the Set's DFA: enough that adversarial text cannot make it give up.
 DFA_MEMORY = 64 << 20
 
@@ -890,7 +896,9 @@ class _Pass:
         accept = self.patterns[number].accept
         return accept is None or accept(_group_reader(match, data, names))
 
-    def _record(self, number: int, match: Any, names: dict[str, int], found: list[Claim]) -> None:
+    def _record(
+        self, number: int, match: Any, names: dict[str, int], data: bytes, found: list[Claim]
+    ) -> None:
         pattern = self.patterns[number]
         start, end = match.span(names[""]) if "" in names else match.span()
         for name in pattern.groups:
@@ -898,9 +906,9 @@ class _Pass:
                 start, end = match.span(names[name])
                 break
         if start < end:
-            found.append(
-                (start, end, None if pattern.benign else pattern.kind, number + pattern.generic * 1000)
-            )
+            # A published key claims its span, as a benign match does, and is not reported.
+            reported = not pattern.benign and data[start:end] not in _PUBLISHED
+            found.append((start, end, pattern.kind if reported else None, number + pattern.generic * 1000))
 
     def _others(self, data: bytes, start: int, end: int) -> tuple[list[int], int]:
         """The patterns of this pass that may match starting inside ``data[start:end]`` (a
@@ -925,12 +933,12 @@ class _Pass:
             and match.start() < end
             and self._accepted(number, match, pattern.group_index, data)
         ):
-            self._record(number, match, pattern.group_index, found)
+            self._record(number, match, pattern.group_index, data, found)
 
     def _resolve(self, data: bytes, match: Any, number: int, found: list[Claim]) -> None:
         """Record the accepted ``match`` of pattern ``number`` and whatever else of this pass
         starts inside it: the key id of an ``accessKeys.csv`` row is found beside its secret."""
-        self._record(number, match, self.names[number], found)
+        self._record(number, match, self.names[number], data, found)
         start, end = match.span()
         others, limit = self._others(data, start, end)
         for other in others:
@@ -950,7 +958,7 @@ class _Pass:
             if match is not None and match.start() < end:
                 number = self.alternative[match.lastindex]
                 if self._accepted(number, match, self.names[number], data):
-                    self._record(number, match, self.names[number], found)
+                    self._record(number, match, self.names[number], data, found)
             return
         others, limit = self._others(data, start, end)
         for number in others:

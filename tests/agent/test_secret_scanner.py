@@ -14,12 +14,14 @@ from pathlib import Path
 
 import pytest
 
+from agent import secret_scanner
 from agent.loop import run_agent
 from agent.messages import AssistantMessage, ToolCall, ToolResult
 from agent.models.scripted import ScriptedModelClient
 from agent.policy.guard import guard_tools
 from agent.policy.rules import PLACEHOLDER_REFUSAL, refuse_placeholder_writes
 from agent.policy.setup import prepare
+from agent.published_keys import PUBLISHED_KEYS
 from agent.secret_scanner import SecretScanner, shannon_entropy
 from agent.tools import ReadTool, WriteTool, file_tools
 from tests.agent.conftest import AgentWorkspace
@@ -586,3 +588,28 @@ def test_a_pgp_public_key_with_a_version_header_is_left_alone(version: str, ws: 
     redaction = SecretScanner().redact(private)
     assert redaction.kinds() == ["private-key"]
     assert not [line for line in private.splitlines()[3:-2] if len(line) > 8 and line in redaction.text]
+
+
+def _one_character_changed(key: str) -> str:
+    """``key`` with one letter or digit in its second half replaced by another of its kind."""
+    at = next(i for i in range(len(key) // 2, len(key)) if key[i].isalnum())
+    old = key[at]
+    new = str((int(old) + 1) % 10) if old.isdigit() else ("b" if old.lower() == "a" else "a")
+    return key[:at] + (new.upper() if old.isupper() else new) + key[at + 1 :]
+
+
+@pytest.mark.parametrize("key", sorted(PUBLISHED_KEYS))
+def test_a_published_key_is_not_reported_but_its_neighbours_are(
+    key: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A key published on purpose (a public SDK's test key, a documentation sample) is not
+    reported, and only that value: the same key with one character changed is reported as the
+    key itself would be without the list."""
+    scanner = SecretScanner()
+    templates = ('api_key = "{k}"', "{k}", '<add key="ClearTextPassword" value="{k}" />')
+    neighbour = _one_character_changed(key)
+    for template in templates:
+        assert scanner.find(template.format(k=key)) == [], template
+    found = [len(scanner.find(template.format(k=neighbour))) for template in templates]
+    monkeypatch.setattr(secret_scanner, "_PUBLISHED", frozenset())
+    assert found == [len(scanner.find(template.format(k=key))) for template in templates]
