@@ -104,6 +104,7 @@ rates found and flagged are printed and held to targets.
 from __future__ import annotations
 
 import bisect
+import functools
 import itertools
 import math
 import re
@@ -417,6 +418,8 @@ _NOT_A_CREDENTIAL_KEY = frozenset(
 _PREPOSITIONS = frozenset({"to", "for", "of", "from"})
 
 
+# Code names the same few variables again and again: each name is judged once per run of them.
+@functools.lru_cache(maxsize=4096)
 def _secret_name(name: str) -> bool:
     """Whether ``name`` (an identifier, a key, a header) says that its value is a secret: one
     of its words is a secret's word, its last word is not a property of one (an id, a URL, a
@@ -596,8 +599,18 @@ _ANY_VALUE = rf"@?(?:{_QUOTED_VALUE}|(?P<bare>[^\s\"'`,;\\]{{8,}}))"
 _ASSIGNMENT = rf"{_ASSIGNED_NAME}{_NAME_CLOSE}(?:{_DECLARED_TYPE}|[ \t]*{_OPERATOR})[ \t]*{_ANY_VALUE}"
 
 
-# Where an assignment pattern's match can start: at a secret's word, or at an XML tag.
-ASSIGNMENT_STARTS = rf"{_SECRET_KEYWORD}|<"
+# Where an assignment pattern's match can start, and what must follow there, for Python's ``re``
+# over a rejected candidate's few bytes: a secret's word, a name (a name of 64 characters or more
+# is left to the RE2 search), then the first characters of what follows a name in the patterns
+# above (a quote or bracket closing it, an operator, a declared type, a call's quoted argument,
+# a quoted value after space); or an XML tag. A necessary condition: where it fails, no pattern
+# of the pass starts. The name is taken possessively, so each place costs at most 64 steps.
+ASSIGNMENT_STARTS = (
+    rf"{_SECRET_KEYWORD}(?:[\w.-]{{64}}|[\w.-]{{0,63}}+[\"'`]?\]?(?:\[\d{{0,6}}\])?"
+    r"(?:[ \t]*(?:[:=]|\?=|\.=|!=|<-|[(,][ \t]*@?[\"'`])|[ \t]+[&'A-Za-z_\"`]))|<"
+)
+# How far past a candidate ASSIGNMENT_STARTS may have to look: a word, a name, what follows it.
+_STARTS_REACH = 96
 
 
 def _format(kind: str, regex: str) -> SecretPattern:
@@ -806,14 +819,17 @@ def _before(data: bytes, start: int) -> str:
 
 
 def _group_reader(match: Any, data: bytes, index: dict[str, int]) -> Groups:
+    match_start = match.start()
+
     def group(name: str) -> str | None:
         if name == BEFORE:
-            return _before(data, match.start())
+            return _before(data, match_start)
         if name == "name_start":  # "" when the name group starts where the match starts
-            return "" if "name" in index and match.span(index["name"])[0] == match.start() else None
-        if name not in index:
+            return "" if "name" in index and match.span(index["name"])[0] == match_start else None
+        number = index.get(name)
+        if number is None:
             return None
-        start, end = match.span(index[name])
+        start, end = match.span(number)
         return None if start < 0 else data[start:end].decode("utf-8", "surrogatepass")
 
     return group
@@ -950,11 +966,13 @@ class _Pass:
         pass starting inside it (the rejected one only after its start)."""
         if self.starts is not None:
             # The assignments: the first of them starting after the candidate's first byte, if
-            # it starts inside it, in one search of the pass's own regex up to the line's end.
-            first = self.starts.search(data, start + 1, end)
-            if first is None:
+            # it starts inside it, in one search of the pass's own regex up to the line's end,
+            # and only where the cheap necessary condition holds.
+            limit = self._limit(data, start, end)
+            first = self.starts.search(data, start + 1, min(limit, end + _STARTS_REACH))
+            if first is None or first.start() >= end:
                 return
-            match = self.combined.search(data, first.start(), self._limit(data, start, end))
+            match = self.combined.search(data, first.start(), limit)
             if match is not None and match.start() < end:
                 number = self.alternative[match.lastindex]
                 if self._accepted(number, match, self.names[number], data):

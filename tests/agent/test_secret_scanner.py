@@ -8,11 +8,14 @@ import base64
 import json
 import os
 import random
+import re
 import string
 import subprocess
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from agent import secret_scanner
 from agent.loop import run_agent
@@ -22,7 +25,7 @@ from agent.policy.guard import guard_tools
 from agent.policy.rules import PLACEHOLDER_REFUSAL, refuse_placeholder_writes
 from agent.policy.setup import prepare
 from agent.published_keys import PUBLISHED_KEYS
-from agent.secret_scanner import SecretScanner, shannon_entropy
+from agent.secret_scanner import ASSIGNMENT_STARTS, SecretScanner, shannon_entropy
 from agent.tools import ReadTool, WriteTool, file_tools
 from tests.agent.conftest import AgentWorkspace
 
@@ -613,3 +616,31 @@ def test_a_published_key_is_not_reported_but_its_neighbours_are(
     found = [len(scanner.find(template.format(k=neighbour))) for template in templates]
     monkeypatch.setattr(secret_scanner, "_PUBLISHED", frozenset())
     assert found == [len(scanner.find(template.format(k=key))) for template in templates]
+
+
+_PIECES = ["token", "Password", "KEY", "pw", "api_", "x", "Q9", ".", "-", "_", "'", '"', "`", "]", "[0]"]
+_PIECES += [" ", "\t", "\n", ":", "=", "::", "?", "!", "<", ">", "(", ",", "@", "&", "'a ", "mut ", "str"]
+_ASSIGNMENT_PIECES = st.lists(st.sampled_from([*_PIECES, "a1B2c3D4e5F6"]), max_size=8).map("".join)
+# Declared types, operators, calls: the ways a name is followed in the assignment patterns.
+_AFTER_NAME = st.sampled_from(
+    [
+        *(" = ", ":=", "::=", ":::=", "?=", ".=", "=>", " == ", "!=", "<-", ": ", "'] = ", "[16] = "),
+        *(": str = ", " string = ", ": &'static str = ", ": Final[str] = ", ' "', '", "', "(@'", " <- "),
+    ]
+)
+_ASSIGNMENTS = next(each for each in SecretScanner()._passes if each.starts is not None)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_ASSIGNMENT_PIECES, _ASSIGNMENT_PIECES, _AFTER_NAME, _ASSIGNMENT_PIECES)
+def test_the_assignment_pass_starts_only_where_its_cheap_condition_holds(
+    before: str, name: str, after: str, value: str
+) -> None:
+    """The rescan of a rejected assignment looks with RE2 only where ``ASSIGNMENT_STARTS`` (a
+    Python regex) holds: wherever a pattern of the assignment pass matches, it holds there too."""
+    text = f"{before}token{name}{after}{value}a1B2c3D4e5F6"
+    data = text.encode()
+    starts = re.compile(ASSIGNMENT_STARTS.encode())
+    for at in range(len(data)):
+        if _ASSIGNMENTS.combined.match(data, at) is not None:
+            assert starts.match(data, at) is not None, (text, at)
