@@ -869,9 +869,9 @@ Claim = tuple[int, int, str | None, int]
 class _Pass:
     """One RE2 regex over some of the patterns (numbered as in the scanner), run once over the
     text, and an RE2 ``Set`` of the same patterns for what starts inside a candidate. The ``frequent``
-    patterns get a pass of their own: in one automaton with the formats, the states of their
-    many candidates multiply with the formats' counted repetitions, and it slows down several
-    times."""
+    patterns get a pass of their own: one automaton with the formats scans no faster (a pass costs
+    about the same per byte whatever its patterns), builds its states more slowly, and a rejected
+    assignment would consume the formats inside it."""
 
     def __init__(self, patterns: Sequence[SecretPattern], numbers: Sequence[int], starts: str | None) -> None:
         self.patterns = patterns
