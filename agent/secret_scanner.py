@@ -418,9 +418,17 @@ _NOT_A_CREDENTIAL_KEY = frozenset(
 _PREPOSITIONS = frozenset({"to", "for", "of", "from"})
 
 
-# Code names the same few variables again and again: each name is judged once per run of them.
-@functools.lru_cache(maxsize=4096)
 def _secret_name(name: str) -> bool:
+    """Whether ``name`` says that its value is a secret (:func:`_judge_name`). Code names the same
+    few variables again and again, so a short name's answer is kept (a bounded cache of short
+    names: what text supplies cannot make it grow)."""
+    return _judge_short_name(name) if len(name) <= _CACHED_NAME_LENGTH else _judge_name(name)
+
+
+_CACHED_NAME_LENGTH = 64
+
+
+def _judge_name(name: str) -> bool:
     """Whether ``name`` (an identifier, a key, a header) says that its value is a secret: one
     of its words is a secret's word, its last word is not a property of one (an id, a URL, a
     length), and no word says the value is public."""
@@ -437,6 +445,9 @@ def _secret_name(name: str) -> bool:
         # (``api_key``, ``signingKey``), not a table's or a map's key (``primaryKey``).
         return len(words) >= 2 and words[-1] in ("key", "keys") and words[-2] not in _NOT_A_CREDENTIAL_KEY
     return bool(secret)
+
+
+_judge_short_name = functools.lru_cache(maxsize=4096)(_judge_name)
 
 
 Groups = Callable[[str], str | None]  # a group's text by name, None when it did not take part
