@@ -258,7 +258,13 @@ def _random_name(value: str) -> bool:
 
 
 def _looks_random(value: str, *, quoted: bool) -> bool:
-    if len(value) < 8 or _PLACEHOLDER_WORDS.match(value) or _NOT_REAL_WORD.search(value):
+    if len(value) < 8:
+        return False
+    # Unquoted code first (most candidates in code are ``x = self.token``): the checks below
+    # would reject it too, and cost more. No such value is digits or single-case hex or base32.
+    if not quoted and (_CODE_LIKE.match(value) or (_NAME.match(value) and not _random_name(value))):
+        return False
+    if _PLACEHOLDER_WORDS.match(value) or _NOT_REAL_WORD.search(value):
         return False
     lowered = value.lower()
     if any(word in lowered for word in _NAMING_WORDS):
@@ -831,16 +837,19 @@ def _before(data: bytes, start: int) -> str:
 
 def _group_reader(match: Any, data: bytes, index: dict[str, int]) -> Groups:
     match_start = match.start()
+    spans: dict[str, tuple[int, int]] = {}  # each span read once: the wrapper's reads are slow
+
+    def span(name: str) -> tuple[int, int]:
+        if name not in spans:
+            spans[name] = match.span(index[name]) if name in index else (-1, -1)
+        return spans[name]
 
     def group(name: str) -> str | None:
         if name == BEFORE:
             return _before(data, match_start)
         if name == "name_start":  # "" when the name group starts where the match starts
-            return "" if "name" in index and match.span(index["name"])[0] == match_start else None
-        number = index.get(name)
-        if number is None:
-            return None
-        start, end = match.span(number)
+            return "" if span("name")[0] == match_start else None
+        start, end = span(name)
         return None if start < 0 else data[start:end].decode("utf-8", "surrogatepass")
 
     return group
