@@ -25,7 +25,7 @@ from agent.policy.guard import guard_tools
 from agent.policy.rules import PLACEHOLDER_REFUSAL, refuse_placeholder_writes
 from agent.policy.setup import prepare
 from agent.published_keys import PUBLISHED_KEYS
-from agent.secret_scanner import ASSIGNMENT_STARTS, SecretScanner, shannon_entropy
+from agent.secret_scanner import ASSIGNMENT_STARTS, SecretScanner, shannon_entropy, utf8
 from agent.tools import ReadTool, WriteTool, file_tools
 from tests.agent.conftest import AgentWorkspace
 
@@ -644,3 +644,12 @@ def test_the_assignment_pass_starts_only_where_its_cheap_condition_holds(
     for at in range(len(data)):
         if _ASSIGNMENTS.combined.match(data, at) is not None:
             assert starts.match(data, at) is not None, (text, at)
+
+
+@settings(max_examples=300, deadline=None)
+# Lists of characters, not st.text: text leaves lone surrogates out, and the scanner keeps them.
+@given(st.lists(st.one_of(st.characters(), st.characters(categories=["Cs"]))).map("".join), st.integers(1, 8))
+def test_text_encoded_in_slices_is_the_text_in_utf8(text: str, slice_length: int) -> None:
+    """The scanner encodes a non-ASCII text in slices; the bytes are the whole text's UTF-8 (lone
+    surrogates kept), wherever a slice ends."""
+    assert utf8(text, slice_length) == text.encode("utf-8", "surrogatepass")
