@@ -91,9 +91,10 @@ secret-assignment        a value assigned to a name one of whose words is a secr
 Two RE2 passes run every pattern (google-re2, in linear time, over the text's UTF-8 bytes): one
 regex for the assignments, whose candidates are everywhere in code, and one for the rest. The
 candidates then pass the Python checks above; around each, an RE2 ``Set`` of its pass says
-whether another pattern starts inside it (a key id beside its secret, an assignment inside a
-rejected quoted string), and only those are looked for again there. Text with no candidate costs
-the two passes.
+whether another pattern starts inside it (a key id beside its secret), and only those are looked
+for again there; inside a rejected assignment (an assignment in a rejected quoted string), a
+Python regex of where one can start (:data:`ASSIGNMENT_STARTS`) says first whether to look. Text
+with no candidate costs the two passes and its UTF-8 copy.
 
 Its precision is measured by tests: every planted secret in a corpus is found, neither the
 project's own tree nor a generated site-packages-like tree yields a finding, and over the shared
