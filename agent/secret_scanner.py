@@ -900,8 +900,9 @@ class _Pass:
         self.numbers = list(numbers)
         # Where a match of this pass can start, when that is narrower than anywhere: a rejected
         # candidate with no such place after its first byte hides nothing.
-        # A literal alternation (no repetition, so no backtracking), asked of a few bytes at a
-        # time: Python's own engine is cheaper to call there than RE2's wrapper.
+        # Words and a bounded, possessive name (no backtracking: at most 64 steps a place),
+        # asked of a few bytes at a time: Python's own engine is cheaper to call there than
+        # RE2's wrapper.
         self.starts = None if starts is None else re.compile(starts.encode("ascii"))
         combined = "|".join(f"(?P<p{i}_>{_prefixed(patterns[i].regex, i)})" for i in self.numbers)
         self.combined = re2.compile(combined.encode("ascii"), _options())
