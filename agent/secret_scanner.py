@@ -628,8 +628,6 @@ ASSIGNMENT_STARTS = (
     rf"(?=[pPsStTcCkK<])(?:{_SECRET_KEYWORD}(?:[\w.-]{{64}}|[\w.-]{{0,63}}+[\"'`]?\]?(?:\[\d{{0,6}}\])?"
     r"(?:[ \t]*(?:[:=]|\?=|\.=|!=|<-|[(,][ \t]*@?[\"'`])|[ \t]+[&'A-Za-z_\"`]))|<)"
 )
-# How far past a candidate ASSIGNMENT_STARTS may have to look: a word, a name, what follows it.
-_STARTS_REACH = 96
 
 
 def _format(kind: str, regex: str) -> SecretPattern:
@@ -992,7 +990,8 @@ class _Pass:
             # it starts inside it, in one search of the pass's own regex up to the line's end,
             # and only where the cheap necessary condition holds.
             limit = self._limit(data, start, end)
-            first = self.starts.search(data, start + 1, min(limit, end + _STARTS_REACH))
+            # (Up to the same limit: spaces before an operator have no bound.)
+            first = self.starts.search(data, start + 1, limit)
             if first is None or first.start() >= end:
                 return
             match = self.combined.search(data, first.start(), limit)

@@ -653,3 +653,13 @@ def test_text_encoded_in_slices_is_the_text_in_utf8(text: str, slice_length: int
     """The scanner encodes a non-ASCII text in slices; the bytes are the whole text's UTF-8 (lone
     surrogates kept), wherever a slice ends."""
     assert utf8(text, slice_length) == text.encode("utf-8", "surrogatepass")
+
+
+@pytest.mark.parametrize("spaces", [1, 90, 300])
+def test_an_assignment_starting_inside_a_rejected_one_is_found(spaces: int) -> None:
+    """A rejected candidate (a value that is a name) may hide the start of another assignment;
+    it is found with spaces before its operator, as long as it ends within RESCAN_TAIL bytes."""
+    value = token_value()
+    text = f'token = abcdefgh_token{" " * spaces}= "{value}"\n'
+    redaction = SecretScanner().redact(text)
+    assert value not in redaction.text and redaction.kinds() == ["secret-assignment"], redaction.text
