@@ -55,6 +55,10 @@ jwt                      three base64url parts, the first two starting ``ey`` (a
                          Sourcegraph, Square, Telegram bots, Twilio, Typeform, Yandex, Teams
                          webhooks), each reported under its own kind; one whose random part
                          is a stand-in (``xxxx``, ``abcdef``, ``123123...``, ``EXAMPLE``) is not
+(published keys)         a key published on purpose (a public SDK's test keys, a documentation
+                         sample) is not reported in any kind: each is listed, with where it was
+                         published, in :mod:`agent.published_keys` (the values gitleaks' own
+                         rules allowlist by value)
 bearer-token             the token of an ``Authorization: Bearer <token>`` header
 authorization-header     the credentials of another ``Authorization:`` header (``Basic``,
                          ``Token``, ``Api-Token`` or none)
@@ -87,9 +91,10 @@ secret-assignment        a value assigned to a name one of whose words is a secr
 Two RE2 passes run every pattern (google-re2, in linear time, over the text's UTF-8 bytes): one
 regex for the assignments, whose candidates are everywhere in code, and one for the rest. The
 candidates then pass the Python checks above; around each, an RE2 ``Set`` of its pass says
-whether another pattern starts inside it (a key id beside its secret, an assignment inside a
-rejected quoted string), and only those are looked for again there. Text with no candidate costs
-the two passes.
+whether another pattern starts inside it (a key id beside its secret), and only those are looked
+for again there; inside a rejected assignment (an assignment in a rejected quoted string), a
+Python regex of where one can start (:data:`ASSIGNMENT_STARTS`) says first whether to look. Text
+with no candidate costs the two passes and its UTF-8 copy.
 
 Its precision is measured by tests: every planted secret in a corpus is found, neither the
 project's own tree nor a generated site-packages-like tree yields a finding, and over the shared
@@ -100,6 +105,7 @@ rates found and flagged are printed and held to targets.
 from __future__ import annotations
 
 import bisect
+import functools
 import itertools
 import math
 import re
@@ -111,9 +117,11 @@ from typing import Any
 
 import re2  # type: ignore[import-untyped]  # google-re2 ships no type information
 
+from agent.published_keys import PUBLISHED_KEYS
 from agent.secret_formats import TOKEN_FORMATS
 
 PLACEHOLDER_PATTERN = re.compile(r"\[REDACTED(?::[a-z0-9-]+)?\]")
+_PUBLISHED = frozenset(key.encode("ascii") for key in PUBLISHED_KEYS)
 # RE2 memory for the Set's DFA: enough that adversarial text cannot make it give up.
 DFA_MEMORY = 64 << 20
 
@@ -251,7 +259,13 @@ def _random_name(value: str) -> bool:
 
 
 def _looks_random(value: str, *, quoted: bool) -> bool:
-    if len(value) < 8 or _PLACEHOLDER_WORDS.match(value) or _NOT_REAL_WORD.search(value):
+    if len(value) < 8:
+        return False
+    # Unquoted code first (most candidates in code are ``x = self.token``): the checks below
+    # would reject it too, and cost more. No such value is digits or single-case hex or base32.
+    if not quoted and (_CODE_LIKE.match(value) or (_NAME.match(value) and not _random_name(value))):
+        return False
+    if _PLACEHOLDER_WORDS.match(value) or _NOT_REAL_WORD.search(value):
         return False
     lowered = value.lower()
     if any(word in lowered for word in _NAMING_WORDS):
@@ -412,6 +426,16 @@ _PREPOSITIONS = frozenset({"to", "for", "of", "from"})
 
 
 def _secret_name(name: str) -> bool:
+    """Whether ``name`` says that its value is a secret (:func:`_judge_name`). Code names the same
+    few variables again and again, so a short name's answer is kept (a bounded cache of short
+    names: what text supplies cannot make it grow)."""
+    return _judge_short_name(name) if len(name) <= _CACHED_NAME_LENGTH else _judge_name(name)
+
+
+_CACHED_NAME_LENGTH = 64
+
+
+def _judge_name(name: str) -> bool:
     """Whether ``name`` (an identifier, a key, a header) says that its value is a secret: one
     of its words is a secret's word, its last word is not a property of one (an id, a URL, a
     length), and no word says the value is public."""
@@ -428,6 +452,9 @@ def _secret_name(name: str) -> bool:
         # (``api_key``, ``signingKey``), not a table's or a map's key (``primaryKey``).
         return len(words) >= 2 and words[-1] in ("key", "keys") and words[-2] not in _NOT_A_CREDENTIAL_KEY
     return bool(secret)
+
+
+_judge_short_name = functools.lru_cache(maxsize=4096)(_judge_name)
 
 
 Groups = Callable[[str], str | None]  # a group's text by name, None when it did not take part
@@ -590,8 +617,17 @@ _ANY_VALUE = rf"@?(?:{_QUOTED_VALUE}|(?P<bare>[^\s\"'`,;\\]{{8,}}))"
 _ASSIGNMENT = rf"{_ASSIGNED_NAME}{_NAME_CLOSE}(?:{_DECLARED_TYPE}|[ \t]*{_OPERATOR})[ \t]*{_ANY_VALUE}"
 
 
-# Where an assignment pattern's match can start: at a secret's word, or at an XML tag.
-ASSIGNMENT_STARTS = rf"{_SECRET_KEYWORD}|<"
+# Where an assignment pattern's match can start, and what must follow there, for Python's ``re``
+# over a rejected candidate's few bytes: a secret's word, a name (a name of 64 characters or more
+# is left to the RE2 search), then the first characters of what follows a name in the patterns
+# above (a quote or bracket closing it, an operator, a declared type, a call's quoted argument,
+# a quoted value after space); or an XML tag. A necessary condition: where it fails, no pattern
+# of the pass starts. The name is taken possessively, so each place costs at most 64 steps; the
+# lookahead of the words' first letters lets ``re`` skip to the places worth trying.
+ASSIGNMENT_STARTS = (
+    rf"(?=[pPsStTcCkK<])(?:{_SECRET_KEYWORD}(?:[\w.-]{{64}}|[\w.-]{{0,63}}+[\"'`]?\]?(?:\[\d{{0,6}}\])?"
+    r"(?:[ \t]*(?:[:=]|\?=|\.=|!=|<-|[(,][ \t]*@?[\"'`])|[ \t]+[&'A-Za-z_\"`]))|<)"
+)
 
 
 def _format(kind: str, regex: str) -> SecretPattern:
@@ -800,14 +836,20 @@ def _before(data: bytes, start: int) -> str:
 
 
 def _group_reader(match: Any, data: bytes, index: dict[str, int]) -> Groups:
+    match_start = match.start()
+    spans: dict[str, tuple[int, int]] = {}  # each span read once: the wrapper's reads are slow
+
+    def span(name: str) -> tuple[int, int]:
+        if name not in spans:
+            spans[name] = match.span(index[name]) if name in index else (-1, -1)
+        return spans[name]
+
     def group(name: str) -> str | None:
         if name == BEFORE:
-            return _before(data, match.start())
+            return _before(data, match_start)
         if name == "name_start":  # "" when the name group starts where the match starts
-            return "" if "name" in index and match.span(index["name"])[0] == match.start() else None
-        if name not in index:
-            return None
-        start, end = match.span(index[name])
+            return "" if span("name")[0] == match_start else None
+        start, end = span(name)
         return None if start < 0 else data[start:end].decode("utf-8", "surrogatepass")
 
     return group
@@ -847,17 +889,18 @@ Claim = tuple[int, int, str | None, int]
 class _Pass:
     """One RE2 regex over some of the patterns (numbered as in the scanner), run once over the
     text, and an RE2 ``Set`` of the same patterns for what starts inside a candidate. The ``frequent``
-    patterns get a pass of their own: in one automaton with the formats, the states of their
-    many candidates multiply with the formats' counted repetitions, and it slows down several
-    times."""
+    patterns get a pass of their own: one automaton with the formats scans no faster (a pass costs
+    about the same per byte whatever its patterns), builds its states more slowly, and a rejected
+    assignment would consume the formats inside it."""
 
     def __init__(self, patterns: Sequence[SecretPattern], numbers: Sequence[int], starts: str | None) -> None:
         self.patterns = patterns
         self.numbers = list(numbers)
         # Where a match of this pass can start, when that is narrower than anywhere: a rejected
         # candidate with no such place after its first byte hides nothing.
-        # A literal alternation (no repetition, so no backtracking), asked of a few bytes at a
-        # time: Python's own engine is cheaper to call there than RE2's wrapper.
+        # Words and a bounded, possessive name (no backtracking: at most 64 steps a place),
+        # asked of a few bytes at a time: Python's own engine is cheaper to call there than
+        # RE2's wrapper.
         self.starts = None if starts is None else re.compile(starts.encode("ascii"))
         combined = "|".join(f"(?P<p{i}_>{_prefixed(patterns[i].regex, i)})" for i in self.numbers)
         self.combined = re2.compile(combined.encode("ascii"), _options())
@@ -890,7 +933,9 @@ class _Pass:
         accept = self.patterns[number].accept
         return accept is None or accept(_group_reader(match, data, names))
 
-    def _record(self, number: int, match: Any, names: dict[str, int], found: list[Claim]) -> None:
+    def _record(
+        self, number: int, match: Any, names: dict[str, int], data: bytes, found: list[Claim]
+    ) -> None:
         pattern = self.patterns[number]
         start, end = match.span(names[""]) if "" in names else match.span()
         for name in pattern.groups:
@@ -898,9 +943,9 @@ class _Pass:
                 start, end = match.span(names[name])
                 break
         if start < end:
-            found.append(
-                (start, end, None if pattern.benign else pattern.kind, number + pattern.generic * 1000)
-            )
+            # A published key claims its span, as a benign match does, and is not reported.
+            reported = not pattern.benign and data[start:end] not in _PUBLISHED
+            found.append((start, end, pattern.kind if reported else None, number + pattern.generic * 1000))
 
     def _others(self, data: bytes, start: int, end: int) -> tuple[list[int], int]:
         """The patterns of this pass that may match starting inside ``data[start:end]`` (a
@@ -925,12 +970,12 @@ class _Pass:
             and match.start() < end
             and self._accepted(number, match, pattern.group_index, data)
         ):
-            self._record(number, match, pattern.group_index, found)
+            self._record(number, match, pattern.group_index, data, found)
 
     def _resolve(self, data: bytes, match: Any, number: int, found: list[Claim]) -> None:
         """Record the accepted ``match`` of pattern ``number`` and whatever else of this pass
         starts inside it: the key id of an ``accessKeys.csv`` row is found beside its secret."""
-        self._record(number, match, self.names[number], found)
+        self._record(number, match, self.names[number], data, found)
         start, end = match.span()
         others, limit = self._others(data, start, end)
         for other in others:
@@ -942,15 +987,18 @@ class _Pass:
         pass starting inside it (the rejected one only after its start)."""
         if self.starts is not None:
             # The assignments: the first of them starting after the candidate's first byte, if
-            # it starts inside it, in one search of the pass's own regex up to the line's end.
-            first = self.starts.search(data, start + 1, end)
-            if first is None:
+            # it starts inside it, in one search of the pass's own regex up to the line's end,
+            # and only where the cheap necessary condition holds.
+            limit = self._limit(data, start, end)
+            # (Up to the same limit: spaces before an operator have no bound.)
+            first = self.starts.search(data, start + 1, limit)
+            if first is None or first.start() >= end:
                 return
-            match = self.combined.search(data, first.start(), self._limit(data, start, end))
+            match = self.combined.search(data, first.start(), limit)
             if match is not None and match.start() < end:
                 number = self.alternative[match.lastindex]
                 if self._accepted(number, match, self.names[number], data):
-                    self._record(number, match, self.names[number], found)
+                    self._record(number, match, self.names[number], data, found)
             return
         others, limit = self._others(data, start, end)
         for number in others:
@@ -981,7 +1029,7 @@ class SecretScanner:
         ]
 
     def find(self, text: str) -> list[Finding]:
-        data = text.encode("utf-8", "surrogatepass")
+        data = utf8(text)
         claims = [claim for each in self._passes for claim in each.claims(data)]
         claims.sort(key=lambda claim: (claim[0], claim[3]))
         taken = Taken()
@@ -1006,6 +1054,23 @@ class SecretScanner:
             last = finding.end
         pieces.append(text[last:])
         return Redaction("".join(pieces), tuple(findings))
+
+
+# Characters per slice when a text with a non-ASCII character is encoded (see utf8).
+ENCODE_SLICE = 1 << 14
+
+
+def utf8(text: str, slice_length: int = ENCODE_SLICE) -> bytes:
+    """``text`` in UTF-8, lone surrogates kept (``surrogatepass``). A text with any non-ASCII
+    character is stored two or four bytes a character, and CPython encodes it one character at
+    a time; a slice of it that is all ASCII is stored a byte a character, and encodes as a copy.
+    Source with a few non-ASCII characters encodes in about half the time in slices of 16K."""
+    if text.isascii() or len(text) <= slice_length:
+        return text.encode("utf-8", "surrogatepass")
+    return b"".join(
+        text[at : at + slice_length].encode("utf-8", "surrogatepass")
+        for at in range(0, len(text), slice_length)
+    )
 
 
 def _char_offsets(data: bytes, offsets: list[int]) -> dict[int, int]:

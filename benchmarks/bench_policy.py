@@ -71,9 +71,12 @@ def test_tool_call(benchmark: BenchmarkFixture, workspace: safefs.Root, tool: st
 
 
 # Real source text: the project's own Python and Markdown, repeated to 10 MiB (no secret in it).
+# The list of published keys is left out: its keys are in real keys' formats, which the previous
+# scanner reports.
 SOURCE = "\n".join(
     p.read_text()
     for p in sorted([*REPO.glob("agent/**/*.py"), *REPO.glob("safefs/**/*.py"), *REPO.glob("docs/*.md")])
+    if p != REPO / "agent" / "published_keys.py"
 )
 TEXTS = {
     "read-16k": SOURCE[:16000],

@@ -8,19 +8,24 @@ import base64
 import json
 import os
 import random
+import re
 import string
 import subprocess
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from agent import secret_scanner
 from agent.loop import run_agent
 from agent.messages import AssistantMessage, ToolCall, ToolResult
 from agent.models.scripted import ScriptedModelClient
 from agent.policy.guard import guard_tools
 from agent.policy.rules import PLACEHOLDER_REFUSAL, refuse_placeholder_writes
 from agent.policy.setup import prepare
-from agent.secret_scanner import SecretScanner, shannon_entropy
+from agent.published_keys import PUBLISHED_KEYS
+from agent.secret_scanner import ASSIGNMENT_STARTS, SecretScanner, shannon_entropy, utf8
 from agent.tools import ReadTool, WriteTool, file_tools
 from tests.agent.conftest import AgentWorkspace
 
@@ -586,3 +591,75 @@ def test_a_pgp_public_key_with_a_version_header_is_left_alone(version: str, ws: 
     redaction = SecretScanner().redact(private)
     assert redaction.kinds() == ["private-key"]
     assert not [line for line in private.splitlines()[3:-2] if len(line) > 8 and line in redaction.text]
+
+
+def _one_character_changed(key: str) -> str:
+    """``key`` with one letter or digit in its second half replaced by another of its kind."""
+    at = next(i for i in range(len(key) // 2, len(key)) if key[i].isalnum())
+    old = key[at]
+    new = str((int(old) + 1) % 10) if old.isdigit() else ("b" if old.lower() == "a" else "a")
+    return key[:at] + (new.upper() if old.isupper() else new) + key[at + 1 :]
+
+
+@pytest.mark.parametrize("key", sorted(PUBLISHED_KEYS))
+def test_a_published_key_is_not_reported_but_its_neighbours_are(
+    key: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A key published on purpose (a public SDK's test key, a documentation sample) is not
+    reported, and only that value: the same key with one character changed is reported as the
+    key itself would be without the list."""
+    scanner = SecretScanner()
+    templates = ('api_key = "{k}"', "{k}", '<add key="ClearTextPassword" value="{k}" />')
+    neighbour = _one_character_changed(key)
+    for template in templates:
+        assert scanner.find(template.format(k=key)) == [], template
+    found = [len(scanner.find(template.format(k=neighbour))) for template in templates]
+    monkeypatch.setattr(secret_scanner, "_PUBLISHED", frozenset())
+    assert found == [len(scanner.find(template.format(k=key))) for template in templates]
+
+
+_PIECES = ["token", "Password", "KEY", "pw", "api_", "x", "Q9", ".", "-", "_", "'", '"', "`", "]", "[0]"]
+_PIECES += [" ", "\t", "\n", ":", "=", "::", "?", "!", "<", ">", "(", ",", "@", "&", "'a ", "mut ", "str"]
+_ASSIGNMENT_PIECES = st.lists(st.sampled_from([*_PIECES, "a1B2c3D4e5F6"]), max_size=8).map("".join)
+# Declared types, operators, calls: the ways a name is followed in the assignment patterns.
+_AFTER_NAME = st.sampled_from(
+    [
+        *(" = ", ":=", "::=", ":::=", "?=", ".=", "=>", " == ", "!=", "<-", ": ", "'] = ", "[16] = "),
+        *(": str = ", " string = ", ": &'static str = ", ": Final[str] = ", ' "', '", "', "(@'", " <- "),
+    ]
+)
+_ASSIGNMENTS = next(each for each in SecretScanner()._passes if each.starts is not None)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_ASSIGNMENT_PIECES, _ASSIGNMENT_PIECES, _AFTER_NAME, _ASSIGNMENT_PIECES)
+def test_the_assignment_pass_starts_only_where_its_cheap_condition_holds(
+    before: str, name: str, after: str, value: str
+) -> None:
+    """The rescan of a rejected assignment looks with RE2 only where ``ASSIGNMENT_STARTS`` (a
+    Python regex) holds: wherever a pattern of the assignment pass matches, it holds there too."""
+    text = f"{before}token{name}{after}{value}a1B2c3D4e5F6"
+    data = text.encode()
+    starts = re.compile(ASSIGNMENT_STARTS.encode())
+    for at in range(len(data)):
+        if _ASSIGNMENTS.combined.match(data, at) is not None:
+            assert starts.match(data, at) is not None, (text, at)
+
+
+@settings(max_examples=300, deadline=None)
+# Lists of characters, not st.text: text leaves lone surrogates out, and the scanner keeps them.
+@given(st.lists(st.one_of(st.characters(), st.characters(categories=["Cs"]))).map("".join), st.integers(1, 8))
+def test_text_encoded_in_slices_is_the_text_in_utf8(text: str, slice_length: int) -> None:
+    """The scanner encodes a non-ASCII text in slices; the bytes are the whole text's UTF-8 (lone
+    surrogates kept), wherever a slice ends."""
+    assert utf8(text, slice_length) == text.encode("utf-8", "surrogatepass")
+
+
+@pytest.mark.parametrize("spaces", [1, 90, 300])
+def test_an_assignment_starting_inside_a_rejected_one_is_found(spaces: int) -> None:
+    """A rejected candidate (a value that is a name) may hide the start of another assignment;
+    it is found with spaces before its operator, as long as it ends within RESCAN_TAIL bytes."""
+    value = token_value()
+    text = f'token = abcdefgh_token{" " * spaces}= "{value}"\n'
+    redaction = SecretScanner().redact(text)
+    assert value not in redaction.text and redaction.kinds() == ["secret-assignment"], redaction.text
