@@ -171,8 +171,9 @@ _VERSION = re.compile(r"(?:^|[-_@/v])\d+\.\d+(?:\.\d+)+(?:$|[-+])|[-_@]\d+\.\d+$
 _FILLER = re.compile(r"x{6}|X{6}|#{4}|\*{4}")
 _RUN = re.compile(r"(.)\1{11,}")
 _SEGMENT_SEPARATORS = re.compile(r"[-_.:/]")
-# One component of a relative path written with words: ``..``, ``data``, ``notes.txt``.
-_PATH_SEGMENT = re.compile(r"^(?:\.{1,2}|[a-z]{1,20}(?:\.[a-z]{1,5})?)$")
+# One component of a relative path written with words: ``..``, ``data``, ``notes.txt``,
+# ``out-link``, ``test_data``, or a template's field standing for one (``{base}``).
+_PATH_SEGMENT = re.compile(r"^(?:\.{1,2}|\{\w{1,20}\}|[a-z]{1,20}(?:[-_][a-z]{1,20}){0,3}(?:\.[a-z]{1,5})?)$")
 
 
 def _repeated_segment(value: str) -> bool:

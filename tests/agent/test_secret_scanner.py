@@ -222,6 +222,9 @@ def test_corpus_recall_is_counted() -> None:
         # A pair of relative paths, the first ending in a secret's word.
         '("data/../../outside/secret", "data/../../outside/new")',
         '("evil/secret", "data/up/new.txt")',
+        # Paths of hyphenated words, or with a template's field for a directory.
+        '("grep", ("secret", "{p}/out-link"))',
+        'password_file = "test_data/out-link/new-file.txt"',
     ],
 )
 def test_ordinary_text_is_left_alone(text: str) -> None:
