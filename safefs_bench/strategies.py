@@ -56,12 +56,20 @@ PYDANTIC_AI_WORKSPACE = "pydantic-ai-workspace"
 SAFEFS_PYDANTIC_AI_WORKSPACE = "safefs-pydantic-ai-workspace"
 LANGCHAIN_FILE_TOOLS = "langchain-file-tools"
 SAFEFS_LANGCHAIN_FILE_TOOLS = "safefs-langchain-file-tools"
+GOOGLE_ADK_ENVIRONMENT = "google-adk-environment"
+SAFEFS_GOOGLE_ADK_ENVIRONMENT = "safefs-google-adk-environment"
+CREWAI_FILE_TOOLS = "crewai-file-tools"
+SAFEFS_CREWAI_FILE_TOOLS = "safefs-crewai-file-tools"
 # Agent frameworks' own file tools and safefs's drop-ins for them (safefs_bench.framework_tools).
 FRAMEWORK_STRATEGIES: tuple[str, ...] = (
     PYDANTIC_AI_WORKSPACE,
     SAFEFS_PYDANTIC_AI_WORKSPACE,
     LANGCHAIN_FILE_TOOLS,
     SAFEFS_LANGCHAIN_FILE_TOOLS,
+    GOOGLE_ADK_ENVIRONMENT,
+    SAFEFS_GOOGLE_ADK_ENVIRONMENT,
+    CREWAI_FILE_TOOLS,
+    SAFEFS_CREWAI_FILE_TOOLS,
 )
 
 TARFILE_DATA = "tarfile-data"
@@ -103,6 +111,10 @@ DESCRIPTIONS: dict[str, str] = {
     SAFEFS_PYDANTIC_AI_WORKSPACE: "safefs.integrations.pydantic_ai.LocalWorkspaceBackend, the drop-in",
     LANGCHAIN_FILE_TOOLS: "langchain-community's read_file/write_file: resolve + is_relative_to, then a path",
     SAFEFS_LANGCHAIN_FILE_TOOLS: "safefs.integrations.langchain's read_file/write_file, the drop-ins",
+    GOOGLE_ADK_ENVIRONMENT: "Google ADK's LocalEnvironment read_file/write_file: resolve + is_relative_to",
+    SAFEFS_GOOGLE_ADK_ENVIRONMENT: "safefs.integrations.google_adk.LocalEnvironment, the drop-in",
+    CREWAI_FILE_TOOLS: "crewai-tools' FileReadTool/FileWriterTool: realpath + startswith, then a path",
+    SAFEFS_CREWAI_FILE_TOOLS: "safefs.integrations.crewai's FileReadTool/FileWriterTool, the drop-ins",
 }
 
 
@@ -405,6 +417,10 @@ def open_strategy(name: str, root: str) -> Strategy:
         implementation = "safefs" if name.startswith("safefs-") else "original"
         if name in (PYDANTIC_AI_WORKSPACE, SAFEFS_PYDANTIC_AI_WORKSPACE):
             return framework_tools.PydanticAiWorkspace(root, implementation)
+        if name in (GOOGLE_ADK_ENVIRONMENT, SAFEFS_GOOGLE_ADK_ENVIRONMENT):
+            return framework_tools.GoogleAdkEnvironment(root, implementation)
+        if name in (CREWAI_FILE_TOOLS, SAFEFS_CREWAI_FILE_TOOLS):
+            return framework_tools.CrewaiFileTools(root, implementation)
         return framework_tools.LangchainFileTools(root, implementation)
     raise ValueError(f"unknown strategy {name!r}; choose from {', '.join(CONTEST_STRATEGIES)}")
 
