@@ -25,6 +25,7 @@ import posixpath
 import stat as stat_module
 import threading
 from collections.abc import Callable, Mapping, Sequence
+from operator import attrgetter
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -129,26 +130,12 @@ class LocalWorkspaceBackend(_UpstreamBackend):
         target = self._absolute(path)
 
         def entries(root: safefs.Root) -> list[FileEntry]:
-            with root.opendir(target) as directory:
-                return [self._entry(directory, path, name) for name in sorted(directory.listdir())]
+            # One listing of the directory, each entry's lstat taken on its fd: what the
+            # original's scandir costs, and nothing resolved again but a symlink.
+            listed = sorted(root.scandir(target, lstat=True), key=_by_name)
+            return [_file_entry(entry) for entry in listed]
 
         return await self._in_root(entries)
-
-    @staticmethod
-    def _entry(directory: safefs.Root, path: str, name: str) -> FileEntry:
-        """Entry ``name`` of ``directory`` (listed as ``path``) as the original lists it: a
-        symlink followed through the root (one it cannot follow is ``is_dir=False``,
-        ``size=None``)."""
-        try:
-            # A single name in the held directory, not followed: nothing here to resolve.
-            info = os.stat(name, dir_fd=directory.fileno(), follow_symlinks=False)
-            if stat_module.S_ISLNK(info.st_mode):
-                info = directory.stat(name)
-        except OSError:
-            return FileEntry(name=name, path=posixpath.join(path, name), is_dir=False, size=None)
-        is_dir = stat_module.S_ISDIR(info.st_mode)
-        size = None if is_dir else info.st_size
-        return FileEntry(name=name, path=posixpath.join(path, name), is_dir=is_dir, size=size)
 
     async def make_dir(self, path: str) -> None:
         target = self._absolute(path)
@@ -247,6 +234,26 @@ def _lies_under(anchor: str, path: str) -> bool:
     """Whether ``path`` names ``anchor`` or one of its ancestors, compared by whole components."""
     parts = [p for p in posixpath.normpath(path).split("/") if p]
     return [p for p in anchor.split("/") if p][: len(parts)] == parts
+
+
+_by_name = attrgetter("name")
+
+
+def _file_entry(entry: safefs.DirEntry) -> FileEntry:
+    """A listed entry as the original lists it: a symlink followed through the root (one it
+    cannot follow is ``is_dir=False``, ``size=None``)."""
+    try:
+        if entry.is_symlink():
+            info = entry.stat()
+            is_dir = stat_module.S_ISDIR(info.st_mode)
+        else:
+            is_dir = entry.is_dir(follow_symlinks=False)
+            info = None if is_dir else entry.stat(follow_symlinks=False)
+    except OSError:
+        return FileEntry(name=entry.name, path=entry.path, is_dir=False, size=None)
+    return FileEntry(
+        name=entry.name, path=entry.path, is_dir=is_dir, size=None if info is None else info.st_size
+    )
 
 
 def _removed(root: safefs.Root) -> bool:
