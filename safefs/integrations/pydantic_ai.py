@@ -242,18 +242,19 @@ _by_name = attrgetter("name")
 def _file_entry(entry: safefs.DirEntry) -> FileEntry:
     """A listed entry as the original lists it: a symlink followed through the root (one it
     cannot follow is ``is_dir=False``, ``size=None``)."""
+    size: int | None = None
     try:
         if entry.is_symlink():
             info = entry.stat()
             is_dir = stat_module.S_ISDIR(info.st_mode)
+            size = None if is_dir else info.st_size
         else:
             is_dir = entry.is_dir(follow_symlinks=False)
-            info = None if is_dir else entry.stat(follow_symlinks=False)
+            if not is_dir:
+                size = entry.stat(follow_symlinks=False).st_size
     except OSError:
         return FileEntry(name=entry.name, path=entry.path, is_dir=False, size=None)
-    return FileEntry(
-        name=entry.name, path=entry.path, is_dir=is_dir, size=None if info is None else info.st_size
-    )
+    return FileEntry(name=entry.name, path=entry.path, is_dir=is_dir, size=size)
 
 
 def _removed(root: safefs.Root) -> bool:
