@@ -132,8 +132,20 @@ class LocalWorkspaceBackend(_UpstreamBackend):
         def entries(root: safefs.Root) -> list[FileEntry]:
             # One listing of the directory, each entry's lstat taken on its fd: what the
             # original's scandir costs, and nothing resolved again but a symlink.
-            listed = sorted(root.scandir(target, lstat=True), key=_by_name)
-            return [_file_entry(entry) for entry in listed]
+            out = []
+            for entry in sorted(root.scandir(target, lstat=True), key=_by_name):
+                # Files and directories inline (this runs once per entry), the rest in _file_entry.
+                if entry.is_file(follow_symlinks=False):
+                    try:
+                        size: int | None = entry.stat(follow_symlinks=False).st_size
+                    except OSError:
+                        size = None  # gone since the listing
+                    out.append(FileEntry(name=entry.name, path=entry.path, is_dir=False, size=size))
+                elif entry.is_dir(follow_symlinks=False):
+                    out.append(FileEntry(name=entry.name, path=entry.path, is_dir=True, size=None))
+                else:
+                    out.append(_file_entry(entry))
+            return out
 
         return await self._in_root(entries)
 
@@ -240,21 +252,15 @@ _by_name = attrgetter("name")
 
 
 def _file_entry(entry: safefs.DirEntry) -> FileEntry:
-    """A listed entry as the original lists it: a symlink followed through the root (one it
-    cannot follow is ``is_dir=False``, ``size=None``)."""
-    size: int | None = None
+    """A listed entry that is neither a file nor a directory, as the original lists it: a
+    symlink followed through the root (one it cannot follow is ``is_dir=False``,
+    ``size=None``), anything else by its own lstat."""
     try:
-        if entry.is_symlink():
-            info = entry.stat()
-            is_dir = stat_module.S_ISDIR(info.st_mode)
-            size = None if is_dir else info.st_size
-        else:
-            is_dir = entry.is_dir(follow_symlinks=False)
-            if not is_dir:
-                size = entry.stat(follow_symlinks=False).st_size
+        info = entry.stat()
     except OSError:
         return FileEntry(name=entry.name, path=entry.path, is_dir=False, size=None)
-    return FileEntry(name=entry.name, path=entry.path, is_dir=is_dir, size=size)
+    is_dir = stat_module.S_ISDIR(info.st_mode)
+    return FileEntry(name=entry.name, path=entry.path, is_dir=is_dir, size=None if is_dir else info.st_size)
 
 
 def _removed(root: safefs.Root) -> bool:
