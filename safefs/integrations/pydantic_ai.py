@@ -134,14 +134,16 @@ class LocalWorkspaceBackend(_UpstreamBackend):
             # original's scandir costs, and nothing resolved again but a symlink.
             out = []
             for entry in sorted(root.scandir(target, lstat=True), key=_by_name):
-                # Files and directories inline (this runs once per entry), the rest in _file_entry.
-                if entry.is_file(follow_symlinks=False):
-                    try:
-                        size: int | None = entry.stat(follow_symlinks=False).st_size
-                    except OSError:
-                        size = None  # gone since the listing
-                    out.append(FileEntry(name=entry.name, path=entry.path, is_dir=False, size=size))
-                elif entry.is_dir(follow_symlinks=False):
+                # Files and directories by the lstat the listing kept (this runs once per
+                # entry), links and the rest (or an entry gone since) in _file_entry.
+                try:
+                    info = entry.stat(follow_symlinks=False)
+                except OSError:
+                    out.append(_file_entry(entry))
+                    continue
+                if stat_module.S_ISREG(info.st_mode):
+                    out.append(FileEntry(name=entry.name, path=entry.path, is_dir=False, size=info.st_size))
+                elif stat_module.S_ISDIR(info.st_mode):
                     out.append(FileEntry(name=entry.name, path=entry.path, is_dir=True, size=None))
                 else:
                     out.append(_file_entry(entry))
