@@ -568,13 +568,16 @@ class Root:
         return (entry.path for entry in self.scandir(path))
 
     @_operation
-    def scandir(self, path: PathArg = ".") -> Iterator[DirEntry]:
-        """The directory's entries; type checks never follow a link out of the root."""
+    def scandir(self, path: PathArg = ".", *, lstat: bool = False) -> Iterator[DirEntry]:
+        """The directory's entries; type checks never follow a link out of the root. With
+        ``lstat``, each entry's lstat is taken while the directory is held (one ``fstatat`` per
+        entry, as ``os.DirEntry.stat`` costs), and its ``stat()`` answers from it, except
+        following a symlink, which still goes through the root."""
         rel = self._rel(path)
         with reporting(path):
             fd = self._open(rel, os.O_RDONLY | _sys.O_DIRECTORY)
         try:
-            found = scan_fd(fd, self, path)
+            found = scan_fd(fd, self, path, lstat)
         finally:
             os.close(fd)
         return iter(found)

@@ -21,21 +21,25 @@ _DIR_FLAGS = os.O_RDONLY | _sys.O_DIRECTORY
 
 
 class DirEntry:
-    """One entry of :meth:`Root.scandir`. Type checks without following use what the directory
-    listing said; following a symlink goes back through the root, so it never leaves it."""
+    """One entry of :meth:`Root.scandir`, which alone makes them (as ``os.scandir`` makes
+    ``os.DirEntry``). Type checks without following use what the directory listing said;
+    following a symlink goes back through the root, so it never leaves it. An entry listed with
+    ``lstat`` keeps the lstat taken while its directory was held, as ``os.DirEntry`` keeps its
+    own."""
 
-    __slots__ = ("_is_dir", "_is_file", "_is_symlink", "_root", "inode_number", "name", "path")
+    __slots__ = ("_is_dir", "_is_file", "_is_symlink", "_lstat", "_root", "inode_number", "name", "path")
 
-    def __init__(
-        self, root: Root, name: Any, path: Any, is_dir: bool, is_file: bool, is_symlink: bool, inode: int
-    ) -> None:
-        self._root = root
-        self.name = name
-        self.path = path
-        self._is_dir = is_dir
-        self._is_file = is_file
-        self._is_symlink = is_symlink
-        self.inode_number = inode
+    _root: Root
+    name: Any
+    path: Any
+    _is_dir: bool
+    _is_file: bool
+    _is_symlink: bool
+    inode_number: int
+    _lstat: os.stat_result | None
+
+    def __init__(self) -> None:
+        raise TypeError("safefs.DirEntry objects are made by Root.scandir")
 
     def inode(self) -> int:
         return self.inode_number
@@ -54,6 +58,10 @@ class DirEntry:
         return self._is_file
 
     def stat(self, *, follow_symlinks: bool = True) -> os.stat_result:
+        # Not a link (or not following): what the listing saw, when it looked. A link is
+        # followed through the root, never from the cache.
+        if self._lstat is not None and not (follow_symlinks and self._is_symlink):
+            return self._lstat
         return self._root.stat(self.path, follow_symlinks=follow_symlinks)
 
     def _follow(self, check: Any) -> bool:
@@ -79,27 +87,38 @@ def _names(fd: int, as_bytes: bool) -> Iterator[tuple[Any, os.DirEntry[str]]]:
             yield (os.fsencode(entry.name) if as_bytes else entry.name), entry
 
 
-def scan_fd(fd: int, root: Root, top: Any) -> list[DirEntry]:
+def scan_fd(fd: int, root: Root, top: Any, lstat: bool = False) -> list[DirEntry]:
+    """The entries of directory ``fd`` (listed as ``top``); with ``lstat``, each with its lstat
+    taken now, while ``fd`` is held."""
     top = os.fspath(top)
     as_bytes = isinstance(top, bytes)
     # os.path.join(top, name) for a name without "/", worked out once per directory.
     sep = b"/" if as_bytes else "/"
     prefix = top[:0] if top in (".", b".", "", b"") else top if top.endswith(sep) else top + sep
     out = []
+    new = object.__new__
     with os.scandir(fd) as it:
         for entry in it:
             name = os.fsencode(entry.name) if as_bytes else entry.name
-            out.append(
-                DirEntry(
-                    root,
-                    name,
-                    prefix + name,
-                    entry.is_dir(follow_symlinks=False),
-                    entry.is_file(follow_symlinks=False),
-                    entry.is_symlink(),
-                    entry.inode(),
-                )
-            )
+            # DirEntry.__init__'s work, inline: this runs once per entry of every listing.
+            found = new(DirEntry)
+            found._root = root
+            found.name = name
+            found.path = prefix + name
+            found._is_dir = entry.is_dir(follow_symlinks=False)
+            found._is_file = entry.is_file(follow_symlinks=False)
+            found._is_symlink = entry.is_symlink()
+            found.inode_number = entry.inode()
+            found._lstat = None
+            if lstat:
+                # fstatat(fd, name, AT_SYMLINK_NOFOLLOW) on the fd being listed: one name in a
+                # directory we hold, never followed. An entry gone since is left without: its
+                # stat() then asks the root, which says why.
+                try:
+                    found._lstat = entry.stat(follow_symlinks=False)
+                except OSError:
+                    pass
+            out.append(found)
     return out
 
 

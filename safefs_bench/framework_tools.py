@@ -13,6 +13,13 @@
 - ``deepagents-backend``: deepagents' ``FilesystemBackend`` in its guarded ``virtual_mode=True``
   (``read``, ``write``, ``ls``): resolve, check with ``relative_to``, then open the resolved path
   string; ``safefs-deepagents-backend``: the drop-in.
+- ``google-adk-environment``: Google ADK's ``LocalEnvironment`` (``read_file``, ``write_file``
+  by working-dir-relative path; listing is a command, ``ls``, as ADK's agents list): resolve,
+  check, then open the path string; ``safefs-google-adk-environment``: the drop-in, whose
+  commands run in the kernel sandbox.
+- ``crewai-file-tools``: crewai-tools' ``FileReadTool`` and ``FileWriterTool`` with
+  ``base_dir``, and ``DirectoryReadTool`` (which lists under the current directory): realpath,
+  check, then open the path string; ``safefs-crewai-file-tools``: the drop-ins.
 
 Each operation is one real call of the framework's API (the async backend driven on one event
 loop; the tools through ``BaseTool.run``, as an agent calls them). A tool's ``Error...`` result
@@ -22,8 +29,12 @@ is a refusal, raised as ``PermissionError``.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
+import shlex
+import warnings
+from pathlib import Path
 from typing import Any
 
 from safefs_bench.strategies import Strategy, StrategyUnavailable
@@ -208,3 +219,108 @@ class DeepagentsBackend(Strategy):
         closer = getattr(self._backend, "close", None)
         if closer is not None:
             closer()
+
+
+class GoogleAdkEnvironment(Strategy):
+    """Google ADK's ``LocalEnvironment``, or safefs's. Its ``ValueError`` refusal ("Path escapes
+    working directory") is raised as ``PermissionError``."""
+
+    def __init__(self, root: str, implementation: str) -> None:
+        _require("google.adk.environment", "google-adk")
+        if implementation == "original":
+            from google.adk.environment import LocalEnvironment
+        else:
+            from safefs.integrations.google_adk import LocalEnvironment  # type: ignore[assignment]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # ADK marks LocalEnvironment experimental
+            self._environment: Any = LocalEnvironment(working_dir=Path(root))
+        self._loop = asyncio.new_event_loop()
+        self._run(self._environment.initialize())
+
+    def _run(self, call: Any) -> Any:
+        try:
+            return self._loop.run_until_complete(call)
+        except ValueError as exc:
+            raise PermissionError(str(exc)) from None
+
+    def read(self, rel: str) -> bytes:
+        data: bytes = self._run(self._environment.read_file(rel))
+        return data
+
+    def write(self, rel: str, data: bytes) -> None:
+        self._run(self._environment.write_file(rel, data))
+
+    def stat(self, rel: str) -> os.stat_result:
+        raise OSError("the environment has no stat")
+
+    def listdir(self, rel: str) -> list[str]:
+        result = self._run(self._environment.execute(f"ls -A -- {shlex.quote(rel)}"))
+        if result.exit_code != 0:
+            raise OSError(f"ls exited {result.exit_code}: {result.stderr.strip()}")
+        return [line for line in result.stdout.split("\n") if line]
+
+    def makedirs(self, rel: str) -> None:
+        raise OSError("the environment makes directories only as parents of a file it writes")
+
+    def close(self) -> None:
+        self._loop.run_until_complete(self._environment.close())
+        self._loop.close()
+
+
+class CrewaiFileTools(Strategy):
+    """crewai-tools' ``FileReadTool``, ``FileWriterTool`` and ``DirectoryReadTool``, or safefs's,
+    called through ``BaseTool.run``. A result reporting an error is raised as
+    ``PermissionError``. ``listdir`` is ``DirectoryReadTool``, which lists every file of the
+    tree under the current directory: it runs with the workspace as the current directory
+    (process-wide, for the call) and returns the files' paths relative to ``rel``."""
+
+    FAILED = ("Error", "An error", "File ")  # a refusal or failure text of either tool
+
+    def __init__(self, root: str, implementation: str) -> None:
+        _require("crewai_tools", "crewai")
+        if implementation == "original":
+            import crewai_tools as tools
+        else:
+            from safefs.integrations import crewai as tools  # type: ignore[no-redef]
+        self._root = os.path.abspath(root)
+        self._reader: Any = tools.FileReadTool(base_dir=self._root)
+        self._writer: Any = tools.FileWriterTool(base_dir=self._root)
+        self._lister: Any = tools.DirectoryReadTool()
+
+    def read(self, rel: str) -> bytes:
+        text = str(self._reader.run(file_path=rel))
+        if text.startswith(self.FAILED):
+            raise PermissionError(text)
+        return text.encode("utf-8")
+
+    def write(self, rel: str, data: bytes) -> None:
+        directory, name = os.path.split(rel)
+        text = str(
+            self._writer.run(
+                filename=name, directory=directory or "./", content=data.decode("utf-8"), overwrite=True
+            )
+        )
+        if not text.startswith("Content successfully written"):
+            raise PermissionError(text)
+
+    def stat(self, rel: str) -> os.stat_result:
+        raise OSError("these tools have no stat of their own")
+
+    def listdir(self, rel: str) -> list[str]:
+        with contextlib.chdir(self._root):
+            try:
+                text = str(self._lister.run(directory=rel))
+            except ValueError as exc:  # the tools' refusal of a path outside, or not a directory
+                raise PermissionError(str(exc)) from None
+        paths = text.removeprefix("File paths: \n-").split("\n- ")
+        base = os.path.realpath(os.path.join(self._root, rel))
+        return [os.path.relpath(path, base) for path in paths if path]
+
+    def makedirs(self, rel: str) -> None:
+        raise OSError("these tools make directories only as parents of a file they write")
+
+    def close(self) -> None:
+        for tool in (self._reader, self._writer, self._lister):
+            closer = getattr(tool, "close", None)
+            if closer is not None:
+                closer()

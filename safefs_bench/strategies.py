@@ -60,6 +60,10 @@ AGNO_FILE_TOOLS = "agno-file-tools"
 SAFEFS_AGNO_FILE_TOOLS = "safefs-agno-file-tools"
 DEEPAGENTS_BACKEND = "deepagents-backend"
 SAFEFS_DEEPAGENTS_BACKEND = "safefs-deepagents-backend"
+GOOGLE_ADK_ENVIRONMENT = "google-adk-environment"
+SAFEFS_GOOGLE_ADK_ENVIRONMENT = "safefs-google-adk-environment"
+CREWAI_FILE_TOOLS = "crewai-file-tools"
+SAFEFS_CREWAI_FILE_TOOLS = "safefs-crewai-file-tools"
 # Agent frameworks' own file tools and safefs's drop-ins for them (safefs_bench.framework_tools).
 FRAMEWORK_STRATEGIES: tuple[str, ...] = (
     PYDANTIC_AI_WORKSPACE,
@@ -70,6 +74,10 @@ FRAMEWORK_STRATEGIES: tuple[str, ...] = (
     SAFEFS_AGNO_FILE_TOOLS,
     DEEPAGENTS_BACKEND,
     SAFEFS_DEEPAGENTS_BACKEND,
+    GOOGLE_ADK_ENVIRONMENT,
+    SAFEFS_GOOGLE_ADK_ENVIRONMENT,
+    CREWAI_FILE_TOOLS,
+    SAFEFS_CREWAI_FILE_TOOLS,
 )
 
 TARFILE_DATA = "tarfile-data"
@@ -115,6 +123,10 @@ DESCRIPTIONS: dict[str, str] = {
     SAFEFS_AGNO_FILE_TOOLS: "safefs.integrations.agno.FileTools, the drop-in",
     DEEPAGENTS_BACKEND: "deepagents' FilesystemBackend (virtual mode): resolve + relative_to, then a path",
     SAFEFS_DEEPAGENTS_BACKEND: "safefs.integrations.deepagents.FilesystemBackend, the drop-in",
+    GOOGLE_ADK_ENVIRONMENT: "Google ADK's LocalEnvironment read_file/write_file: resolve + is_relative_to",
+    SAFEFS_GOOGLE_ADK_ENVIRONMENT: "safefs.integrations.google_adk.LocalEnvironment, the drop-in",
+    CREWAI_FILE_TOOLS: "crewai-tools' FileReadTool/FileWriterTool: realpath + startswith, then a path",
+    SAFEFS_CREWAI_FILE_TOOLS: "safefs.integrations.crewai's FileReadTool/FileWriterTool, the drop-ins",
 }
 
 
@@ -421,6 +433,10 @@ def open_strategy(name: str, root: str) -> Strategy:
             return framework_tools.AgnoFileTools(root, implementation)
         if name in (DEEPAGENTS_BACKEND, SAFEFS_DEEPAGENTS_BACKEND):
             return framework_tools.DeepagentsBackend(root, implementation)
+        if name in (GOOGLE_ADK_ENVIRONMENT, SAFEFS_GOOGLE_ADK_ENVIRONMENT):
+            return framework_tools.GoogleAdkEnvironment(root, implementation)
+        if name in (CREWAI_FILE_TOOLS, SAFEFS_CREWAI_FILE_TOOLS):
+            return framework_tools.CrewaiFileTools(root, implementation)
         return framework_tools.LangchainFileTools(root, implementation)
     raise ValueError(f"unknown strategy {name!r}; choose from {', '.join(CONTEST_STRATEGIES)}")
 

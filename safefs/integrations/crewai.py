@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import posixpath
+import stat
 import threading
 from itertools import islice
 from typing import Any
@@ -32,6 +33,7 @@ from crewai_tools.tools.file_writer_tool.file_writer_tool import strtobool
 from pydantic import BaseModel, PrivateAttr
 
 import safefs
+from safefs.workspace.errors import WorkspaceError
 from safefs.workspace.walk import Walk
 
 __all__ = ["DirectoryReadTool", "FileReadTool", "FileWriterTool"]
@@ -223,22 +225,32 @@ class DirectoryReadTool(_HoldsRoots, _OriginalDirectoryReadTool):
         if directory is None:
             raise ValueError("Directory must be provided.")
         root = self._roots.on(None)
+        # Listed under the directory's real path, as the original's realpath names it: an
+        # entry's ``real`` is its path from the root, the start's real path included.
+        prefix = root.anchors[-1].rstrip("/") + "/"
         try:
-            rel = root.resolve(directory)
-        except safefs.PathEscapeError:
-            raise _outside(os.path.join(root.anchors[-1], directory), root.anchors[-1]) from None
-        except OSError:
-            rel = None
-        if rel is None or not root.is_dir(rel):
-            raise ValueError(f"Path '{directory}' is not a directory.")
-        # Listed under the directory's real path, as the original's realpath names it.
-        base = root.anchors[-1] if rel == "." else posixpath.join(root.anchors[-1], rel)
-        files = [
-            posixpath.join(base, entry.rel)
-            for entry in Walk(root, rel, max_depth=None, ignore=False, skip_git=False)
-            if entry.kind != "dir" and not _leads_to_directory(root, entry)
-        ]
+            files = [
+                prefix + entry.real
+                for entry in Walk(root, directory, max_depth=None, ignore=False, skip_git=False)
+                if entry.kind == "file" or (entry.kind != "dir" and not _leads_to_directory(root, entry))
+            ]
+        except WorkspaceError:  # the walk could not start: the original's refusal, or no files
+            _refuse_unlisted(root, directory)
+            files = []  # a directory it cannot read: os.walk lists nothing there
         return "File paths: \n-" + "\n- ".join(files)
+
+
+def _refuse_unlisted(root: safefs.Root, directory: str) -> None:
+    """Raise the original's refusal of ``directory``, which the walk could not start from:
+    outside the root, or not a directory (nothing, for a directory it cannot read)."""
+    try:
+        is_dir = stat.S_ISDIR(root.stat(directory).st_mode)
+    except safefs.PathEscapeError:
+        raise _outside(os.path.join(root.anchors[-1], directory), root.anchors[-1]) from None
+    except OSError:
+        is_dir = False
+    if not is_dir:
+        raise ValueError(f"Path '{directory}' is not a directory.")
 
 
 def _leads_to_directory(root: safefs.Root, entry: Any) -> bool:

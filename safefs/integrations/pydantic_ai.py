@@ -25,6 +25,7 @@ import posixpath
 import stat as stat_module
 import threading
 from collections.abc import Callable, Mapping, Sequence
+from operator import attrgetter
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -129,26 +130,26 @@ class LocalWorkspaceBackend(_UpstreamBackend):
         target = self._absolute(path)
 
         def entries(root: safefs.Root) -> list[FileEntry]:
-            with root.opendir(target) as directory:
-                return [self._entry(directory, path, name) for name in sorted(directory.listdir())]
+            # One listing of the directory, each entry's lstat taken on its fd: what the
+            # original's scandir costs, and nothing resolved again but a symlink.
+            out = []
+            for entry in sorted(root.scandir(target, lstat=True), key=_by_name):
+                # Files and directories by the lstat the listing kept (this runs once per
+                # entry), links and the rest (or an entry gone since) in _file_entry.
+                try:
+                    info = entry.stat(follow_symlinks=False)
+                except OSError:
+                    out.append(_file_entry(entry))
+                    continue
+                if stat_module.S_ISREG(info.st_mode):
+                    out.append(FileEntry(name=entry.name, path=entry.path, is_dir=False, size=info.st_size))
+                elif stat_module.S_ISDIR(info.st_mode):
+                    out.append(FileEntry(name=entry.name, path=entry.path, is_dir=True, size=None))
+                else:
+                    out.append(_file_entry(entry))
+            return out
 
         return await self._in_root(entries)
-
-    @staticmethod
-    def _entry(directory: safefs.Root, path: str, name: str) -> FileEntry:
-        """Entry ``name`` of ``directory`` (listed as ``path``) as the original lists it: a
-        symlink followed through the root (one it cannot follow is ``is_dir=False``,
-        ``size=None``)."""
-        try:
-            # A single name in the held directory, not followed: nothing here to resolve.
-            info = os.stat(name, dir_fd=directory.fileno(), follow_symlinks=False)
-            if stat_module.S_ISLNK(info.st_mode):
-                info = directory.stat(name)
-        except OSError:
-            return FileEntry(name=name, path=posixpath.join(path, name), is_dir=False, size=None)
-        is_dir = stat_module.S_ISDIR(info.st_mode)
-        size = None if is_dir else info.st_size
-        return FileEntry(name=name, path=posixpath.join(path, name), is_dir=is_dir, size=size)
 
     async def make_dir(self, path: str) -> None:
         target = self._absolute(path)
@@ -249,12 +250,26 @@ def _lies_under(anchor: str, path: str) -> bool:
     return [p for p in anchor.split("/") if p][: len(parts)] == parts
 
 
-def _removed(root: safefs.Root) -> bool:
-    """Whether the root's directory has been deleted (the fd still holds it, with no name left)."""
+_by_name = attrgetter("name")
+
+
+def _file_entry(entry: safefs.DirEntry) -> FileEntry:
+    """A listed entry that is neither a file nor a directory, as the original lists it: a
+    symlink followed through the root (one it cannot follow is ``is_dir=False``,
+    ``size=None``), anything else by its own lstat."""
     try:
-        return root.stat(".").st_nlink == 0
-    except FileNotFoundError:
-        return True
+        info = entry.stat()
+    except OSError:
+        return FileEntry(name=entry.name, path=entry.path, is_dir=False, size=None)
+    is_dir = stat_module.S_ISDIR(info.st_mode)
+    return FileEntry(name=entry.name, path=entry.path, is_dir=is_dir, size=None if is_dir else info.st_size)
+
+
+def _removed(root: safefs.Root) -> bool:
+    """Whether the root's directory has been deleted (the fd still holds it, with no name left):
+    the held fd's own link count, asked of the fd (no path, so nothing to resolve; one syscall
+    on every operation, as the original's own liveness check costs)."""
+    return os.fstat(root.fileno()).st_nlink == 0
 
 
 async def _supervised(work: Callable[[], _T], cancel: threading.Event, stop_when: Callable[[], bool]) -> _T:

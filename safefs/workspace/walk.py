@@ -43,6 +43,7 @@ class Entry(NamedTuple):  # a tuple: a walk makes one per entry, and tuples are 
 
 Hide = Callable[[Entry], bool]
 _by_name = attrgetter("name")
+_tuple_new = tuple.__new__  # an Entry from the tuple of its fields, in C (Entry() is a Python call)
 
 
 def _kind(entry: safefs.DirEntry) -> str:
@@ -164,7 +165,9 @@ class Walk:
             else:
                 kind = "other"
             child_rel = rel_prefix + name
-            entry = Entry(path_prefix + child_rel, child_rel, name, kind, depth, real_prefix + name)
+            entry = _tuple_new(
+                Entry, (path_prefix + child_rel, child_rel, name, kind, depth, real_prefix + name)
+            )
             if (ignore and rules.ignored(entry.real, kind == "dir")) or (hide is not None and hide(entry)):
                 self.ignored += 1
                 continue

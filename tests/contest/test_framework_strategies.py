@@ -23,8 +23,8 @@ from safefs_bench.strategies import (
 )
 
 # The originals that refuse a path outside at all (pydantic-ai's backend confines nothing).
-REFUSES_OUTSIDE = {"langchain-file-tools", "safefs-langchain-file-tools", "safefs-pydantic-ai-workspace"}
-REFUSES_OUTSIDE |= {"deepagents-backend", "safefs-deepagents-backend"}
+REFUSES_OUTSIDE = {name for name in FRAMEWORK_STRATEGIES if name != "pydantic-ai-workspace"}
+DROP_INS = [name for name in FRAMEWORK_STRATEGIES if name.startswith("safefs-")]
 
 
 def _opened(name: str, work: Path) -> Strategy:
@@ -60,9 +60,7 @@ def test_each_reads_writes_lists_and_refuses_as_its_framework_does(name: str, tm
 @pytest.mark.skipif(
     not sys.platform.startswith("linux") or not capabilities().renameat2, reason="the attack needs renameat2"
 )
-@pytest.mark.parametrize(
-    "name", ["safefs-pydantic-ai-workspace", "safefs-langchain-file-tools", "safefs-deepagents-backend"]
-)
+@pytest.mark.parametrize("name", DROP_INS)
 def test_the_drop_ins_do_not_escape_a_short_race(name: str, tmp_path: Path) -> None:
     _opened(name, tmp_path).close()
     for op in ("read", "write"):

@@ -536,6 +536,30 @@ def test_scandir_entries(open_root: OpenRoot, workspace: Workspace, flavour: Fla
     assert [e.path for e in root.scandir()] == ["d"]
 
 
+def test_scandir_with_lstat_keeps_what_the_listing_saw(
+    open_root: OpenRoot, workspace: Workspace, flavour: Flavour
+) -> None:
+    root = open_root(["d/f", "d/sub/", "d/lf => f", "d/out => ../../outside"])
+    entries = {e.name: e for e in root.scandir("d", lstat=True)}
+    on_disk = {name: os.lstat(workspace.root_path / "d" / name) for name in entries}
+    for name, e in entries.items():
+        assert e.stat(follow_symlinks=False) == on_disk[name]
+    # Replaced after the listing: the kept lstat is the listing's, as os.DirEntry keeps its own.
+    (workspace.root_path / "d/f").write_bytes(b"longer than it was when listed\n")
+    assert entries["f"].stat().st_size == on_disk["f"].st_size
+    assert entries["sub"].stat() == on_disk["sub"]
+    # A link is followed through the root, never answered from the kept lstat.
+    if flavour.symlinks == "none":
+        with pytest.raises(OSError):
+            entries["lf"].stat()
+    else:
+        assert entries["lf"].stat().st_size == len(b"longer than it was when listed\n")
+    with pytest.raises(OSError):
+        entries["out"].stat()
+    with pytest.raises(TypeError):
+        safefs.DirEntry()
+
+
 # -- names ---------------------------------------------------------------------------------------
 
 

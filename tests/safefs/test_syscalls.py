@@ -320,3 +320,36 @@ def test_the_benchmarks_floor_makes_exactly_the_reads_system_calls(tmp_path: Pat
     assert [name for name, _ in seen[0]].count("openat" if resolver == "walk" else "openat2") == (
         16 if resolver == "walk" else 1
     )
+
+
+SCAN_CHILD = """
+import os, sys, safefs
+root = safefs.Root(sys.argv[1], resolver=sys.argv[2])
+root.scandir("many", lstat=True)  # imports done before the marks
+mark = os.open(os.devnull, os.O_WRONLY | os.O_CLOEXEC)
+os.write(mark, b"{mark}")
+entries = list(root.scandir("many", lstat=True))
+sizes = sorted(e.stat(follow_symlinks=False).st_size for e in entries if not e.is_symlink())
+sizes += sorted(e.stat().st_size for e in entries if not e.is_symlink())
+os.write(mark, b"{mark}")
+print(len(entries), sorted(sizes) == sorted(2 * list(range(8))))
+"""
+
+
+@pytest.mark.parametrize("resolver", ["walk", pytest.param("openat2", marks=needs_openat2)])
+def test_scandir_with_lstat_is_one_fstatat_per_entry_that_follows_nothing(
+    tmp_path: Path, resolver: str
+) -> None:
+    """A listing with sizes costs what os.scandir and DirEntry.stat() cost: one fstatat per
+    entry on the held directory fd, by name, never following (a link included); asking the
+    entries for their lstat afterwards, or for the stat of a non-link, costs nothing more."""
+    root = tmp_path / "ws"
+    (root / "many").mkdir(parents=True)
+    for i in range(8):
+        (root / "many" / f"f{i}").write_bytes(b"x" * i)
+    os.symlink("f1", root / "many" / "link")
+    calls, printed = traced(tmp_path, SCAN_CHILD.format(mark=MARK), str(root), resolver)
+    assert printed == "9 True"
+    by_name = [c for c in calls if c[0] == "newfstatat" and c[1].split(", ")[1] != '""']
+    assert len(by_name) == 9, calls
+    assert all("AT_SYMLINK_NOFOLLOW" in args for _, args, _, _ in by_name), by_name
