@@ -57,7 +57,9 @@ def _series(run: dict[str, Any], key: str) -> dict[str, list[tuple[int, float]]]
 
 def _stamp(run: dict[str, Any]) -> str:
     m = run.get("machine", {})
-    return f"{m.get('cpu_model', '')}, {m.get('system', '')} {m.get('kernel', '')}".strip(", ")
+    text = f"{m.get('cpu_model', '')}, {m.get('system', '')} {m.get('kernel', '')}".strip(", ")
+    merged = len(run.get("merged_from") or [])
+    return f"{text}; {merged} runs, one per environment" if merged > 1 else text
 
 
 def _save(plt: Any, fig: Any, directory: str, name: str) -> list[str]:
@@ -114,8 +116,8 @@ def draw(run: dict[str, Any], directory: str) -> list[str]:
         written += _save(plt, fig, directory, "cost-vs-depth")
     escapes = escapes_by_strategy(run)
     if escapes:
-        fig, ax = plt.subplots(figsize=(7.5, 4.5))
         names = list(escapes)
+        fig, ax = plt.subplots(figsize=(max(7.5, 0.4 * len(names)), 4.5))
         bars = ax.bar(
             names,
             [escapes[n] for n in names],
