@@ -85,8 +85,8 @@ CONTEST_RUNS := .contest-runs
 contest: $(STAMP)
 	@set -e; rm -rf $(CONTEST_RUNS); mkdir -p $(CONTEST_RUNS); \
 	$(VENV)/bin/safefs-bench --seconds $(CONTEST_SECONDS) --json $(CONTEST_RUNS)/main.json; \
-	runs="--from $(CONTEST_RUNS)/main.json"; \
-	for name in $(CONTEST_FRAMEWORKS); do \
+	runs="--from $(CONTEST_RUNS)/main.json"; frameworks="$(CONTEST_FRAMEWORKS)"; \
+	for name in $$frameworks; do \
 		env="$$($(PY) tests/compat_envs.py pinned --only "$$name" --build-only)"; \
 		"$$env/bin/safefs-bench" --seconds $(CONTEST_SECONDS) --only "$$name-*,safefs-$$name-*" \
 			--json $(CONTEST_RUNS)/"$$name".json; \
