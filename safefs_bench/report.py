@@ -163,6 +163,13 @@ def markdown(run: dict[str, Any], image_dir: str | None) -> str:
     ]
     if skipped:
         lines += ["Not run here: " + "; ".join(skipped) + ".", ""]
+    refused = [
+        f"`{s}` refused to {what} ({why})"
+        for s, cost in run.get("cost", {}).items()
+        for what, why in cost.get("refused", {}).items()
+    ]
+    if refused:
+        lines += ["Not measured: " + "; ".join(refused) + ".", ""]
     lines.append(END)
     return "\n".join(lines) + "\n"
 
