@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: demo test test-latest test-long bench lint clean official-mcp system-packages constraints
+.PHONY: demo test test-latest test-long bench lint clean official-mcp system-packages constraints contest
 
 # What .venv installs: the project with every extra, and the distributions beside it.
 EXTRAS := tools,sandbox,mcp,anthropic,archive,fsspec,dev
@@ -73,5 +73,26 @@ bench: $(STAMP)
 		--benchmark-autosave --benchmark-columns=median,iqr,ops --benchmark-sort=name
 	$(PY) -m benchmarks.criteria
 
+# The containment contest with every agent framework's rows: safefs-bench in .venv for what it has,
+# then, in each own_env table's pinned environment (built when missing, no tests run), that
+# framework's original and drop-in alone; the runs (kept in $(CONTEST_RUNS)/) merged into the
+# pictures and the generated part of docs/benchmarks.md. Not part of `make test`.
+CONTEST_SECONDS ?= 3
+CONTEST_FRAMEWORKS ?= $$($(PY) tests/compat_envs.py pinned --list)
+CONTEST_PLOTS ?= docs/benchmarks
+CONTEST_MARKDOWN ?= docs/benchmarks.md
+CONTEST_RUNS := .contest-runs
+contest: $(STAMP)
+	@set -e; rm -rf $(CONTEST_RUNS); mkdir -p $(CONTEST_RUNS); \
+	$(VENV)/bin/safefs-bench --seconds $(CONTEST_SECONDS) --json $(CONTEST_RUNS)/main.json; \
+	runs="--from $(CONTEST_RUNS)/main.json"; frameworks="$(CONTEST_FRAMEWORKS)"; \
+	for name in $$frameworks; do \
+		env="$$($(PY) tests/compat_envs.py pinned --only "$$name" --build-only)"; \
+		"$$env/bin/safefs-bench" --seconds $(CONTEST_SECONDS) --only "$$name-*,safefs-$$name-*" \
+			--json $(CONTEST_RUNS)/"$$name".json; \
+		runs="$$runs --from $(CONTEST_RUNS)/$$name.json"; \
+	done; \
+	$(VENV)/bin/safefs-bench $$runs --plot $(CONTEST_PLOTS) --markdown $(CONTEST_MARKDOWN)
+
 clean:
-	rm -rf $(VENV) .venv-compat compat-latest.md build *.egg-info agent/*.egg-info safefs_bench/*.egg-info safefs/_native*.so safefs/sandbox/_native*.so
+	rm -rf $(VENV) .venv-compat $(CONTEST_RUNS) compat-latest.md build *.egg-info agent/*.egg-info safefs_bench/*.egg-info safefs/_native*.so safefs/sandbox/_native*.so

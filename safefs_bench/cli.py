@@ -10,6 +10,7 @@ and swap kind, ``race_strategy`` for ``--seconds``, counting escapes among attem
 from __future__ import annotations
 
 import argparse
+import fnmatch
 import json
 import os
 import shutil
@@ -21,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 from safefs import capabilities
-from safefs_bench import plots, report
+from safefs_bench import merge, plots, report
 from safefs_bench.machine import machine_facts
 from safefs_bench.race import OPS, SWAPS, RaceCounts, race_strategy
 from safefs_bench.scaling import DEPTHS as SCALING_DEPTHS
@@ -39,6 +40,8 @@ from safefs_bench.strategies import (
 from safefs_bench.trees import DEPTH_1, DEPTHS, FILE_CONTENT, WRITE_DATA, build_tree
 
 ATOMIC_WRITERS = (*SAFEFS_STRATEGIES, PATHRS)
+# The note of a strategy --only left out: it is not a reason it cannot run here.
+NOT_SELECTED = merge.NOT_SELECTED
 REPEATS = 11
 SAMPLE_SECONDS = 0.02
 
@@ -51,6 +54,7 @@ class Cost:
     write_kind: str = "plain"
     depth_us: dict[int, float] = field(default_factory=dict)  # 4 KiB read, path depth -> µs
     size_us: dict[int, float] = field(default_factory=dict)  # depth-1 read, file size -> µs
+    refused: dict[str, str] = field(default_factory=dict)  # a read it would not do -> its error
 
 
 @dataclass
@@ -84,6 +88,7 @@ class Results:
                 s: {
                     "available": self.notes.get(s) is None,
                     "note": self.notes.get(s),
+                    "selected": self.notes.get(s) != NOT_SELECTED,
                     "description": DESCRIPTIONS[s],
                 }
                 for s in CONTEST_STRATEGIES
@@ -96,6 +101,7 @@ class Results:
                     "write_kind": c.write_kind,
                     "depth_us": {str(d): us for d, us in c.depth_us.items()},
                     "size_us": {str(size): us for size, us in c.size_us.items()},
+                    "refused": c.refused,
                 }
                 for s, c in self.cost.items()
             },
@@ -230,16 +236,16 @@ def scaling_phase(results: Results, progress: Progress) -> None:
         for depth in SCALING_DEPTHS:
             progress.start(f"scaling: read 4 KiB, depth {depth}")
             rel = depth_file(depth)
-            _check_reads(opened, rel, len(content(4096)))
-            us = median_us_side_by_side({n: _reader(s, rel) for n, s in opened.items()})
+            readers = readers_of(opened, rel, len(content(4096)), results)
+            us = median_us_side_by_side({n: _reader(s, rel) for n, s in readers.items()})
             for name, value in us.items():
                 results.cost[name].depth_us[depth] = value
             progress.finish(", ".join(f"{n} {v:.1f} µs" for n, v in us.items()))
         for size in SIZES:
             progress.start(f"scaling: read {report.size_label(size)}, depth 1")
             rel = size_file(size)
-            _check_reads(opened, rel, size)
-            us = median_us_side_by_side({n: _reader(s, rel) for n, s in opened.items()})
+            readers = readers_of(opened, rel, size, results)
+            us = median_us_side_by_side({n: _reader(s, rel) for n, s in readers.items()})
             for name, value in us.items():
                 results.cost[name].size_us[size] = value
             progress.finish(", ".join(f"{n} {v:.1f} µs" for n, v in us.items()))
@@ -249,10 +255,21 @@ def scaling_phase(results: Results, progress: Progress) -> None:
         shutil.rmtree(base, ignore_errors=True)
 
 
-def _check_reads(opened: dict[str, Strategy], rel: str, size: int) -> None:
-    for s in opened.values():  # every contestant must read right before its time counts
-        if len(s.read(rel)) != size:
+def readers_of(opened: dict[str, Strategy], rel: str, size: int, results: Results) -> dict[str, Strategy]:
+    """The contestants that read ``rel`` whole, each checked right before its time counts. One
+    that refuses (a tool's own size limit, raised as OSError) is left out of this reading, its
+    error kept in its cost's ``refused``; a wrong content is a failure of the contest."""
+    readers = {}
+    for name, s in opened.items():
+        try:
+            got = len(s.read(rel))
+        except OSError as exc:
+            results.cost[name].refused[f"read {report.size_label(size)} at {rel}"] = str(exc)[:200]
+            continue
+        if got != size:
             raise RuntimeError(f"{s.name} read the wrong content of {rel}")
+        readers[name] = s
+    return readers
 
 
 # -- attack ----------------------------------------------------------------------------------------
@@ -326,7 +343,7 @@ def format_table(results: Results) -> str:
     ]
     for name in CONTEST_STRATEGIES:
         why = results.notes.get(name)
-        if why is not None:
+        if why is not None and why != NOT_SELECTED:
             notes.append(f"{name}: not run: {why}")
     if results.attack_note:
         notes.append(f"attack phase: {results.attack_note}")
@@ -346,6 +363,32 @@ def _positive_seconds(text: str) -> float:
     return value
 
 
+def _strategy_patterns(text: str) -> list[str]:
+    """The strategies a ``--only`` value names: each comma-separated item a name or a pattern
+    (fnmatch) that must match at least one strategy."""
+    chosen: list[str] = []
+    for item in (part.strip() for part in text.split(",")):
+        if not item:
+            continue
+        matched = [s for s in CONTEST_STRATEGIES if fnmatch.fnmatchcase(s, item)]
+        if not matched:
+            raise argparse.ArgumentTypeError(
+                f"no strategy {item!r}; the strategies are: {', '.join(CONTEST_STRATEGIES)}"
+            )
+        chosen += [s for s in matched if s not in chosen]
+    if not chosen:
+        raise argparse.ArgumentTypeError("names no strategy")
+    return chosen
+
+
+def selected_strategies(only: list[list[str]] | None) -> tuple[str, ...]:
+    """The strategies a run measures: those the ``--only`` options name, in contest order."""
+    if not only:
+        return CONTEST_STRATEGIES
+    named = {s for group in only for s in group}
+    return tuple(s for s in CONTEST_STRATEGIES if s in named)
+
+
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog="safefs-bench",
@@ -360,13 +403,24 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="how long each attack runs, per strategy, operation and swap kind (default: 3)",
     )
     parser.add_argument(
+        "--only",
+        type=_strategy_patterns,
+        action="append",
+        metavar="NAMES",
+        help="run only these strategies, in both phases: names or shell patterns, comma-separated "
+        "(e.g. 'unconfined,safefs-*'); may be given more than once",
+    )
+    parser.add_argument(
         "--json", metavar="FILE", help="also save every number, with the machine's facts, as JSON"
     )
     parser.add_argument(
         "--from",
         dest="saved",
+        action="append",
         metavar="FILE",
-        help="measure nothing: take the numbers of a run saved with --json (for --plot, --markdown)",
+        help="measure nothing: take the numbers of a run saved with --json (for --plot, --markdown); "
+        "given more than once, the runs are merged: each strategy's numbers come from the last run "
+        "in which it ran (one run per environment, e.g. one per agent framework)",
     )
     parser.add_argument(
         "--plot",
@@ -389,6 +443,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                 parser.error(f"--{option}: no such directory: {parent}")
     if args.saved and args.json:
         parser.error("--from and --json: the run is saved already")
+    if args.saved and args.only:
+        parser.error("--from and --only: --only selects what a run measures")
     if args.saved and not (args.plot or args.markdown):
         parser.error("--from needs --plot or --markdown")
     return args
@@ -406,7 +462,10 @@ def stamp() -> dict[str, Any]:
 def run(args: argparse.Namespace, *, stdout: TextIO, stderr: TextIO, attack_possible: bool) -> int:
     """The whole contest. ``attack_possible`` is whether this platform has renameat2, which the
     attacker needs (a parameter so the refusal can be exercised where the attack does run)."""
-    results = Results(machine={**machine_facts(), **stamp()}, seconds=args.seconds, notes=availability())
+    chosen = selected_strategies(getattr(args, "only", None))
+    notes: dict[str, str | None] = {s: NOT_SELECTED for s in CONTEST_STRATEGIES if s not in chosen}
+    notes.update(availability(names=chosen))
+    results = Results(machine={**machine_facts(), **stamp()}, seconds=args.seconds, notes=notes)
     runs = len(results.available) * len(OPS) * len(SWAPS) if attack_possible else 0
     progress = Progress(stderr, len(DEPTHS) + 1 + len(SCALING_DEPTHS) + len(SIZES) + runs)
     progress.say(
@@ -469,17 +528,29 @@ def outputs(args: argparse.Namespace, saved: dict[str, Any], *, stdout: TextIO, 
 
 
 def from_saved(args: argparse.Namespace, *, stdout: TextIO, stderr: TextIO) -> int:
-    try:
-        with open(args.saved) as f:
-            saved = json.load(f)
-    except (OSError, ValueError) as exc:
-        reason = exc.strerror if isinstance(exc, OSError) else "not a saved run (invalid JSON)"
-        stderr.write(f"safefs-bench: cannot read {args.saved}: {reason}\n")
-        return 2
-    if not isinstance(saved, dict) or "cost" not in saved:
-        stderr.write(f"safefs-bench: {args.saved} is not a run saved with --json\n")
-        return 2
-    return outputs(args, saved, stdout=stdout, stderr=stderr)
+    runs: list[tuple[str, dict[str, Any]]] = []
+    for path in args.saved:
+        try:
+            with open(path) as f:
+                saved = json.load(f)
+        except (OSError, ValueError) as exc:
+            reason = exc.strerror if isinstance(exc, OSError) else "not a saved run (invalid JSON)"
+            stderr.write(f"safefs-bench: cannot read {path}: {reason}\n")
+            return 2
+        if not isinstance(saved, dict) or "cost" not in saved:
+            stderr.write(f"safefs-bench: {path} is not a run saved with --json\n")
+            return 2
+        runs.append((path, saved))
+    if len(runs) > 1:
+        try:
+            combined = merge.merge_runs(runs)
+        except merge.MergeError as exc:
+            stderr.write(f"safefs-bench: {exc}\n")
+            return 2
+        stdout.write(merge.summary(combined) + "\n")
+    else:
+        combined = runs[0][1]
+    return outputs(args, combined, stdout=stdout, stderr=stderr)
 
 
 def main(argv: list[str] | None = None) -> int:

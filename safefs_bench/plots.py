@@ -57,7 +57,9 @@ def _series(run: dict[str, Any], key: str) -> dict[str, list[tuple[int, float]]]
 
 def _stamp(run: dict[str, Any]) -> str:
     m = run.get("machine", {})
-    return f"{m.get('cpu_model', '')}, {m.get('system', '')} {m.get('kernel', '')}".strip(", ")
+    text = f"{m.get('cpu_model', '')}, {m.get('system', '')} {m.get('kernel', '')}".strip(", ")
+    merged = len(run.get("merged_from") or [])
+    return f"{text}; {merged} runs, one per environment" if merged > 1 else text
 
 
 def _save(plt: Any, fig: Any, directory: str, name: str) -> list[str]:
@@ -114,8 +116,8 @@ def draw(run: dict[str, Any], directory: str) -> list[str]:
         written += _save(plt, fig, directory, "cost-vs-depth")
     escapes = escapes_by_strategy(run)
     if escapes:
-        fig, ax = plt.subplots(figsize=(7.5, 4.5))
         names = list(escapes)
+        fig, ax = plt.subplots(figsize=(max(7.5, 0.5 * len(names)), 4.5))
         bars = ax.bar(
             names,
             [escapes[n] for n in names],
@@ -131,11 +133,13 @@ def draw(run: dict[str, Any], directory: str) -> list[str]:
             if seconds
             else "Escapes"
         )
-        # Names end at their bar, and the stamp goes bottom left, under the short first names:
-        # the long last name would run into it on the right.
+        # Names end at their bar; the stamp goes under the lowest of them, however long they are
+        # (a merged run's framework rows have the longest names).
         ax.tick_params(axis="x", labelsize=8)
         plt.setp(ax.get_xticklabels(), rotation=30, ha="right", rotation_mode="anchor")
-        fig.text(0.01, -0.04, stamp, ha="left", va="top", fontsize=7, color="grey")
+        fig.canvas.draw()
+        below = ax.get_tightbbox(fig.canvas.get_renderer()).transformed(fig.transFigure.inverted()).y0
+        fig.text(0.01, below - 0.01, stamp, ha="left", va="top", fontsize=7, color="grey")
         written += _save(plt, fig, directory, "escapes")
     size = _series(run, "size_us")
     if size:

@@ -80,6 +80,26 @@ def stamp_line(run: dict[str, Any]) -> str:
     )
 
 
+def merged_line(run: dict[str, Any]) -> str | None:
+    """Where a merged run's numbers come from (None for a single run)."""
+    parts = run.get("merged_from") or []
+    if len(parts) < 2:
+        return None
+    each = "; ".join(
+        f"{', '.join(f'`{s}`' for s in p['strategies'])} from `{p['run']}` "
+        f"({p.get('python') or 'unknown Python'})"
+        for p in parts
+        if p["strategies"]
+    )
+    commits = sorted({p.get("commit") or "unknown" for p in parts})
+    commit_note = "" if len(commits) == 1 else f" They were measured at commits {', '.join(commits)}."
+    return (
+        f"The numbers come from {len(parts)} runs, one per environment (each agent framework is "
+        f"installed only in an environment of its own): {each}. A ratio between rows of different "
+        f"runs carries the drift between those runs too.{commit_note}"
+    )
+
+
 def markdown(run: dict[str, Any], image_dir: str | None) -> str:
     """The generated part, markers included. ``image_dir``: where the plots are, relative to
     the Markdown file (None: no images)."""
@@ -88,7 +108,9 @@ def markdown(run: dict[str, Any], image_dir: str | None) -> str:
         "",
         stamp_line(run),
         "",
-        "Regenerate: `safefs-bench --seconds 3 --json run.json`, then "
+        *([merged, ""] if (merged := merged_line(run)) else []),
+        "Regenerate: `make contest` (every framework, each in its own environment), or "
+        "`safefs-bench --seconds 3 --json run.json`, then "
         "`safefs-bench --from run.json --plot docs/benchmarks --markdown docs/benchmarks.md`.",
         "Medians of interleaved repeats; (x) is the time relative to `unconfined`.",
         "",
@@ -134,9 +156,20 @@ def markdown(run: dict[str, Any], image_dir: str | None) -> str:
         lines.append("")
     elif run.get("attack", {}).get("note"):
         lines += [f"Attack phase: {run['attack']['note']}.", ""]
-    skipped = [f"`{s}`: {info['note']}" for s, info in run.get("strategies", {}).items() if info.get("note")]
+    skipped = [
+        f"`{s}`: {info['note']}"
+        for s, info in run.get("strategies", {}).items()
+        if info.get("note") and info.get("selected", True) is not False
+    ]
     if skipped:
         lines += ["Not run here: " + "; ".join(skipped) + ".", ""]
+    refused = [
+        f"`{s}` refused to {what} ({why})"
+        for s, cost in run.get("cost", {}).items()
+        for what, why in cost.get("refused", {}).items()
+    ]
+    if refused:
+        lines += ["Not measured: " + "; ".join(refused) + ".", ""]
     lines.append(END)
     return "\n".join(lines) + "\n"
 

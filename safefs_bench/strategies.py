@@ -441,13 +441,15 @@ def open_strategy(name: str, root: str) -> Strategy:
     raise ValueError(f"unknown strategy {name!r}; choose from {', '.join(CONTEST_STRATEGIES)}")
 
 
-def availability(probe_dir: str | None = None) -> dict[str, str | None]:
-    """Each strategy's name -> None if it runs here, else the reason it does not."""
+def availability(
+    probe_dir: str | None = None, names: tuple[str, ...] = CONTEST_STRATEGIES
+) -> dict[str, str | None]:
+    """Each strategy's name (of ``names``) -> None if it runs here, else the reason it does not."""
     import tempfile
 
     out: dict[str, str | None] = {}
     with tempfile.TemporaryDirectory(prefix="safefs-probe-", dir=probe_dir) as tmp:
-        for name in CONTEST_STRATEGIES:
+        for name in names:
             try:
                 open_strategy(name, tmp).close()
                 out[name] = None

@@ -5,6 +5,8 @@
     python tests/compat_envs.py newest --report compat-latest.md   # the newest releases (make test-latest)
     python tests/compat_envs.py oldest --only anthropic
     python tests/compat_envs.py pins              # rewrite constraints/<name>[-oldest].txt (make constraints)
+    python tests/compat_envs.py pinned --list     # the names of the tables that end selects
+    python tests/compat_envs.py pinned --only agno --build-only   # build (or reuse), print its path
 
 For each table of compat.toml, ``.venv-compat/<name>-<end>`` gets the project (editable, with the
 table's extra, the distributions beside it and the test tools of the ``dev`` extra) and the
@@ -493,6 +495,19 @@ def write_all_pins(integrations: list[Integration]) -> int:
     return failed
 
 
+def build_only(integrations: list[Integration], end: str) -> int:
+    """Build (or reuse) each environment and print its directory; the pip log on failure."""
+    for integration in integrations:
+        log: list[str] = []
+        print(f"{integration.name} ({end}): building ...", file=sys.stderr, flush=True)
+        python = build(integration, end, log, {})
+        if python is None:
+            print(f"{integration.name} ({end}): not built:\n" + "\n".join(log)[-3000:], file=sys.stderr)
+            return 1
+        print(python.parent.parent, flush=True)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     parser.add_argument(
@@ -500,6 +515,14 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--only", nargs="*", metavar="NAME", help="only these tables of compat.toml")
     parser.add_argument("--report", type=Path, help="also write the report (Markdown) to this file")
+    parser.add_argument(
+        "--list", action="store_true", help="print the names of the tables selected; run nothing"
+    )
+    parser.add_argument(
+        "--build-only",
+        action="store_true",
+        help="build (or reuse) each selected environment and print its path; run no tests",
+    )
     args = parser.parse_args(argv)
     integrations = load()
     if args.only:
@@ -508,6 +531,11 @@ def main(argv: list[str] | None = None) -> int:
             parser.error(f"not in compat.toml: {', '.join(sorted(unknown))}")
         integrations = [i for i in integrations if i.name in args.only]
     integrations = selected(args.end, integrations)
+    if args.list:
+        print("\n".join(i.name for i in integrations))
+        return 0
+    if args.build_only and args.end != "pins":
+        return build_only(integrations, args.end)
     if args.end == "pins":
         return write_all_pins(integrations)
     outcomes = []
