@@ -4,7 +4,9 @@ safefs's.
 - ``tarfile-data`` and ``safefs-archive``: each operation extracts a one-member tar into the
   workspace, with ``tarfile.extractall(filter="data")`` or ``safefs.archive.extractall``. A write
   is a regular member at the path; a read is a hard-link member to the path, extracted under a
-  fresh name and then read: what a hostile archive does to copy a file into a place it can read.
+  fresh name and then read without following it: what a hostile archive does to copy a file into
+  a place it can read (a hard link to a symlink another writer swapped in copies no file: it is
+  one more name for that writer's own link).
 - ``fsspec-dirfs`` and ``safefs-fsspec``: fsspec's rooted ``DirFileSystem`` over the local
   filesystem, and ``safefs.fsspec.SafeFileSystem``; a read is ``cat_file``, a write
   ``pipe_file``.
@@ -15,6 +17,8 @@ A refusal (tarfile's ``FilterError``, any ``OSError``) is raised as ``Permission
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import io
 import itertools
 import os
@@ -67,12 +71,21 @@ class TarExtraction(Strategy):
         info = tarfile.TarInfo(name)
         info.type, info.linkname = tarfile.LNKTYPE, rel
         self._extract(info, None)
-        got = os.path.join(self._root_path, name)  # a regular file in the workspace's top
+        got = os.path.join(self._root_path, name)  # in the workspace's top, which is no link
         try:
-            with open(got, "rb") as f:
+            # Read as the copy it is, never following it: a hard link to an outside inode is a
+            # copy of an outside file (an escape); a hard link to a symlink the attacker planted
+            # is only a second name for the attacker's own link (ELOOP: refused).
+            fd = os.open(got, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+            with open(fd, "rb") as f:
                 return f.read()
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                raise PermissionError(f"{rel}: the extraction made a link to a symlink") from None
+            raise
         finally:
-            os.unlink(got)
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(got)
 
     def stat(self, rel: str) -> os.stat_result:
         raise OSError("an extraction has no stat")
