@@ -31,6 +31,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 import os
 import shlex
 import warnings
@@ -146,6 +147,9 @@ class AgnoFileTools(Strategy):
         else:
             from safefs.integrations.agno import FileTools  # type: ignore[assignment]
         self._tools: Any = FileTools(base_dir=Path(root), exclude_patterns=[])
+        # agno logs every refusal and failure on its own handler: tens of thousands of lines in
+        # one attack. The contest counts them itself; only agno's critical messages stay.
+        logging.getLogger("agno").setLevel(logging.CRITICAL)
 
     def _checked(self, text: str) -> str:
         if text.startswith(self.REFUSALS):
