@@ -8,9 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.integrations.fake_http import JsonServer
-
-Call = tuple[str, dict[str, Any]]  # (tool name, input)
+from tests.integrations.fake_http import ScriptedModel
 
 
 def _tool_results(body: dict[str, Any]) -> list[dict[str, Any]]:
@@ -23,14 +21,8 @@ def _tool_results(body: dict[str, Any]) -> list[dict[str, Any]]:
     ]
 
 
-class FakeMessages(JsonServer):
+class FakeMessages(ScriptedModel):
     """``with FakeMessages(calls, final_text) as model:`` serves ``model.address`` until the block ends."""
-
-    def __init__(self, calls: list[Call], final_text: str) -> None:
-        super().__init__()
-        self.calls = calls
-        self.final_text = final_text
-        self.requests: list[dict[str, Any]] = []
 
     def tool_results(self) -> list[Any]:
         """The tool results the framework sent back, in order (from the last request)."""

@@ -9,10 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from tests.integrations.fake_http import JsonServer
-
-# (tool name, arguments) of each function call the model makes, in order.
-Call = tuple[str, dict[str, Any]]
+from tests.integrations.fake_http import ScriptedModel
 
 
 def _function_responses(body: dict[str, Any]) -> int:
@@ -21,14 +18,8 @@ def _function_responses(body: dict[str, Any]) -> int:
     )
 
 
-class FakeGemini(JsonServer):
+class FakeGemini(ScriptedModel):
     """``with FakeGemini(calls, final_text) as model:`` serves ``model.base_url`` until the block ends."""
-
-    def __init__(self, calls: list[Call], final_text: str) -> None:
-        super().__init__()
-        self.calls = calls
-        self.final_text = final_text
-        self.requests: list[dict[str, Any]] = []
 
     @property
     def base_url(self) -> str:

@@ -65,3 +65,18 @@ class JsonServer:
         self._server.shutdown()
         self._server.server_close()
         self._thread.join(10)
+
+
+# (a word of the tool's name, or its name; arguments) of each call the model makes, in order.
+Call = tuple[str, dict[str, Any]]
+
+
+class ScriptedModel(JsonServer):
+    """A fake model that makes ``calls`` in order, then answers ``final_text``; every request
+    body it got is kept in ``requests``."""
+
+    def __init__(self, calls: list[Call], final_text: str) -> None:
+        super().__init__()
+        self.calls = calls
+        self.final_text = final_text
+        self.requests: list[dict[str, Any]] = []

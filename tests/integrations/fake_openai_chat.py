@@ -10,20 +10,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from tests.integrations.fake_http import JsonServer
-
-# (a word of the tool's name, arguments) of each call the model makes, in order.
-Call = tuple[str, dict[str, Any]]
+from tests.integrations.fake_http import ScriptedModel
 
 
-class FakeChat(JsonServer):
+class FakeChat(ScriptedModel):
     """``with FakeChat(calls, final_text) as model:`` serves ``model.base_url`` until the block ends."""
-
-    def __init__(self, calls: list[Call], final_text: str) -> None:
-        super().__init__()
-        self.calls = calls
-        self.final_text = final_text
-        self.requests: list[dict[str, Any]] = []
 
     @property
     def base_url(self) -> str:

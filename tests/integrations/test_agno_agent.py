@@ -14,7 +14,8 @@ import pytest
 pytest.importorskip("agno.tools.file")
 pytest.importorskip("openai")
 
-from tests.integrations.fake_openai_chat import Call, FakeChat
+from tests.integrations.fake_http import Call
+from tests.integrations.fake_openai_chat import FakeChat
 from tests.integrations.scripts.swap import load
 
 ORIGINAL = "from agno.tools.file import FileTools"

@@ -12,7 +12,8 @@ import pytest
 pytest.importorskip("crewai_tools")
 pytest.importorskip("crewai")
 
-from tests.integrations.fake_openai_chat import Call, FakeChat
+from tests.integrations.fake_http import Call
+from tests.integrations.fake_openai_chat import FakeChat
 from tests.integrations.scripts.swap import load
 
 ORIGINAL = "from crewai_tools import DirectoryReadTool, FileReadTool, FileWriterTool"

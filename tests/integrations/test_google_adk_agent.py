@@ -13,7 +13,8 @@ import pytest
 
 pytest.importorskip("google.adk.environment")
 
-from tests.integrations.fake_gemini import Call, FakeGemini
+from tests.integrations.fake_gemini import FakeGemini
+from tests.integrations.fake_http import Call
 from tests.integrations.scripts.swap import load
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")  # ADK's "experimental" notices
