@@ -13,10 +13,11 @@ import safefs
 from agent.tools import ReadTool, WriteTool
 from safefs import capabilities
 from safefs.testing import RaceCounts, Swapper, run_for
+from tests.race_window import RACE_SECONDS
 
 pytestmark = pytest.mark.skipif(not capabilities().renameat2, reason="the attacker needs renameat2")
 
-SECONDS = 1.0
+SECONDS = RACE_SECONDS
 INSIDE = "inside content\n"
 OUTSIDE = "outside secret\n"
 

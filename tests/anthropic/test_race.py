@@ -20,13 +20,14 @@ from anthropic.lib.tools import agent_toolset as sdk_toolset
 from safefs import capabilities
 from safefs.anthropic import agent_toolset as our_toolset
 from safefs.testing import INSIDE_CONTENT, OUTSIDE_CONTENT, race
+from tests.race_window import RACE_SECONDS
 
 pytestmark = pytest.mark.skipif(
     not sys.platform.startswith("linux") or not capabilities().renameat2,
     reason="the attacker swaps names with renameat2 (Linux)",
 )
 
-SECONDS = 1.5
+SECONDS = RACE_SECONDS
 IMPLEMENTATIONS = {"sdk": sdk_toolset, "safefs": our_toolset}
 
 

@@ -17,8 +17,9 @@ import pytest
 from safefs import Root, capabilities
 from safefs.archive import extractall
 from safefs.testing import RaceCounts, race
+from tests.race_window import RACE_SECONDS
 
-SECONDS = 1.5
+SECONDS = RACE_SECONDS
 
 pytestmark = pytest.mark.skipif(not capabilities().renameat2, reason="the attacker needs renameat2")
 

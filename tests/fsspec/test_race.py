@@ -10,6 +10,8 @@ from typing import Any
 
 import pytest
 
+from tests.race_window import RACE_SECONDS
+
 pytest.importorskip("fsspec")
 
 from fsspec.implementations.dirfs import DirFileSystem
@@ -19,7 +21,7 @@ from safefs import capabilities
 from safefs.fsspec import SafeFileSystem
 from safefs.testing import race
 
-SECONDS = 1.5
+SECONDS = RACE_SECONDS
 
 pytestmark = pytest.mark.skipif(not capabilities().renameat2, reason="the attacker needs renameat2")
 

@@ -13,6 +13,8 @@ from typing import Any
 
 import pytest
 
+from tests.race_window import RACE_SECONDS
+
 pytest.importorskip("agno.tools.file")
 
 import agno.tools.file as original
@@ -23,7 +25,7 @@ from tests.integrations.support import ClosingVictim, assert_race
 
 pytestmark = NEEDS_ATTACKER
 
-SECONDS = 1.5
+SECONDS = RACE_SECONDS
 IMPLEMENTATIONS: dict[str, Any] = {"agno": original, "safefs": drop_in}
 
 

@@ -12,6 +12,8 @@ from typing import Any
 
 import pytest
 
+from tests.race_window import RACE_SECONDS
+
 pytest.importorskip("crewai_tools")
 
 import crewai_tools as original
@@ -22,7 +24,7 @@ from tests.integrations.support import ClosingVictim, assert_race
 
 pytestmark = NEEDS_ATTACKER
 
-SECONDS = 1.5
+SECONDS = RACE_SECONDS
 IMPLEMENTATIONS: dict[str, Any] = {"crewai": original, "safefs": drop_in}
 FAILED = ("Error", "An error", "File ")  # a refusal or failure text of either tool
 

@@ -11,6 +11,8 @@ from typing import Any
 
 import pytest
 
+from tests.race_window import RACE_SECONDS
+
 pytest.importorskip("deepagents.backends.filesystem")
 
 from deepagents.backends import filesystem as original
@@ -21,7 +23,7 @@ from tests.integrations.support import ClosingVictim, assert_race
 
 pytestmark = NEEDS_ATTACKER
 
-SECONDS = 1.5
+SECONDS = RACE_SECONDS
 IMPLEMENTATIONS: dict[str, Any] = {"deepagents": original, "safefs": drop_in}
 
 

@@ -15,6 +15,8 @@ from typing import Any
 
 import pytest
 
+from tests.race_window import RACE_SECONDS
+
 pytest.importorskip("google.adk.environment")
 
 from google.adk.environment import LocalEnvironment as Original
@@ -25,7 +27,7 @@ from tests.integrations.support import assert_race
 
 pytestmark = NEEDS_ATTACKER
 
-SECONDS = 1.5
+SECONDS = RACE_SECONDS
 IMPLEMENTATIONS: dict[str, Any] = {"google-adk": Original, "safefs": DropIn}
 
 

@@ -10,6 +10,8 @@ from typing import Any
 
 import pytest
 
+from tests.race_window import RACE_SECONDS
+
 pytest.importorskip("langchain_community.tools.file_management")
 
 from langchain_community.tools import file_management as original
@@ -23,7 +25,7 @@ pytestmark = pytest.mark.skipif(
     reason="the attacker swaps names with renameat2 (Linux)",
 )
 
-SECONDS = 1.5
+SECONDS = RACE_SECONDS
 IMPLEMENTATIONS: dict[str, Any] = {"langchain": original, "safefs": drop_in}
 
 

@@ -15,6 +15,8 @@ from typing import Any
 
 import pytest
 
+from tests.race_window import RACE_SECONDS
+
 pytest.importorskip("pydantic_ai.workspaces")
 
 from pydantic_ai.workspaces import LocalWorkspaceBackend as Original
@@ -28,7 +30,7 @@ pytestmark = pytest.mark.skipif(
     reason="the attacker swaps names with renameat2 (Linux)",
 )
 
-SECONDS = 1.5
+SECONDS = RACE_SECONDS
 IMPLEMENTATIONS: dict[str, Any] = {"pydantic-ai": Original, "safefs": DropIn}
 
 

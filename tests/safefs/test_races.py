@@ -27,12 +27,13 @@ import pytest
 import safefs
 from safefs import _sys
 from safefs.testing import Swapper
+from tests.race_window import RACE_SECONDS
 from tests.safefs.conftest import BACKENDS, Flavour, Workspace
 from tests.safefs.registry import BY_NAME, DATA
 
 pytestmark = pytest.mark.skipif(not _sys.have_renameat2(), reason="the attacker needs renameat2")
 
-RACE_SECONDS = 1.5
+
 MAX_EXTENSION = 2.5
 # A clean refusal: the escape itself, or what a lookup sees when a name changed under it.
 # EAGAIN: openat2 gave up after its bounded retries against a rename storm (a clean error too).
