@@ -4,7 +4,9 @@
 A documented pattern set, each pattern a published token format (a fixed prefix, a length, an
 alphabet) or a value assigned to a name that says it is secret. Line-anchored patterns match a
 line as the tools show it too: after the read tool's number (``     7\t``), the text editor's
-(``7: ``), and indentation.
+(``7: ``), grep's (``N:``, ``path:N:`` for a match, ``path-N-`` for a context line), and
+indentation; a key's lines may be kept in string literals (``"MII...\n" +``), ``echo`` lines or
+Markdown's ``> `` quote.
 
 =======================  =================================================================
 kind                     format matched
@@ -564,15 +566,34 @@ def _not_a_private_block(group: Groups) -> bool:
     return "PRIVATE" not in (group("label") or "")
 
 
-# A line number the read tool (``     7\t``) or the text editor's view (``7: ``) puts before a
-# line, and the line's indentation: a line-anchored pattern matches the line as shown too.
-_SHOWN_LINE = r"(?m:^)(?:[ \t]*\d{1,9}(?:\t|: ))?[ \t]*"
-_LINE_NUMBER = re.compile(r"(?m)^[ \t]*\d{1,9}(?:\t|: )")
+# What a tool puts before a line, and the line's indentation: a line-anchored pattern matches the
+# line as shown too. The read tool's number (``     7\t``), the text editor's (``7: ``), and grep's
+# (GNU grep's and the grep tool's): ``N:``/``N-`` for one file, ``path:N:`` for a match and
+# ``path-N-`` for a context line.
+_SHOWN_LINE = r"(?m:^)(?:[ \t]*\d{1,9}(?:\t|: )|(?:[^\n]*?[:-])?\d{1,9}[:-])?[ \t]*"
+_SHOWN_PREFIX = re2.compile(rb"(?m)^(?:[ \t]*\d{1,9}(?:\t|: )|(?:[^\n]*?[:-])?\d{1,9}[:-])")
+# How a line of a key is kept in code or a document: in a string literal (``"MII...\n" +``,
+# ``key = ("-----BEGIN ...\n"``), after ``echo`` (``echo 'MII...' >> key.pem``) or Markdown's
+# quote (``> MII...``). gitleaks' private-key rule takes anything between BEGIN and END; these
+# take the lines of such forms only, so code between two markers is not taken for a key.
+_KEY_OPEN = r"(?:(?:>[ \t]?)+|echo[ \t]+(?:-[A-Za-z]{1,3}[ \t]+)*[\"']?|[^\n\"'`]*?[\"'`])?"
+_KEY_CLOSE = r"(?:\\r)?(?:\\n)?[\"'`]?(?:[ \t]*(?:[+,;)]|>>?[ \t]*[^\s]*))*[ \t]*\\?"
+# A line of a key as shown and as kept: its content is base64 or a header (``Proc-Type: ...``).
+_KEY_LINE = rf"\r?\n{_SHOWN_LINE}{_KEY_OPEN}(?:[A-Za-z0-9+/=]+|[\w-]+:[^\n]*)?{_KEY_CLOSE}"
+_KEY_DATA_LINE = rf"\r?\n{_SHOWN_LINE}{_KEY_OPEN}[A-Za-z0-9+/=]+{_KEY_CLOSE}"
+_BASE64_RUN = re.compile(r"[A-Za-z0-9+/=]+")
+
+
+def _key_text(body: str) -> str:
+    """The base64 of a key's lines as shown: without the tools' line prefixes, then every run of
+    base64 characters joined (the quotes, ``\\n``, ``+`` and ``>`` around them dropped)."""
+    stripped = _SHOWN_PREFIX.sub(b"", body.encode("utf-8", "surrogatepass")).decode("utf-8", "surrogatepass")
+    return "".join(_BASE64_RUN.findall(stripped))
 
 
 def _key_body_accept(group: Groups) -> bool:
     """Full-width base64 lines: random (a key) unless they are all hex or repetitive."""
-    body = "".join(_LINE_NUMBER.sub("", group("body") or "").split())
+    body = _key_text(group("body") or "")
     return (
         shannon_entropy(body) >= 5.0
         and any(c.islower() for c in body)
@@ -583,8 +604,18 @@ def _key_body_accept(group: Groups) -> bool:
 
 def _key_tail_accept(group: Groups) -> bool:
     """The last lines of a key: base64 that mixes letters and digits, not a word."""
-    body = "".join(_LINE_NUMBER.sub("", group("body") or "").split())
+    body = _key_text(group("body") or "")
     return len(body) >= 16 and any(c.isdigit() for c in body) and any(c.isalpha() for c in body)
+
+
+def _key_block_accept(group: Groups) -> bool:
+    """A block written line by line in code or a document: its lines hold 40 base64 characters or
+    more that mix letters and digits (code that only names the markers holds none)."""
+    lines = group("lines")
+    if lines is None:
+        return True  # the raw forms: their body is base64 and headers only
+    body = _key_text(lines)
+    return len(body) >= 40 and shannon_entropy(body) >= 4.0 and any(c.isdigit() for c in body)
 
 
 _LABEL = r"(?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?"
@@ -592,14 +623,17 @@ _LABEL = r"(?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?"
 # two-character "\n" of a key kept in a JSON or source string; never "-----".
 _KEY_BODY = r"(?:[A-Za-z0-9+/=\s:,.\\]|-[^-]|--[^-]|---[^-]|----[^-])"
 _KEY_SEP = r"(?:\s|\\n)"
+_KEY_LINE_END = rf"\r?\n{_SHOWN_LINE}{_KEY_OPEN}-----END {_LABEL}-----"
 # Anything but "-----": the body of an armored block, headers ("Version: GnuPG v2 (GNU/Linux)")
 # included.
 _ARMOR_BODY = r"(?:[^-]|-[^-]|--[^-]|---[^-]|----[^-])"
 # A full PEM body line is 64 characters, an OpenSSH one 70 (MIME's 76 is not a key's).
-_B64_LINE = r"(?:[A-Za-z0-9+/]{64}|[A-Za-z0-9+/]{70})\r?\n"
+_B64_LINE = rf"{_KEY_OPEN}(?:[A-Za-z0-9+/]{{64}}|[A-Za-z0-9+/]{{70}}){_KEY_CLOSE}\r?\n"
 _END = r"(?:[^A-Za-z0-9_-]|\z)"  # what may follow a token: RE2 has no lookahead
 
 # The generic assignment: a name holding a secret's word, an operator, a value.
+# White space, a line break included as a tool shows it (after a line number or a grep prefix).
+_SPACE_SHOWN = rf"(?:[ \t\r\f\v]|\n{_SHOWN_LINE})"
 _SECRET_KEYWORD = r"(?i:pass|pwd|pw|secret|token|credential|creds|key)"
 _ASSIGNED_NAME = rf"(?P<name>{_SECRET_KEYWORD}[\w.-]*)"
 # After the name: its closing quote or bracket (``"key":``, ``['key'] =>``), a C array's size.
@@ -653,7 +687,12 @@ PATTERNS: tuple[SecretPattern, ...] = (
         rf"-----BEGIN {_LABEL}-----"
         rf"(?:{_KEY_BODY}{{64,}}?-----END {_LABEL}-----"
         rf"|(?:{_KEY_SEP}*[\w-]+:[^\n]*)*{_KEY_SEP}*[A-Za-z0-9+/=]{{16,}}"
-        rf"(?:{_KEY_SEP}+[A-Za-z0-9+/=]+)*)",
+        rf"(?:{_KEY_SEP}+[A-Za-z0-9+/=]+)*"
+        # Line by line as a tool shows it or as code keeps it, to its END line or as far as
+        # its lines go.
+        rf"|{_KEY_CLOSE}(?P<lines>(?:{_KEY_LINE})+?{_KEY_LINE_END}"
+        rf"|(?:{_KEY_LINE})*?{_KEY_DATA_LINE}(?:{_KEY_DATA_LINE})*))",
+        accept=_key_block_accept,
     ),
     SecretPattern(
         "certificate",
@@ -663,15 +702,19 @@ PATTERNS: tuple[SecretPattern, ...] = (
     ),
     SecretPattern(
         "private-key",
-        rf"(?P<body>(?:{_SHOWN_LINE}{_B64_LINE}){{3,}}(?:{_SHOWN_LINE}[A-Za-z0-9+/]{{0,76}}={{0,2}}(?:\r?\n|\z))?)"
-        rf"(?:{_SHOWN_LINE}-----END {_LABEL}-----)?",
-        groups=(),
+        rf"{_SHOWN_LINE}(?P<value>(?P<body>{_B64_LINE}(?:{_SHOWN_LINE}{_B64_LINE}){{2,}}"
+        rf"(?:{_SHOWN_LINE}{_KEY_OPEN}[A-Za-z0-9+/]{{0,76}}={{0,2}}{_KEY_CLOSE}(?:\r?\n|\z))?)"
+        rf"(?:{_SHOWN_LINE}{_KEY_OPEN}-----END {_LABEL}-----)?)",
+        groups=("value",),
         accept=_key_body_accept,
     ),
     # The last lines of a key, up to its END line: what a read of the file's tail shows.
     SecretPattern(
         "private-key",
-        rf"(?P<body>(?:{_SHOWN_LINE}[A-Za-z0-9+/=]{{1,76}}\r?\n)+){_SHOWN_LINE}-----END {_LABEL}-----",
+        rf"{_SHOWN_LINE}(?P<value>(?P<body>{_KEY_OPEN}[A-Za-z0-9+/=]{{1,76}}{_KEY_CLOSE}\r?\n"
+        rf"(?:{_SHOWN_LINE}{_KEY_OPEN}[A-Za-z0-9+/=]{{1,76}}{_KEY_CLOSE}\r?\n)*)"
+        rf"{_SHOWN_LINE}{_KEY_OPEN}-----END {_LABEL}-----)",
+        groups=("value",),
         accept=_key_tail_accept,
     ),
     SecretPattern(
@@ -793,7 +836,8 @@ PATTERNS: tuple[SecretPattern, ...] = (
     _assignment(rf"{_ASSIGNED_NAME}[ \t]+(?:{_QUOTED_VALUE})"),
     # ``<apiToken>value</apiToken>``: an XML element named for a secret.
     _assignment(
-        rf"<(?P<name>[\w.:-]*?{_SECRET_KEYWORD}[\w.:-]*)(?:[ \t][^>\n]*)?>\s*(?P<bare>[^\s<>]{{8,}})\s*</"
+        rf"<(?P<name>[\w.:-]*?{_SECRET_KEYWORD}[\w.:-]*)(?:[ \t][^>\n]*)?>{_SPACE_SHOWN}*"
+        rf"(?P<bare>[^\s<>]{{8,}}){_SPACE_SHOWN}*</"
     ),
     # ``<add key="ClearTextPassword" value="..." />``: .NET and NuGet configuration.
     _assignment(
