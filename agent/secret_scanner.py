@@ -569,8 +569,9 @@ def _not_a_private_block(group: Groups) -> bool:
 # What a tool puts before a line, and the line's indentation: a line-anchored pattern matches the
 # line as shown too. The read tool's number (``     7\t``), the text editor's (``7: ``), and grep's
 # (GNU grep's and the grep tool's): ``N:``/``N-`` for one file, ``path:N:`` for a match and
-# ``path-N-`` for a context line.
-_SHOWN_LINE = r"(?m:^)(?:[ \t]*\d{1,9}(?:\t|: )|(?:[^\n]*?[:-])?\d{1,9}[:-])?[ \t]*"
+# ``path-N-`` for a context line. The line without a prefix is tried first: text can look like
+# one (``06926d2c-ea36-76b5-5805-84a7``).
+_SHOWN_LINE = r"(?m:^)(?:[ \t]*\d{1,9}(?:\t|: )|(?:[^\n]*?[:-])?\d{1,9}[:-])??[ \t]*"
 _SHOWN_PREFIX = re2.compile(rb"(?m)^(?:[ \t]*\d{1,9}(?:\t|: )|(?:[^\n]*?[:-])?\d{1,9}[:-])")
 # How a line of a key is kept in code or a document: in a string literal (``"MII...\n" +``,
 # ``key = ("-----BEGIN ...\n"``), after ``echo`` (``echo 'MII...' >> key.pem``) or Markdown's

@@ -12,8 +12,9 @@ the corpus does not carry. Nothing in the project needs the corpus at run time."
 
 from __future__ import annotations
 
+import bisect
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -106,6 +107,65 @@ def _other_rules(rules: list[dict[str, object]]) -> dict[str, Any]:
     }
 
 
+# The path grep shows before each line: digits and dashes in it, as a path may have.
+GREP_PATH = "src/app-2/config-3.yaml"
+# The lines the bash tool puts before a command's output (its status, sandbox and killed lines).
+BASH_HEAD = "exit status 0\nsandbox: landlock, no network, rlimits\nkilled: none (nothing else was running)\n"
+
+
+def _read_prefix(n: int) -> str:
+    return f"{n:6}\t"
+
+
+def _editor_prefix(n: int) -> str:
+    return f"{n}: "
+
+
+def _grep_prefix(n: int) -> str:
+    return f"{GREP_PATH}:{n}:"
+
+
+def _grep_context_prefix(n: int) -> str:
+    """``grep -A``: the first line is the match, the others its context lines."""
+    return f"{GREP_PATH}:{n}:" if n == 1 else f"{GREP_PATH}-{n}-"
+
+
+# Each form a tool shows a file's text in: the prefix it puts before line N (1-based), or the
+# text it puts before the whole.
+FORMS: dict[str, Callable[[int], str] | str] = {
+    "raw": "",
+    "read": _read_prefix,
+    "grep -n": _grep_prefix,
+    "grep context": _grep_context_prefix,
+    "editor view": _editor_prefix,
+    "bash output": BASH_HEAD,
+}
+
+
+def shown(text: str, form: str) -> tuple[str, Callable[[int], int]]:
+    """``text`` as ``form`` shows it, and where each offset of ``text`` is in what it shows."""
+    how = FORMS[form]
+    if isinstance(how, str):
+        return how + text, lambda offset: offset + len(how)
+    lines = text.split("\n")
+    shifts: list[int] = []  # the characters added before each line's first
+    starts: list[int] = []  # each line's first offset in ``text``
+    pieces: list[str] = []
+    added = at = 0
+    for n, line in enumerate(lines, 1):
+        prefix = how(n)
+        added += len(prefix)
+        shifts.append(added)
+        starts.append(at)
+        pieces.append(prefix + line)
+        at += len(line) + 1
+
+    def where(offset: int) -> int:
+        return offset + shifts[bisect.bisect_right(starts, offset) - 1]
+
+    return "\n".join(pieces), where
+
+
 @dataclass
 class Scores:
     documented: Tally = field(default_factory=Tally)
@@ -115,6 +175,9 @@ class Scores:
     detect_secrets_tps: Tally = field(default_factory=Tally)
     detect_secrets_fps: Tally = field(default_factory=Tally)
     by_rule: dict[str, Tally] = field(default_factory=dict)
+    # gitleaks' true positives redacted, and its false-positive samples flagged, in each form.
+    forms_tps: dict[str, Tally] = field(default_factory=dict)
+    forms_fps: dict[str, Tally] = field(default_factory=dict)
 
 
 def score(scanner: SecretScanner) -> Scores:
@@ -133,6 +196,11 @@ def score(scanner: SecretScanner) -> Scores:
             tally.add(hit, label)
             if rule["id"] in DOCUMENTED_RULES:
                 scores.documented.add(hit, label)
+            for form in FORMS:
+                as_shown, where = shown(sample["text"], form)
+                found = scanner.find(as_shown) if form != "raw" else findings
+                form_hit = all(_covered(found, where(start), where(end)) for start, end in sample["spans"])
+                scores.forms_tps.setdefault(form, Tally()).add(form_hit, f"{rule['id']}: {as_shown!r}")
         for text in rule["fps"]:
             found = scanner.find(text)
             label = f"{rule['id']}: {text!r} -> {[f.kind for f in found]}"
@@ -140,6 +208,12 @@ def score(scanner: SecretScanner) -> Scores:
             others = [k for k, regex in regexes.items() if k != rule["id"] and regex.search(text.encode())]
             if not others:
                 scores.gitleaks_fps_of_no_rule.add(bool(found), label)
+            for form in FORMS:
+                as_shown = shown(text, form)[0]
+                flagged = scanner.find(as_shown) if form != "raw" else found
+                scores.forms_fps.setdefault(form, Tally()).add(
+                    bool(flagged), f"{rule['id']}: {as_shown!r} -> {[f.kind for f in flagged]}"
+                )
     for plugin in detect_secrets()["plugins"]:  # type: ignore[attr-defined]
         for text in plugin["tps"]:
             scores.detect_secrets_tps.add(bool(scanner.find(text)), f"{plugin['id']}: {text!r}")

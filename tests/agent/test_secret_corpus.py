@@ -9,7 +9,7 @@ import contextlib
 import pytest
 
 from agent.secret_scanner import SecretScanner
-from tests.agent.secrets_corpus import CORPUS, Scores, score
+from tests.agent.secrets_corpus import CORPUS, FORMS, Scores, score
 
 pytestmark = pytest.mark.skipif(not CORPUS.is_dir(), reason=f"no secrets corpus at {CORPUS}")
 
@@ -26,6 +26,8 @@ def scores(request: pytest.FixtureRequest) -> Scores:
         f"\n  of them, those no other gitleaks rule matches: {measured.gitleaks_fps_of_no_rule} flagged"
         f"\n  detect-secrets' positives: {measured.detect_secrets_tps} found"
         f"\n  detect-secrets' negatives: {measured.detect_secrets_fps} flagged"
+        "\n  gitleaks, every rule, as each tool shows the sample (redacted; false positives flagged):"
+        + "".join(f"\n    {form}: {measured.forms_tps[form]}; {measured.forms_fps[form]}" for form in FORMS)
     )
     capture = request.config.pluginmanager.get_plugin("capturemanager")
     with capture.global_and_fixture_disabled() if capture is not None else contextlib.nullcontext():
@@ -56,3 +58,15 @@ def test_few_of_gitleaks_false_positive_samples_are_flagged(scores: Scores) -> N
 def test_detect_secrets_positives_are_found(scores: Scores) -> None:
     assert scores.detect_secrets_tps.total > 200
     assert scores.detect_secrets_tps.rate >= 0.60, scores.detect_secrets_tps.missed[:20]
+
+
+@pytest.mark.parametrize("form", [form for form in FORMS if form != "raw"])
+def test_every_shown_form_is_redacted_as_the_raw_text_is(scores: Scores, form: str) -> None:
+    """Each sample as the read tool, grep (``-n`` and context lines), the text editor and the
+    bash tool show it: recall at most 1 point below the raw text's, and false positives at most
+    the raw target."""
+    raw, tally = scores.forms_tps["raw"], scores.forms_tps[form]
+    assert tally.total == raw.total
+    missed_here = [m for m in tally.missed if m not in raw.missed]
+    assert tally.rate >= raw.rate - 0.01, (str(tally), missed_here[:20])
+    assert scores.forms_fps[form].rate <= 0.08, str(scores.forms_fps[form])
