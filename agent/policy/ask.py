@@ -3,7 +3,9 @@
 What is shown is what will really happen: the canonical root-relative path the call will touch
 (symlinks followed, as the operation follows them), a coloured unified diff of the change, or
 the exact command and the sandbox it will run in. Text from the model is shown with control
-characters made visible, so it cannot move the cursor, recolour or rewrite the prompt.
+characters made visible, so it cannot move the cursor, recolour or rewrite the prompt, and with
+every character that could be read as shell syntax or as nothing escaped
+(:func:`agent.display.literal`); a file name's newline cannot start a line of the diff.
 
 The terminal is ``/dev/tty``, as ``ssh`` and ``sudo`` use it: the conversation's output can be
 redirected and the question still reaches the person. Without a controlling terminal every
@@ -22,7 +24,7 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Protocol
 
 import safefs
-from agent.display import visible
+from agent.display import literal, visible
 from agent.messages import ToolCall
 from agent.policy.approval import Decision, deny
 from agent.policy.sensitive import PathRule, PathRules
@@ -126,14 +128,15 @@ def coloured_diff(before: str | None, after: str, name: str, *, colour: bool = T
         difflib.unified_diff(
             [] if before is None else _keep_ends(before),
             _keep_ends(after),
-            fromfile="/dev/null" if before is None else f"a/{name}",
-            tofile=f"b/{name}",
+            # A name is one line of the header: a newline in it cannot start a "+" line.
+            fromfile="/dev/null" if before is None else f"a/{literal(name, one_line=True)}",
+            tofile=f"b/{literal(name, one_line=True)}",
             n=3,
         )
     )
     shown: list[str] = []
     for line in lines[:MAX_DIFF_LINES]:
-        text = visible(line.rstrip("\n"))
+        text = literal(line.rstrip("\n"))
         if not line.endswith("\n"):
             text += "  (no newline at end)"
         if colour and line.startswith("+") and not line.startswith("+++"):
@@ -168,13 +171,13 @@ def describe_call(
         command = str(call.input.get("command", ""))
         return [
             bold("The agent wants to run a shell command:"),
-            *(f"  $ {visible(line)}" for line in _lines(command)),
-            f"  in:      the workspace ({visible(root.path)})",
+            *(f"  $ {literal(line)}" for line in _lines(command)),
+            f"  in:      the workspace ({literal(root.path, one_line=True)})",
             f"  sandbox: {visible(sandbox)}",
         ]
     given = (paths or paths_of())(call)
     if not given:
-        return [bold(f"The agent wants to call {visible(call.name)} with:"), f"  {visible(repr(call.input))}"]
+        return [bold(f"The agent wants to call {visible(call.name)} with:"), f"  {literal(repr(call.input))}"]
     action = visible(call.name)
     if call.name == TEXT_EDITOR_TOOL:
         action = f"{visible(str(call.input.get('command')))} ({action})"
@@ -182,10 +185,10 @@ def describe_call(
     for path in given:
         really = canonical_path(root, path)
         lines += [
-            f"  path as given: {visible(path)!r}",
+            f"  path as given: {literal(path)!r}",
             "  really:        "
             + (
-                f"{visible(really)!r} (in the workspace)"
+                f"{literal(really)!r} (in the workspace)"
                 if really
                 else "outside the workspace or invalid: the call will fail"
             ),
