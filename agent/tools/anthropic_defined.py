@@ -4,7 +4,8 @@
   by :class:`safefs.anthropic.TextEditor` on the workspace root.
 - ``bash`` (``bash_20250124``): a persistent shell (working directory and exported variables kept
   between commands) whose every command runs in the same kernel sandbox, with the same scrubbed
-  environment, as the agent's own ``bash`` tool.
+  environment, as the agent's own ``bash`` tool: a cancel kills the running command, and each
+  result that ran ends with the sandbox line, the processes killed and the sandbox's notes.
 
 Both are schema-less for the model: :meth:`spec` sends only the type and the name. The
 ``input_schema`` here is what a call is validated against before it runs.
@@ -18,7 +19,7 @@ from typing import Any
 
 import safefs
 from agent.tools.base import Tool, ToolOutput
-from agent.tools.bash import BashTool
+from agent.tools.bash import BashTool, killed_line
 from safefs.sandbox import SandboxOptions
 from safefs.workspace.limits import truncate_middle
 
@@ -80,14 +81,22 @@ class PersistentBashTool(BashTool):
         return {"type": "bash_20250124", "name": self.name}
 
     def run(self, args: dict[str, Any], cancel: threading.Event | None) -> ToolOutput:
-        from anthropic.lib.tools import ToolError
+        """The call as the SDK's shell words it; a command that ran is followed by the sandbox
+        line, the processes killed when it ended and the sandbox's notes, as the agent's own
+        ``bash`` gives them. Setting ``cancel`` kills the command at once."""
+        from safefs.anthropic.bash_tool import bash_call
 
-        from safefs.anthropic.bash_tool import run_bash
-
-        try:
-            return ToolOutput(truncate_middle(run_bash(self.session, args, self.timeout)))
-        except ToolError as exc:
-            return ToolOutput(truncate_middle(str(exc)), is_error=True)
+        call = bash_call(self.session, args, self.timeout, cancel)
+        result = call.result
+        if result is None or result.refusal is not None:
+            return ToolOutput(truncate_middle(call.text), is_error=call.is_error)
+        if result.layers is not None:
+            self.sandbox_layers = result.layers
+        notes = "".join(f"\n{note}" for note in result.notes)
+        return ToolOutput(
+            f"{truncate_middle(call.text)}\n{self.sandbox_layers}\n{killed_line(result.killed)}{notes}",
+            is_error=call.is_error,
+        )
 
     def close(self) -> None:
         self.session.close()

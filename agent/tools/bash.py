@@ -54,7 +54,7 @@ def _status_line(returncode: int) -> str:
     return f"exit status {returncode}"
 
 
-def _killed_line(killed: tuple[str, ...] | None) -> str:
+def killed_line(killed: tuple[str, ...] | None) -> str:
     if killed is None:
         return "killed: the command's process group (a job in a session of its own is not tracked)"
     if not killed:
@@ -154,5 +154,5 @@ class BashTool(Tool):
         layers = self.sandbox_layers
         notes = "".join(f"\n{note}" for note in outcome.notes)
         return ToolOutput(
-            f"{status}\n{layers}\n{_killed_line(outcome.killed)}\n{text}{notes}", is_error=failed
+            f"{status}\n{layers}\n{killed_line(outcome.killed)}\n{text}{notes}", is_error=failed
         )

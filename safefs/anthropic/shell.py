@@ -46,6 +46,14 @@ class ShellResult:
     exit_code: int  # -1 when the shell could not report one (killed, or output cut)
     timed_out: bool = False
     refusal: str | None = None  # the sandbox could not run anything
+    cancelled: bool = False  # stopped by the caller's cancel event
+    over_cap: bool = False  # killed for printing more than OUTPUT_CAP bytes
+    # What the sandbox said of the run: each process killed when it ended ("pid command"; None:
+    # the process group was killed), its notes (low disk space, repositories disabled or not), and
+    # the layers the command got when more precise than ``describe()``.
+    killed: tuple[str, ...] | None = None
+    notes: tuple[str, ...] = ()
+    layers: str | None = None
 
 
 def keep_tail(text: str, limit: int = BASH_OUTPUT_LIMIT) -> str:
@@ -130,7 +138,11 @@ class ConfinedShell:
             f"printf '%s\\0' \"$__safefs_here\"; command -p env -0\n"
         )
 
-    def run(self, command: str, timeout: float = BASH_DEFAULT_TIMEOUT) -> ShellResult:
+    def run(
+        self, command: str, timeout: float = BASH_DEFAULT_TIMEOUT, cancel: threading.Event | None = None
+    ) -> ShellResult:
+        """Run ``command``; setting ``cancel`` kills it and everything it started at once (the
+        session keeps the state of the command before)."""
         with self._lock:
             if self._closed:
                 raise RuntimeError("bash session terminated; restart required")
@@ -142,13 +154,15 @@ class ConfinedShell:
                 {**self._env, "TERM": "dumb"},
                 timeout=timeout,
                 output_cap=OUTPUT_CAP,
-                cancel=None,
+                cancel=cancel,
             )
             if outcome.setup_error is not None:
                 return ShellResult("", -1, refusal=outcome.setup_error)
             if outcome.timed_out:
                 self.restart()  # the SDK tears its shell down on a timeout
-                return ShellResult("", -1, timed_out=True)
+                return ShellResult(
+                    "", -1, timed_out=True, killed=outcome.killed, notes=outcome.notes, layers=outcome.layers
+                )
             raw = outcome.output
             at = raw.rfind(marker.encode())
             state = _parse_state(raw[at + len(marker) :]) if at >= 0 else None
@@ -160,7 +174,15 @@ class ConfinedShell:
             else:
                 # The command ended the shell itself (``exit``): its status is the shell's.
                 code = outcome.returncode if outcome.returncode is not None else -1
-            return ShellResult(_ANSI.sub("", body.decode("utf-8", "replace")), code)
+            return ShellResult(
+                _ANSI.sub("", body.decode("utf-8", "replace")),
+                -1 if outcome.cancelled or outcome.over_cap else code,
+                cancelled=outcome.cancelled,
+                over_cap=outcome.over_cap,
+                killed=outcome.killed,
+                notes=outcome.notes,
+                layers=outcome.layers,
+            )
 
     def close(self) -> None:
         with self._lock:
