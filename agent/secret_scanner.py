@@ -697,7 +697,8 @@ PATTERNS: tuple[SecretPattern, ...] = (
     ),
     SecretPattern(
         "certificate",
-        rf"-----BEGIN (?P<label>[A-Z0-9 ]{{1,64}})-----{_ARMOR_BODY}*-----END [A-Z0-9 ]{{1,64}}-----",
+        # (A dash before the END line: grep's context prefix, ``path-28------END ...``.)
+        rf"-----BEGIN (?P<label>[A-Z0-9 ]{{1,64}})-----{_ARMOR_BODY}*-?-----END [A-Z0-9 ]{{1,64}}-----",
         accept=_not_a_private_block,
         benign=True,
     ),

@@ -167,3 +167,21 @@ def test_an_xml_element_value_is_redacted_as_read_and_the_editor_show_it(ws: Age
         shown = tool.execute(args).content
         assert value[:12] not in shown, (args, shown)
         assert "[REDACTED:secret-assignment]" in shown
+
+
+@pytest.mark.skipif(shutil.which("grep") is None, reason="no grep")
+@pytest.mark.parametrize("label", ["PGP PUBLIC KEY BLOCK", "CERTIFICATE", "PUBLIC KEY"])
+def test_a_public_block_is_left_alone_as_grep_shows_it(tmp_path: Path, label: str) -> None:
+    """A certificate or public key as grep shows it with context (``path-28------END ...``) is
+    not taken for a key body."""
+    block, _body = key_block(label)
+    if label.startswith("PGP"):
+        block = block.replace("-----\n", "-----\nVersion: GnuPG v2\nComment: https://gnupg.org\n\n", 1)
+    (tmp_path / "keys").mkdir()
+    (tmp_path / "keys" / "release-2.asc").write_text(block)
+    for flags in (["-rn", "-A", "40", "BEGIN"], ["-rn", "-B", "40", "END"], ["-rn", "."]):
+        shown = subprocess.run(
+            ["grep", *flags, "."], cwd=tmp_path, capture_output=True, text=True, check=False
+        ).stdout
+        assert "keys/release-2.asc" in shown
+        assert SecretScanner().find(shown) == [], (flags, shown)
