@@ -472,6 +472,11 @@ def test_an_edit_of_a_redacted_line_through_the_real_edit_tool_is_refused(ws: Ag
         "api_key: Final[" * 60000,
         "token = " + "a1" * 500000,
         "     7\t" * 100000,
+        # grep's prefixes and a key's decorations, over and over, with no key in them.
+        "a-1-b:2:c-3-" * 80000 + "\n",
+        ("src/x-1-" * 40 + '"' + "A" * 64 + '\\n" +\n') * 1000,
+        f"-----BEGIN RSA {PRIV}-----\\n\" +\n" + ('    "' + "QUJD" * 16 + '\\n" +\n') * 4000,
+        "> echo '" * 100000,
     ],
     ids=[
         "base64-1MiB",
@@ -484,6 +489,10 @@ def test_an_edit_of_a_redacted_line_through_the_real_edit_tool_is_refused(ws: Ag
         "open-type-annotations",
         "one-long-value",
         "line-numbers",
+        "grep-prefixes",
+        "quoted-key-lines",
+        "key-in-string-lines",
+        "quote-and-echo-openers",
     ],
 )
 def test_adversarial_text_neither_hangs_nor_hides_a_later_secret(noise: str) -> None:
