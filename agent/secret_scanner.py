@@ -572,12 +572,13 @@ def _not_a_private_block(group: Groups) -> bool:
 # ``path-N-`` for a context line. The line without a prefix is tried first: text can look like
 # one (``06926d2c-ea36-76b5-5805-84a7``).
 _SHOWN_LINE = r"(?m:^)(?:[ \t]*\d{1,9}(?:\t|: )|(?:[^\n]*?[:-])?\d{1,9}[:-])??[ \t]*"
-_SHOWN_PREFIX = re2.compile(rb"(?m)^(?:[ \t]*\d{1,9}(?:\t|: )|(?:[^\n]*?[:-])?\d{1,9}[:-])")
+# (Python's engine, over a candidate's lines: at most ten steps a place after a line's start.)
+_SHOWN_PREFIX = re.compile(r"(?m)^(?:[ \t]*\d{1,9}(?:\t|: )|(?:[^\n]*?[:-])?\d{1,9}[:-])")
 # How a line of a key is kept in code or a document: in a string literal (``"MII...\n" +``,
-# ``key = ("-----BEGIN ...\n"``), after ``echo`` (``echo 'MII...' >> key.pem``) or Markdown's
+# ``+ "MII..."``, ``key = ("-----BEGIN ...\n"``), after ``echo`` (``echo 'MII...' >> key.pem``) or Markdown's
 # quote (``> MII...``). gitleaks' private-key rule takes anything between BEGIN and END; these
 # take the lines of such forms only, so code between two markers is not taken for a key.
-_KEY_OPEN = r"(?:(?:>[ \t]?)+|echo[ \t]+(?:-[A-Za-z]{1,3}[ \t]+)*[\"']?|[^\n\"'`]*?[\"'`])?"
+_KEY_OPEN = r"(?:(?:>[ \t]?)+|echo[ \t]+(?:-[A-Za-z]{1,3}[ \t]+)*[\"']?|\+?[ \t]*[\"'`])?"
 _KEY_CLOSE = r"(?:\\r)?(?:\\n)?[\"'`]?(?:[ \t]*(?:[+,;)]|>>?[ \t]*[^\s]*))*[ \t]*\\?"
 # A line of a key as shown and as kept: its content is base64 or a header (``Proc-Type: ...``).
 _KEY_LINE = rf"\r?\n{_SHOWN_LINE}{_KEY_OPEN}(?:[A-Za-z0-9+/=]+|[\w-]+:[^\n]*)?{_KEY_CLOSE}"
@@ -588,8 +589,7 @@ _BASE64_RUN = re.compile(r"[A-Za-z0-9+/=]+")
 def _key_text(body: str) -> str:
     """The base64 of a key's lines as shown: without the tools' line prefixes, then every run of
     base64 characters joined (the quotes, ``\\n``, ``+`` and ``>`` around them dropped)."""
-    stripped = _SHOWN_PREFIX.sub(b"", body.encode("utf-8", "surrogatepass")).decode("utf-8", "surrogatepass")
-    return "".join(_BASE64_RUN.findall(stripped))
+    return "".join(_BASE64_RUN.findall(_SHOWN_PREFIX.sub("", body)))
 
 
 def _key_body_accept(group: Groups) -> bool:

@@ -83,6 +83,9 @@ TEXTS = {
     "source-10MiB": (SOURCE * (10 * 2**20 // len(SOURCE) + 1))[: 10 * 2**20],
     "base64-1MiB": base64.b64encode(os.urandom(786432)).decode(),
     "key-headers-640k": "-----BEGIN RSA PRIVATE KEY-----\n" * 20000,
+    # Lines shaped as a key's body that are not one (too little entropy), as grep shows them: every
+    # line a tool's prefix, a rejected candidate as long as the text.
+    "key-lines-256k": "".join(f"id_rsa-{n}-{'A' * 64}\n" for n in range(3700))[: 1 << 18],
     # Assignments to secret names whose values are code, not secrets: every line a candidate
     # the checks reject.
     "assignments-1MiB": "".join(

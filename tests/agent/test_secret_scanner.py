@@ -475,7 +475,7 @@ def test_an_edit_of_a_redacted_line_through_the_real_edit_tool_is_refused(ws: Ag
         # grep's prefixes and a key's decorations, over and over, with no key in them.
         "a-1-b:2:c-3-" * 80000 + "\n",
         ("src/x-1-" * 40 + '"' + "A" * 64 + '\\n" +\n') * 1000,
-        f"-----BEGIN RSA {PRIV}-----\\n\" +\n" + ('    "' + "QUJD" * 16 + '\\n" +\n') * 4000,
+        f'-----BEGIN RSA {PRIV}-----\\n" +\n' + ('    "' + "QUJD" * 16 + '\\n" +\n') * 4000,
         "> echo '" * 100000,
     ],
     ids=[
