@@ -575,8 +575,8 @@ _SHOWN_LINE = r"(?m:^)(?:[ \t]*\d{1,9}(?:\t|: )|(?:[^\n]*?[:-])?\d{1,9}[:-])??[ 
 # (Python's engine, over a candidate's lines: at most ten steps a place after a line's start.)
 _SHOWN_PREFIX = re.compile(r"(?m)^(?:[ \t]*\d{1,9}(?:\t|: )|(?:[^\n]*?[:-])?\d{1,9}[:-])")
 # How a line of a key is kept in code or a document: in a string literal (``"MII...\n" +``,
-# ``+ "MII..."``, ``key = ("-----BEGIN ...\n"``), after ``echo`` (``echo 'MII...' >> key.pem``) or Markdown's
-# quote (``> MII...``). gitleaks' private-key rule takes anything between BEGIN and END; these
+# ``+ "MII..."``, ``key = ("-----BEGIN ...\n"``), after ``echo`` (``echo 'MII...' >> key.pem``)
+# or Markdown's quote (``> MII...``). gitleaks' private-key rule takes anything between BEGIN and END; these
 # take the lines of such forms only, so code between two markers is not taken for a key.
 _KEY_OPEN = r"(?:(?:>[ \t]?)+|echo[ \t]+(?:-[A-Za-z]{1,3}[ \t]+)*[\"']?|\+?[ \t]*[\"'`])?"
 _KEY_CLOSE = r"(?:\\r)?(?:\\n)?[\"'`]?(?:[ \t]*(?:[+,;)]|>>?[ \t]*[^\s]*))*[ \t]*\\?"
@@ -632,9 +632,10 @@ _ARMOR_BODY = r"(?:[^-]|-[^-]|--[^-]|---[^-]|----[^-])"
 _B64_LINE = rf"{_KEY_OPEN}(?:[A-Za-z0-9+/]{{64}}|[A-Za-z0-9+/]{{70}}){_KEY_CLOSE}\r?\n"
 _END = r"(?:[^A-Za-z0-9_-]|\z)"  # what may follow a token: RE2 has no lookahead
 
-# The generic assignment: a name holding a secret's word, an operator, a value.
 # White space, a line break included as a tool shows it (after a line number or a grep prefix).
 _SPACE_SHOWN = rf"(?:[ \t\r\f\v]|\n{_SHOWN_LINE})"
+
+# The generic assignment: a name holding a secret's word, an operator, a value.
 _SECRET_KEYWORD = r"(?i:pass|pwd|pw|secret|token|credential|creds|key)"
 _ASSIGNED_NAME = rf"(?P<name>{_SECRET_KEYWORD}[\w.-]*)"
 # After the name: its closing quote or bracket (``"key":``, ``['key'] =>``), a C array's size.
