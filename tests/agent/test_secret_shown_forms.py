@@ -185,3 +185,15 @@ def test_a_public_block_is_left_alone_as_grep_shows_it(tmp_path: Path, label: st
         ).stdout
         assert "keys/release-2.asc" in shown
         assert SecretScanner().find(shown) == [], (flags, shown)
+
+
+def test_a_token_in_a_file_name_is_redacted_in_greps_list_of_files(ws: AgentWorkspace) -> None:
+    """``files_with_matches`` (grep ``-l``): one path a line, a token in a name redacted."""
+    token = "ghp_" + "".join(_rng.choice(string.ascii_letters + string.digits) for _ in range(36))
+    (ws.path / "backup").mkdir()
+    (ws.path / "backup" / f"{token}.txt").write_text("needle\n")
+    (ws.path / "notes.txt").write_text("needle\n")
+    tool = guard_tools([GrepTool(ws.root)], scanner=SecretScanner())[0]
+    shown = tool.execute({"pattern": "needle"}).content
+    assert token not in shown and "notes.txt" in shown
+    assert "backup/[REDACTED:github-token].txt" in shown
