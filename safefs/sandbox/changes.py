@@ -19,10 +19,10 @@ caller searches after each command.
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import os
 import struct
+import threading
 
 import safefs
 from safefs.sandbox import landlock
@@ -34,6 +34,7 @@ FAN_REPORT_FID = 0x200
 FAN_REPORT_DIR_FID = 0x400
 FAN_REPORT_NAME = 0x800
 FAN_MARK_ADD = 0x1
+FAN_MARK_REMOVE = 0x2
 FAN_MARK_FILESYSTEM = 0x100
 FAN_MODIFY = 0x2
 FAN_ATTRIB = 0x4
@@ -55,7 +56,9 @@ READ_SIZE = 1 << 16
 
 
 class ChangeRecord:
-    """A fanotify group watching the workspace's filesystem; owns its fd (:meth:`close`)."""
+    """A fanotify group that watches the workspace's filesystem between :meth:`begin` and
+    :meth:`end`; owns its fd (:meth:`close`). A group is reused from command to command: its
+    destruction waits for the kernel's grace period (about 10 ms), its mark's does not."""
 
     def __init__(self, root: safefs.Root, fd: int) -> None:
         self.root = root
@@ -64,6 +67,27 @@ class ChangeRecord:
         self.mount_fd = os.open(".", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC, dir_fd=root.fileno())
         self.overflowed = False
         self._handles: dict[bytes, set[str]] = {}
+
+    def _mark(self, flags: int) -> int:
+        native = landlock.native
+        path = native.ffi.new("char[]", b".")
+        return int(
+            native.lib.sbx_fanotify_mark(
+                self.fd, flags | FAN_MARK_FILESYSTEM, EVENTS, self.root.fileno(), path
+            )
+        )
+
+    def begin(self) -> bool:
+        """Forget what was read before and watch from now on; False when the kernel refuses."""
+        self._drain()
+        self._handles.clear()
+        self.overflowed = False
+        return self._mark(FAN_MARK_ADD) >= 0
+
+    def end(self) -> None:
+        """Stop watching (the events recorded stay to be read)."""
+        if self._mark(FAN_MARK_REMOVE) < 0:
+            self.overflowed = True  # still watching: what it records next is not this command's
 
     def close(self) -> None:
         for fd in (self.fd, self.mount_fd):
@@ -152,8 +176,18 @@ def _in_workspace(root: safefs.Root, fd: int) -> str | None:
 
 
 def start(root: safefs.Root) -> ChangeRecord | None:
-    """A record of the changes on the workspace's filesystem from now on, or None where the
-    kernel will not keep one for this process (not root, no fanotify)."""
+    """A record of the changes on the workspace's filesystem from now on (:meth:`ChangeRecord.begin`
+    done), or None where the kernel will not keep one for this process (not root, no fanotify)."""
+    record = group(root)
+    if record is not None and not record.begin():
+        record.close()
+        return None
+    return record
+
+
+def group(root: safefs.Root) -> ChangeRecord | None:
+    """A fanotify group reporting directories and names, not watching yet; None where the
+    kernel will not make one for this process."""
     native = landlock.native
     if native is None:
         return None
@@ -162,14 +196,44 @@ def start(root: safefs.Root) -> ChangeRecord | None:
     if fd < 0:
         return None
     try:
-        record = ChangeRecord(root, fd)
+        return ChangeRecord(root, fd)
     except OSError:
         os.close(fd)
         return None
-    path = native.ffi.new("char[]", b".")
-    r = int(native.lib.sbx_fanotify_mark(fd, FAN_MARK_ADD | FAN_MARK_FILESYSTEM, EVENTS, root.fileno(), path))
-    if r < 0:
-        with contextlib.suppress(OSError):
+
+
+class Recorders:
+    """The groups of one workspace, each lent to one command at a time (commands may run at
+    once), kept until :meth:`close`."""
+
+    def __init__(self, root: safefs.Root) -> None:
+        self.root = root
+        self._free: list[ChangeRecord] = []
+        self._lock = threading.Lock()
+        self._unavailable = False
+
+    def take(self) -> ChangeRecord | None:
+        """A group watching from now on, or None where there can be none."""
+        with self._lock:
+            if self._unavailable:
+                return None
+            record = self._free.pop() if self._free else None
+        if record is None:
+            record = group(self.root)
+        if record is None or not record.begin():
+            if record is not None:
+                record.close()
+            with self._lock:
+                self._unavailable = True
+            return None
+        return record
+
+    def give_back(self, record: ChangeRecord) -> None:
+        with self._lock:
+            self._free.append(record)
+
+    def close(self) -> None:
+        with self._lock:
+            free, self._free = self._free, []
+        for record in free:
             record.close()
-        return None
-    return record

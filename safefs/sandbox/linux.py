@@ -151,6 +151,8 @@ class LinuxSandbox:
         self._placeholders = git.GitPlan()
         self._broken: str | None = None  # set when a command's repository could not be disabled
         self._base: git.GitPlan | None = None  # the repositories' plan, made by the first command
+        self._recorders = changes.Recorders(root)  # the kernel's records of what commands changed
+        weakref.finalize(self, self._recorders.close)
         weakref.finalize(self, git.remove_placeholders, root, self._placeholders)
 
     @property
@@ -183,6 +185,7 @@ class LinuxSandbox:
         """Remove the placeholders and release the idmap namespace."""
         with self._git_lock:
             git.remove_placeholders(self.root, self._placeholders)
+        self._recorders.close()
         with self._lock:
             if self._idmap_fd is not None:
                 os.close(self._idmap_fd)
@@ -233,7 +236,7 @@ class LinuxSandbox:
             keep: list[Any] = []
             spec = self._spec(argv, env, ruleset, idmap, plan, keep)
             before = free_bytes(self.root.fileno())
-            record = changes.start(self.root)
+            record = self._recorders.take()
             try:
                 try:
                     outcome = supervised(spec, keep, timeout=timeout, output_cap=output_cap, cancel=cancel)
@@ -243,7 +246,7 @@ class LinuxSandbox:
                 disabled = self._disable_repositories(plan, record)
             finally:
                 if record is not None:
-                    record.close()
+                    self._recorders.give_back(record)
             notes = space_notes(before, free_bytes(self.root.fileno())) + disabled
             read_only = f"read-only: {', '.join(plan.read_only)}" if plan.read_only else "nothing read-only"
             if plan.hidden:
@@ -283,6 +286,8 @@ class LinuxSandbox:
         no complete record."""
         with self._git_lock:
             try:
+                if record is not None:
+                    record.end()
                 changed = None if record is None else record.directories()
                 done = git.disable_new_repositories(self.root, plan, changed)
             except OSError as exc:
