@@ -53,6 +53,7 @@ class GitPlan:
     repositories: frozenset[str] = frozenset()
     hidden: list[str] = field(default_factory=list)
     spelled: list[tuple[str, str, str, str]] = field(default_factory=list)
+    stale: bool = False  # a repository not in it was seen: the next command plans afresh
 
     def add(self, path: str) -> None:
         if path not in self.read_only:
@@ -195,7 +196,43 @@ def disable_new_repositories(
     listings: dict[str, list[str]] = {}
     for place in sorted(places, key=_depth):
         _judge(root, plan, place, places[place], listings, done)
+    if changed is not None:
+        done += _unplanned(root, plan, places, listings, set(changed))
     done += _relinked(root, plan)
+    return done
+
+
+def _unplanned(
+    root: safefs.Root,
+    plan: GitPlan,
+    places: Mapping[str, set[str] | None],
+    listings: dict[str, list[str]],
+    changed: set[str],
+) -> list[str]:
+    """Repositories made since the plan by someone else (the person, between commands), found
+    as ``.git`` at or above a changed directory: each is disabled when the command changed
+    its git directory or a path its config names, and the plan is marked ``stale``."""
+    done: list[str] = []
+    for place, names in places.items():
+        for name in _listing(root, place, listings) or []:
+            path = name if place == "." else f"{place}/{name}"
+            if name.casefold() != gitrepos.DOT_GIT or path in plan.repositories:
+                continue
+            if names is None or gitrepos.DOT_GIT in names or not root.exists(path, follow_symlinks=False):
+                continue  # judged as the command's own
+            plan.stale = True
+            found = gitrepos.Repositories(dot_git=[path])
+            gitrepos.follow(root, found)
+            reaches = found.git_dirs + found.dot_git + found.configs + [named for named, _ in found.named]
+            if not any(_under(where, target) for where in changed for target in reaches):
+                continue
+            if root.is_dir(path) and not root.is_symlink(path):
+                done += _disable_git_dir(root, path, _listing(root, path, listings) or [], listings)
+            else:
+                done.append(
+                    f"{path} -> {_set_aside(root, path, list(_listing(root, place, listings) or []))}"
+                )
+                listings.pop(place, None)
     return done
 
 

@@ -290,6 +290,8 @@ class LinuxSandbox:
                     record.end()
                 changed = None if record is None else record.directories()
                 done = git.disable_new_repositories(self.root, plan, changed)
+                if plan.stale:
+                    self._base = None
             except OSError as exc:
                 self._broken = f"a repository the last command made could not be disabled ({exc})"
                 return (f"note: {self._broken}; no further command will run",)

@@ -208,7 +208,7 @@ def find_repositories(
     # A directory listed but never walked could not be opened (no read permission, say): git
     # needs only search permission to find a repository in it.
     found.unreadable = sorted(path for path in expected if root.is_dir(path) and not root.is_symlink(path))
-    _follow(root, found)
+    follow(root, found)
     for named in enclosing_named(root):
         if named not in found.named:
             found.named.append(named)
@@ -322,7 +322,7 @@ def _read_outside_config(
         _read_outside_config(root, found, posixpath.normpath(spelled), work_tree, depth=depth + 1)
 
 
-def _follow(root: safefs.Root, found: Repositories) -> None:
+def follow(root: safefs.Root, found: Repositories) -> None:
     """Add what the repositories found point at: ``.git`` files' directories, ``commondir``
     targets, config files and what they include, hooks paths."""
     # (git directory, the top of its work tree: where a relative hooks path starts)

@@ -187,3 +187,35 @@ def test_6_husky_scripts_are_read_only_to_bash(base: Path) -> None:
     (out,) = run_bash(workspace, f"printf '{shell_text(hook_script(marker))}' > .husky/pre-commit")
     assert host_git_ran_marker(workspace, marker, commit=True) == []
     assert "Read-only file system" in out, out
+
+
+def person_makes_a_repository(workspace: Path, name: str) -> None:
+    must_git("init", "-q", workspace / name)
+    must_git("config", "core.hooksPath", "hooks", cwd=workspace / name)
+    (workspace / name / "hooks").mkdir()
+
+
+def test_a_repository_made_between_commands_is_judged_by_what_the_command_changed(base: Path) -> None:
+    """The person makes repositories while the agent runs: a command writing a file of one's
+    work tree leaves it alone (and the next command finds its hooks path read-only); one
+    writing another's hooks path disables that one."""
+    workspace, marker = base / "work", base / "outside" / "ran"
+    workspace.mkdir()
+    hook = shell_text(hook_script(marker))
+    with safefs.Root(workspace) as root:
+        tool = BashTool(root, base_env={"PATH": PATH})
+        try:
+            assert tool.execute({"command": "true"}).content.startswith("exit status 0")
+            person_makes_a_repository(workspace, "sub")
+            person_makes_a_repository(workspace, "other")
+            planted = tool.execute(
+                {"command": f"printf '{hook}' > sub/hooks/pre-commit; chmod +x sub/hooks/*"}
+            )
+            plain = tool.execute({"command": "echo x > other/notes.txt"}).content
+            again = tool.execute({"command": f"printf '{hook}' > other/hooks/pre-commit"}).content
+        finally:
+            tool.close()
+    assert host_git_ran_marker(workspace, marker, commit=True) == []
+    assert "sub/.git/HEAD -> sub/.git/HEAD.untrusted" in planted.content, planted.content
+    assert "disabled" not in plain and (workspace / "other" / ".git" / "HEAD").is_file(), plain
+    assert "Read-only file system" in again, again
