@@ -5,23 +5,29 @@ git runs code its repository names (hooks, ``core.fsmonitor``, ``core.sshCommand
 aliases) whenever someone runs git there, outside the sandbox, and it finds a repository in any
 directory by its entries, under any name (:mod:`safefs.workspace.gitrepos`). So:
 
-- **Before each command** every repository in the workspace is found, and read-only to it: each
-  ``.git`` (directory or pointer file), each bare repository, what a pointer file or a
-  ``commondir`` names, every config file they include, and ``core.hooksPath`` (bind mounts:
-  Landlock can only add rights beneath a directory, never take them away). What a config names
-  that does not exist yet gets an empty placeholder made for it (a directory at its first
-  missing component; an empty file for an include, so git reads it as nothing), as Codex does,
-  removed when the sandbox is closed; so does a missing ``.git`` at the workspace root.
+- **Before the first command** every repository in the workspace is found (and again when a
+  path of the plan is gone or a repository not in it was seen), and read-only to each command:
+  each ``.git`` (directory or pointer file), each bare repository, what a pointer file or a
+  ``commondir`` names, every config file they include, ``core.hooksPath`` and husky's directory
+  above a hooks path ``<dir>/_``, and what the repository enclosing the workspace names in it
+  (bind mounts: Landlock can only add rights beneath a directory, never take them away). What a
+  config names that does not exist yet gets an empty placeholder made for it (a directory at its
+  first missing component; an empty file for an include, so git reads it as nothing), as Codex
+  does, removed when the sandbox is closed; so does a missing ``.git`` at the workspace root.
 - **Every directory above a read-only path is pinned**: bound onto itself, so it can be neither
   renamed, removed nor replaced (a mount point cannot be), because a rename of a parent moves
   the mounts below it along and leaves its old name free for a fresh repository.
-- **After each command** the workspace is searched again, and every repository that was not
-  there before is disabled: its ``HEAD`` is renamed to ``HEAD.untrusted`` (without ``HEAD``,
-  git does not take a directory for a repository, so it neither reads its config nor runs its
-  hooks), a new ``.git`` pointer file or link to ``.git.untrusted``. The kernel cannot stop a
-  command from making files named ``HEAD``, ``objects`` and ``refs`` in a directory it may
-  write (Landlock and seccomp see no names), so this part is a search and not a kernel rule;
-  no process of the command is left to race it (the sandbox kills them all when it returns).
+- **After each command** the directories the kernel recorded a change in
+  (:mod:`safefs.sandbox.changes`; the whole workspace when it kept no complete record), and
+  every directory above each, are judged, and every repository that was not there before is
+  disabled: every entry of its that folds to ``HEAD`` is set aside to a name ending in
+  ``.untrusted`` that nothing beside it has (without ``HEAD``, git does not take a directory
+  for a repository, so it neither reads its config nor runs its hooks), a new ``.git`` pointer
+  file or link too. So is one whose config spells a path through a link that leads elsewhere
+  now. The kernel cannot stop a command from making files named ``HEAD``, ``objects`` and
+  ``refs`` in a directory it may write (Landlock and seccomp see no names), so this part is a
+  judgement of what changed and not a kernel rule; no process of the command is left to race
+  it (the sandbox kills them all when it returns).
 
 Every path is canonical and relative to the workspace (resolved by :class:`safefs.Root`), so the
 launcher binds exactly it, following no link.
