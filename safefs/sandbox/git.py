@@ -41,7 +41,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 import safefs
-from safefs.workspace import gitrepos
+from safefs.workspace import gitrepos, starters
 
 UNTRUSTED = ".untrusted"
 
@@ -60,6 +60,9 @@ class GitPlan:
     hidden: list[str] = field(default_factory=list)
     spelled: list[tuple[str, str, str, str]] = field(default_factory=list)
     stale: bool = False  # a repository not in it was seen: the next command plans afresh
+    # the tops of the workspace and of each work tree, and the starter files there (device, inode)
+    tops: list[str] = field(default_factory=list)
+    starters: dict[str, tuple[int, int]] = field(default_factory=dict)
 
     def add(self, path: str) -> None:
         if path not in self.read_only:
@@ -136,6 +139,27 @@ def _parts_from(first: str, path: str) -> list[str]:
     return ["/".join(parts[:end]) for end in range(first.count("/") + 1, len(parts) + 1)]
 
 
+def _starter_places(plan: GitPlan) -> list[str]:
+    return [path if top == "." else f"{top}/{path}" for top in plan.tops for path in starters.starter_paths()]
+
+
+def _protect_starters(root: safefs.Root, plan: GitPlan) -> None:
+    """The starter files at each top: read-only (a link: where it leads, in the workspace), and
+    remembered by inode, so that one made or replaced by a command is seen after it."""
+    for path in _starter_places(plan):
+        try:
+            st = root.lstat(path)
+        except (FileNotFoundError, NotADirectoryError):
+            continue
+        plan.starters[path] = (st.st_dev, st.st_ino)
+        if not root.is_symlink(path):
+            plan.add(path)
+            continue
+        target = gitrepos.inside(root, path)
+        if target is not None and target != "." and root.exists(target):
+            plan.add(target)
+
+
 def hidden_files(root: safefs.Root, paths: Iterable[str]) -> list[str]:
     """The files of ``paths`` (absolute) that lie in the workspace now, canonical and relative,
     with the ``.partial`` files set aside beside them."""
@@ -174,7 +198,9 @@ def plan_protection(root: safefs.Root, *, hidden: Iterable[str] = ()) -> GitPlan
         hidden=hidden_files(root, hidden),
         spelled=list(found.spelled),
     )
+    plan.tops = sorted({"."} | {posixpath.dirname(path) or "." for path in found.dot_git}, key=_depth)
     try:
+        _protect_starters(root, plan)
         if not root.exists(gitrepos.DOT_GIT, follow_symlinks=False):
             _protect(root, plan, gitrepos.DOT_GIT)
         for path in found.dot_git + found.git_dirs + found.configs:
@@ -205,6 +231,32 @@ def disable_new_repositories(
     if changed is not None:
         done += _unplanned(root, plan, places, listings, set(changed))
     done += _relinked(root, plan)
+    return done
+
+
+def set_aside_new_starters(
+    root: safefs.Root, plan: GitPlan, changed: Mapping[str, Iterable[str]] | None
+) -> list[str]:
+    """Starter files at a top that were not there (or were another file) when the plan was
+    made: set aside when the command made them (the record says so, or there is no record);
+    made by someone else, they are read-only from the next command on."""
+    touched: set[str] | None = None
+    if changed is not None:
+        touched = set(changed)
+        touched.update(posixpath.join(d, n) if d != "." else n for d, names in changed.items() for n in names)
+    done: list[str] = []
+    for path in _starter_places(plan):
+        try:
+            st = root.lstat(path)
+        except (FileNotFoundError, NotADirectoryError):
+            continue
+        if plan.starters.get(path) == (st.st_dev, st.st_ino):
+            continue
+        if touched is not None and not any(_under(where, path) for where in touched):
+            plan.stale = True
+            continue
+        parent = posixpath.dirname(path) or "."
+        done.append(f"{path} -> {_set_aside(root, path, list(root.listdir(parent)))}")
     return done
 
 

@@ -290,17 +290,24 @@ class LinuxSandbox:
                     record.end()
                 changed = None if record is None else record.directories()
                 done = git.disable_new_repositories(self.root, plan, changed)
+                starters = git.set_aside_new_starters(self.root, plan, changed)
                 if plan.stale:
                     self._base = None
             except OSError as exc:
                 self._broken = f"a repository the last command made could not be disabled ({exc})"
                 return (f"note: {self._broken}; no further command will run",)
-        if not done:
-            return ()
-        return (
-            "note: this command made git repositories, disabled so that git outside the sandbox "
-            "does not use their config or hooks: " + "; ".join(done),
-        )
+        notes = []
+        if done:
+            notes.append(
+                "note: this command made git repositories, disabled so that git outside the sandbox "
+                "does not use their config or hooks: " + "; ".join(done)
+            )
+        if starters:
+            notes.append(
+                "note: this command made files that an editor, a shell or a tool runs when the "
+                "folder is opened or used, set aside: " + "; ".join(starters)
+            )
+        return tuple(notes)
 
     def _spec(
         self,

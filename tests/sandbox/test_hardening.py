@@ -500,7 +500,7 @@ def test_a_pointer_file_and_its_git_directory_are_read_only(run: Run) -> None:
 
 
 def test_a_submodule_pointer_is_read_only(run: Run) -> None:
-    assert_git_unchanged(run, "git_submodule", ".git, sub/.git")
+    assert_git_unchanged(run, "git_submodule", ".git, .gitmodules, sub/.git")  # .gitmodules: a starter file
 
 
 def test_a_hooks_path_in_the_work_tree_is_read_only(run: Run) -> None:
