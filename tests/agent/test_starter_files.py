@@ -5,6 +5,7 @@ permission layer, and commands in the sandbox."""
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import tempfile
@@ -19,9 +20,13 @@ from agent.policy.setup import permission_policy
 from agent.tools.bash import BashTool
 from agent.tools.write import WriteTool
 from safefs.workspace.starters import STARTER_FILES, starter_paths
+from tests.agent.conftest import AgentWorkspace
+from tests.agent.messages_api_server import LoopbackMessagesAPI, text_reply, tool_reply
+from tests.agent.test_ask_terminal import finish, start_agent
 from tests.sandbox.harness import PATH, WORLD_PARENT, sandbox_refusal
 from tests.sandbox.host_git import must_git
 
+PROTECTED_PROMPT = b"(asked every time for this path): "
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "permissions.md"
 needs_sandbox = pytest.mark.skipif(sandbox_refusal() is not None, reason=f"no sandbox: {sandbox_refusal()}")
 
@@ -112,3 +117,31 @@ def test_bash_sets_aside_each_it_makes(workspace: Path, top: str) -> None:
     assert "set aside: " in out, out
     assert (workspace / prefix / ".envrc.untrusted").read_text() == "x\n"
     assert "set aside" not in again, again
+
+
+def test_ask_mode_asks_about_each_at_a_real_terminal(
+    ws: AgentWorkspace, messages_api: LoopbackMessagesAPI, tmp_path: Path
+) -> None:
+    """``--mode ask`` through a pseudo-terminal: a write to each starter file is a question
+    marked protected, never done unasked (``.envrc`` is refused outright, as a sensitive path),
+    and the person's "no" keeps the file from being written."""
+    calls = [
+        (f"w{i}", "write", {"path": file_in(path), "content": "x\n"})
+        for i, (path, _) in enumerate(STARTER_FILES)
+    ]
+    messages_api.queue(tool_reply("", *calls))
+    messages_api.queue(text_reply("done"))
+    asked = [path for path, _ in STARTER_FILES if path != ".envrc"]
+    proc, term = start_agent(ws, messages_api, "--session", str(tmp_path / "run.jsonl"))
+    questions = []
+    try:
+        for _ in asked:
+            questions.append(term.read_until(PROTECTED_PROMPT))
+            os.write(term.master, b"n\n")
+    finally:
+        finish(proc, term)
+    for path, shown in zip(asked, questions, strict=True):
+        assert b"protected: protected config path" in shown, (path, shown)
+        assert b"[a]lways" not in shown.split(b"protected:")[1], (path, shown)
+    written = [path for path, _ in STARTER_FILES if (ws.path / file_in(path)).exists()]
+    assert written == []
