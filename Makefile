@@ -52,6 +52,9 @@ system-packages:
 	@command -v strace >/dev/null 2>&1 || { command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ] \
 		&& apt-get update -qq >/dev/null && apt-get install -y -qq strace >/dev/null; } \
 		|| echo "strace is not installed: the system-call tests skip"
+	@command -v bwrap >/dev/null 2>&1 || { command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ] \
+		&& apt-get update -qq >/dev/null && apt-get install -y -qq bubblewrap >/dev/null; } \
+		|| echo "bubblewrap is not installed: the sandbox's cost beside it is not measured"
 
 test: lint official-mcp system-packages
 	$(PY) -m pytest --benchmark-disable

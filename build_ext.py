@@ -115,6 +115,9 @@ sandbox_ffibuilder.cdef(
     long sbx_landlock_add_path(int ruleset_fd, int parent_fd, uint64_t access);
     long sbx_landlock_restrict_self(int ruleset_fd);
     long sbx_set_dumpable(int dumpable);
+    long sbx_fanotify_init(unsigned int flags, unsigned int event_flags);
+    long sbx_fanotify_mark(int group, unsigned int flags, uint64_t mask, int dirfd, const char *path);
+    long sbx_open_by_handle(int mount_fd, const void *handle, int flags);
     long sbx_install_seccomp(const void *filter, unsigned short len);
     """
 )

@@ -122,6 +122,118 @@ def test_repository_search_of_a_large_tree(benchmark: BenchmarkFixture, large_ro
     benchmark.pedantic(find_repositories, args=(large_root,), rounds=10, iterations=1)  # type: ignore[no-untyped-call]
 
 
+# -- beside bubblewrap, by the size of the workspace -------------------------------------------
+
+BESIDE_RUNS = 30
+BWRAP_BOUND = 2.0  # a sandboxed command may cost at most this many times bubblewrap's
+WORKSPACES = {"empty": (0, 0), "18,000 files": (1_500, 12), "50,000 directories": (50_000, 0)}
+
+
+def make_workspace(path: str, directories: int, files_per_directory: int) -> None:
+    """``directories`` directories (in groups of 100) with ``files_per_directory`` files each."""
+    for d in range(directories):
+        directory = os.path.join(path, f"d{d // 100}", f"e{d}")
+        os.makedirs(directory)
+        for f in range(files_per_directory):
+            open(os.path.join(directory, f"f{f}.py"), "w").close()
+
+
+def bwrap_true(workspace: str) -> Callable[[], None] | None:
+    """bubblewrap's ``bash -c true`` with the workspace writable and every namespace new."""
+    bwrap = shutil.which("bwrap")
+    if bwrap is None:
+        return None
+    argv = [bwrap, "--ro-bind", "/", "/", "--bind", workspace, workspace, "--unshare-all"]
+    argv += ["--chdir", workspace, DEFAULT_SHELL, "-c", "true"]
+
+    def run() -> None:
+        subprocess.run(argv, env=ENV, check=True)
+
+    return run
+
+
+def beside_bubblewrap(workspace: str, runs: int = BESIDE_RUNS) -> dict[str, list[float]]:
+    """``runs`` interleaved ``bash -c true`` through bubblewrap and through the sandboxed bash
+    tool (its first command, which finds the workspace's repositories, timed apart)."""
+    bwrap = bwrap_true(workspace)
+    if bwrap is None:
+        raise RuntimeError("bubblewrap is not installed (make system-packages)")
+    samples: dict[str, list[float]] = {"bwrap": [], "sandboxed": [], "first": []}
+    with safefs.Root(workspace) as r:
+        tool = BashTool(r, base_env=ENV)
+        if isinstance(tool.sandbox, Refused):
+            raise RuntimeError(tool.sandbox.refusal)
+        try:
+            sandboxed = tool_true(tool)
+            t0 = time.perf_counter()
+            sandboxed()
+            samples["first"].append(time.perf_counter() - t0)
+            bwrap()
+            for _ in range(runs):
+                for name, fn in (("bwrap", bwrap), ("sandboxed", sandboxed)):
+                    t0 = time.perf_counter()
+                    fn()
+                    samples[name].append(time.perf_counter() - t0)
+        finally:
+            tool.close()
+    return samples
+
+
+@pytest.mark.parametrize("size", list(WORKSPACES))
+def test_bash_tool_beside_bubblewrap(benchmark: BenchmarkFixture, size: str) -> None:
+    """A sandboxed ``bash -c true`` costs at most twice bubblewrap's, measured in the same run,
+    whatever the size of the workspace."""
+    if shutil.which("bwrap") is None:
+        pytest.skip("bubblewrap is not installed (make system-packages)")
+    if sandbox_unavailable() is not None:
+        pytest.skip(str(sandbox_unavailable()))
+    path = tempfile.mkdtemp(prefix="safefs-bench-sandbox-size-", dir="/var/tmp")
+    try:
+        make_workspace(path, *WORKSPACES[size])
+        samples = beside_bubblewrap(path)
+    finally:
+        shutil.rmtree(path, ignore_errors=True)
+    ratio = statistics.median(samples["sandboxed"]) / statistics.median(samples["bwrap"])
+    benchmark.group = "bash -c true beside bubblewrap"
+    benchmark.extra_info.update(
+        size=size,
+        bwrap_median_ms=round(statistics.median(samples["bwrap"]) * 1e3, 2),
+        sandboxed_median_ms=round(statistics.median(samples["sandboxed"]) * 1e3, 2),
+        first_command_ms=round(samples["first"][0] * 1e3, 2),
+        ratio=round(ratio, 2),
+    )
+    benchmark.pedantic(lambda: None, rounds=1, iterations=1)  # type: ignore[no-untyped-call]
+    print(f"{size}: {benchmark.extra_info}")
+    assert ratio <= BWRAP_BOUND, benchmark.extra_info
+
+
+def sandbox_unavailable() -> str | None:
+    path = tempfile.mkdtemp(prefix="safefs-bench-sandbox-")
+    try:
+        with safefs.Root(path) as r:
+            tool = BashTool(r, base_env=ENV)
+            tool.close()
+            return tool.sandbox.refusal if isinstance(tool.sandbox, Refused) else None
+    finally:
+        shutil.rmtree(path, ignore_errors=True)
+
+
+def main_beside_bubblewrap() -> int:
+    print(f"bash -c true, {BESIDE_RUNS} interleaved runs each, beside bubblewrap")
+    print(f"  {'workspace':<20} {'bwrap ms':>9} {'sandboxed ms':>13} {'ratio':>6} {'first ms':>9}")
+    for size, shape in WORKSPACES.items():
+        path = tempfile.mkdtemp(prefix="safefs-bench-sandbox-size-", dir="/var/tmp")
+        try:
+            make_workspace(path, *shape)
+            samples = beside_bubblewrap(path)
+        finally:
+            shutil.rmtree(path, ignore_errors=True)
+        bw, sb = statistics.median(samples["bwrap"]), statistics.median(samples["sandboxed"])
+        first = samples["first"][0]
+        print(f"  {size:<20} {bw * 1e3:>9.2f} {sb * 1e3:>13.2f} {sb / bw:>6.2f} {first * 1e3:>9.1f}")
+    return 0
+
+
 def main() -> int:
     path = tempfile.mkdtemp(prefix="safefs-bench-sandbox-")
     try:
@@ -164,4 +276,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main_beside_bubblewrap() if sys.argv[1:] == ["--beside-bubblewrap"] else main())

@@ -38,7 +38,7 @@ REPOSITORY_RULE = "git-repository"
 
 def git_rules(root: safefs.Root) -> list[PathRule]:
     """Rules for the paths the workspace's repositories name (see the module's description).
-    ``OSError`` (:class:`safefs.workspace.gitrepos.TreeTooLarge`) for a tree too large to walk."""
+    The walk is made once, when the run starts, whatever the size of the tree."""
     found = find_repositories(root)
     rules: list[PathRule] = []
     in_git_dirs = [path for path in found.git_dirs if path != "."]

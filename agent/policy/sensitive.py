@@ -65,6 +65,8 @@ SENSITIVE_PATHS: tuple[str, ...] = (
 # workspace (``core.fsmonitor`` in ``.git/config`` runs at the next ``git status``).
 PROTECTED_CONFIG_PATHS: tuple[str, ...] = (
     ".gitmodules",
+    ".gitconfig",
+    "/Makefile",
     ".vscode/",
     ".idea/",
     ".claude/",

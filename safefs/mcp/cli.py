@@ -72,6 +72,12 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--read-only", action="store_true", help="list no tool that writes")
     p.add_argument("--allow-delete", action="store_true", help="add the delete_file tool")
     p.add_argument(
+        "--allow-git-writes",
+        action="store_true",
+        help="let the writing tools write into git repositories and what their config names "
+        "(hooks, included config), as the official server does",
+    )
+    p.add_argument(
         "--http",
         metavar="HOST:PORT",
         help="serve streamable HTTP at http://HOST:PORT/mcp instead of stdio; a bearer "
@@ -152,7 +158,9 @@ def _policy(args: argparse.Namespace) -> RootsPolicy | None:
 def _tools(args: argparse.Namespace) -> list[McpTool]:
     from safefs.mcp.tools import tools_for
 
-    return tools_for(read_only=args.read_only, allow_delete=args.allow_delete)
+    return tools_for(
+        read_only=args.read_only, allow_delete=args.allow_delete, git_rule=not args.allow_git_writes
+    )
 
 
 def _serve_stdio(args: argparse.Namespace) -> int:

@@ -13,11 +13,14 @@ text, ``delete_file`` only with ``--allow-delete``, and no writing tool at all w
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from safefs.mcp import handlers
-from safefs.mcp.tool import MEDIA_OUTPUT, READ_ONLY, McpTool, writes
-from safefs.workspace import files, search
+from safefs.mcp.directories import Directories
+from safefs.mcp.tool import MEDIA_OUTPUT, READ_ONLY, McpTool, Reply, writes
+from safefs.workspace import files, gitwrites, search
+from safefs.workspace.errors import WorkspaceError
 from safefs.workspace.limits import MAX_ENTRIES, MAX_RESULT_CHARS
 
 PATH = {"type": "string"}
@@ -286,11 +289,33 @@ DELETE_TOOL = McpTool.on_path(
 )
 
 
-def tools_for(*, read_only: bool, allow_delete: bool) -> list[McpTool]:
-    """The tools a server started with these flags lists (and is willing to run)."""
+def tools_for(*, read_only: bool, allow_delete: bool, git_rule: bool = True) -> list[McpTool]:
+    """The tools a server started with these flags lists (and is willing to run). With
+    ``git_rule`` each writing tool refuses a path git outside would run code from
+    (:func:`guarded_by_git_rule`)."""
     tools = all_tools()
     if allow_delete:
         tools.append(DELETE_TOOL)
     if read_only:
         tools = [t for t in tools if t.read_only]
+    if git_rule:
+        tools = [t if t.read_only else guarded_by_git_rule(t) for t in tools]
     return tools
+
+
+def guarded_by_git_rule(tool: McpTool) -> McpTool:
+    """``tool``, refusing a call that would write into a repository, make one, or write what a
+    repository's config names (:func:`safefs.workspace.gitwrites.write_problem`)."""
+    run = tool.run
+
+    def guarded(dirs: Directories, args: dict[str, Any]) -> Reply:
+        for path in tool.target_paths(args):
+            d, rel = dirs.locate(path)
+            problem = gitwrites.write_problem(d.root, rel)
+            if problem is not None:
+                raise WorkspaceError(
+                    f"{tool.name} to {path!r} refused: {problem} (--allow-git-writes lifts this)"
+                )
+        return run(dirs, args)
+
+    return dataclasses.replace(tool, run=guarded)

@@ -38,6 +38,7 @@
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <stddef.h>
+#include <sys/fanotify.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/mount.h>
@@ -167,6 +168,25 @@ long sbx_landlock_restrict_self(int ruleset_fd)
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
         return -errno;
     return neg_errno(syscall(SYS_landlock_restrict_self, ruleset_fd, 0));
+}
+
+/* The kernel's record of what changed in a filesystem (safefs.sandbox.changes): a notification
+ * group reporting each event's directory by file handle, and the name in it. */
+long sbx_fanotify_init(unsigned int flags, unsigned int event_flags)
+{
+    return neg_errno(fanotify_init(flags, event_flags));
+}
+
+long sbx_fanotify_mark(int group, unsigned int flags, uint64_t mask, int dirfd, const char *path)
+{
+    return neg_errno(fanotify_mark(group, flags, mask, dirfd, path));
+}
+
+/* A directory by its handle (bytes as the event carried them: a struct file_handle), opened
+ * O_PATH on ``mount_fd``'s filesystem. */
+long sbx_open_by_handle(int mount_fd, const void *handle, int flags)
+{
+    return neg_errno(open_by_handle_at(mount_fd, (struct file_handle *)handle, flags));
 }
 
 long sbx_set_dumpable(int dumpable)

@@ -44,7 +44,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import safefs
-from safefs.sandbox import DEFAULT_TMP_SIZE, cgroup, git, landlock, seccomp
+from safefs.sandbox import DEFAULT_TMP_SIZE, cgroup, changes, git, landlock, seccomp
 from safefs.sandbox.process import CommandOutcome, run_in_process_group, spawn_and_supervise
 
 CLONE_NEWNS = 0x00020000
@@ -150,6 +150,9 @@ class LinuxSandbox:
         self._git_lock = threading.Lock()
         self._placeholders = git.GitPlan()
         self._broken: str | None = None  # set when a command's repository could not be disabled
+        self._base: git.GitPlan | None = None  # the repositories' plan, made by the first command
+        self._recorders = changes.Recorders(root)  # the kernel's records of what commands changed
+        weakref.finalize(self, self._recorders.close)
         weakref.finalize(self, git.remove_placeholders, root, self._placeholders)
 
     @property
@@ -182,6 +185,7 @@ class LinuxSandbox:
         """Remove the placeholders and release the idmap namespace."""
         with self._git_lock:
             git.remove_placeholders(self.root, self._placeholders)
+        self._recorders.close()
         with self._lock:
             if self._idmap_fd is not None:
                 os.close(self._idmap_fd)
@@ -225,20 +229,25 @@ class LinuxSandbox:
             with self._git_lock:
                 if self._broken is not None:
                     raise OSError(self._broken)
-                plan = git.plan_protection(self.root, hidden=self.hidden)
-                self._placeholders.placeholders += plan.placeholders
+                plan = self._plan()
             ruleset = self._ruleset()
             idmap = self._idmap_userns() if self.as_root else -1
             env = {**env, "TMPDIR": COMMAND_TMP, "HOME": COMMAND_TMP}
             keep: list[Any] = []
             spec = self._spec(argv, env, ruleset, idmap, plan, keep)
             before = free_bytes(self.root.fileno())
+            record = self._recorders.take()
             try:
-                outcome = supervised(spec, keep, timeout=timeout, output_cap=output_cap, cancel=cancel)
-            except BaseException:
-                self._disable_repositories(plan)  # whatever ran of it
-                raise
-            notes = space_notes(before, free_bytes(self.root.fileno())) + self._disable_repositories(plan)
+                try:
+                    outcome = supervised(spec, keep, timeout=timeout, output_cap=output_cap, cancel=cancel)
+                except BaseException:
+                    self._disable_repositories(plan, record)  # whatever ran of it
+                    raise
+                disabled = self._disable_repositories(plan, record)
+            finally:
+                if record is not None:
+                    self._recorders.give_back(record)
+            notes = space_notes(before, free_bytes(self.root.fileno())) + disabled
             read_only = f"read-only: {', '.join(plan.read_only)}" if plan.read_only else "nothing read-only"
             if plan.hidden:
                 read_only += f"; hidden: {', '.join(plan.hidden)}"
@@ -249,20 +258,56 @@ class LinuxSandbox:
             if ruleset >= 0:
                 os.close(ruleset)
 
-    def _disable_repositories(self, plan: git.GitPlan) -> tuple[str, ...]:
-        """Notes on the repositories the command made, disabled (:mod:`safefs.sandbox.git`)."""
+    def _plan(self) -> git.GitPlan:
+        """This command's plan: the workspace's repositories as found by the first command's
+        search (nothing a command leaves is a repository, and nothing read-only to it changes),
+        searched again only when a path of it is gone; the hidden files as they are now."""
+        base = self._base
+        if base is None or not all(
+            self.root.exists(path, follow_symlinks=False) for path in base.read_only + base.pinned
+        ):
+            base = git.plan_protection(self.root)
+            self._placeholders.placeholders += base.placeholders
+            self._base = base
+        plan = dataclasses.replace(
+            base,
+            read_only=list(base.read_only),
+            placeholders=[],
+            hidden=git.hidden_files(self.root, self.hidden),
+        )
+        plan.finish()
+        return plan
+
+    def _disable_repositories(
+        self, plan: git.GitPlan, record: changes.ChangeRecord | None
+    ) -> tuple[str, ...]:
+        """Notes on the repositories the command made, disabled (:mod:`safefs.sandbox.git`),
+        judged where the kernel recorded changes, or by a search of the workspace when it kept
+        no complete record."""
         with self._git_lock:
             try:
-                done = git.disable_new_repositories(self.root, plan)
+                if record is not None:
+                    record.end()
+                changed = None if record is None else record.directories()
+                done = git.disable_new_repositories(self.root, plan, changed)
+                starters = git.set_aside_new_starters(self.root, plan, changed)
+                if plan.stale:
+                    self._base = None
             except OSError as exc:
                 self._broken = f"a repository the last command made could not be disabled ({exc})"
                 return (f"note: {self._broken}; no further command will run",)
-        if not done:
-            return ()
-        return (
-            "note: this command made git repositories, disabled so that git outside the sandbox "
-            "does not use their config or hooks: " + "; ".join(done),
-        )
+        notes = []
+        if done:
+            notes.append(
+                "note: this command made git repositories, disabled so that git outside the sandbox "
+                "does not use their config or hooks: " + "; ".join(done)
+            )
+        if starters:
+            notes.append(
+                "note: this command made files that an editor, a shell or a tool runs when the "
+                "folder is opened or used, set aside: " + "; ".join(starters)
+            )
+        return tuple(notes)
 
     def _spec(
         self,

@@ -29,6 +29,7 @@ every repository in it and every path their configuration names.
 
 from __future__ import annotations
 
+import os
 import posixpath
 import re
 from dataclasses import dataclass, field
@@ -38,7 +39,8 @@ import safefs
 DOT_GIT = ".git"
 MAX_CONFIG_BYTES = 1 << 20  # a larger config is not read (what it names is not found)
 MAX_INCLUDE_DEPTH = 10  # git's own limit on nested includes
-MAX_DIRECTORIES = 200_000  # a larger tree is refused: it cannot be checked in reasonable time
+MAX_DIRECTORIES: int | None = None  # no tree is too large: the walk is made once per run
+HUSKY_HOOKS = "_"  # husky's hooks path is <its directory>/_, whose scripts run <its directory>/<hook>
 
 _SECTION = re.compile(r'^\s*\[\s*([A-Za-z0-9.-]+)(?:\s+"((?:[^"\\]|\\.)*)")?\s*\]')
 _ENTRY = re.compile(r"^\s*([A-Za-z][A-Za-z0-9-]*)\s*=(.*)$")  # no lazy group: linear on any line
@@ -133,13 +135,19 @@ class Repositories:
     takes as a git directory (bare repositories under any name, what a ``.git`` file names,
     ``commondir`` targets); ``configs``: config files git reads for them that exist, included
     ones too; ``named``: paths their configuration names that git would read if they existed
-    (``include`` targets that do not, hooks paths), each with ``"file"`` or ``"dir"``."""
+    (``include`` targets that do not, hooks paths), each with ``"file"`` or ``"dir"``;
+    ``spelled``: each path a config names, as git spells it (the value and the directory it is
+    relative to) with where it leads now and the git directory whose config names it, to see
+    later whether a link on the way was replaced;
+    ``unreadable``: directories the walk could not list (what they hold is unknown)."""
 
     dot_git: list[str] = field(default_factory=list)
     links: list[str] = field(default_factory=list)
     git_dirs: list[str] = field(default_factory=list)
     configs: list[str] = field(default_factory=list)
     named: list[tuple[str, str]] = field(default_factory=list)
+    spelled: list[tuple[str, str, str, str]] = field(default_factory=list)
+    unreadable: list[str] = field(default_factory=list)
 
     def repositories(self) -> list[str]:
         """Every git directory and ``.git`` entry found."""
@@ -155,26 +163,33 @@ def _join(top: str, name: str) -> str:
 
 
 def find_repositories(
-    root: safefs.Root, *, max_directories: int = MAX_DIRECTORIES, enter_all_but: frozenset[str] | None = None
+    root: safefs.Root,
+    *,
+    max_directories: int | None = MAX_DIRECTORIES,
+    enter_all_but: frozenset[str] | None = None,
 ) -> Repositories:
     """Every repository in the tree of ``root``, and the files and directories git reads for
     them (module docstring). A git directory found is not entered (what lies in it is its own),
     unless ``enter_all_but`` is given: then every one but those is (repositories nested in
-    new ones are found too). :class:`TreeTooLarge` past ``max_directories`` directories."""
+    new ones are found too). :class:`TreeTooLarge` past ``max_directories`` directories (no
+    limit by default). The repository enclosing the workspace, found as git finds it
+    (:func:`enclosing_named`), adds what it names inside the workspace to ``named``."""
 
     def enter(path: str) -> bool:
         return enter_all_but is not None and path not in enter_all_but
 
     found = Repositories()
     seen = 0
+    expected: set[str] = set()
     for top, dirs, files in root.walk("."):
         seen += 1
-        if seen > max_directories:
+        if max_directories is not None and seen > max_directories:
             raise TreeTooLarge(
                 f"the workspace has more than {max_directories} directories, too many to check "
                 "for git repositories"
             )
         here = top.removeprefix("./") if top != "." else "."
+        expected.discard(here)
         names = set(dirs).union(files)
         if not names.isdisjoint(_HEADS) and looks_like_git_dir(names):
             found.git_dirs.append(here)
@@ -189,11 +204,125 @@ def find_repositories(
         for name in _DOT_GITS.intersection(dirs):
             found.dot_git.append(_join(here, name))
         dirs[:] = [name for name in dirs if name not in _DOT_GITS or enter(_join(here, name))]
-    _follow(root, found)
+        expected.update(_join(here, name) for name in dirs)
+    # A directory listed but never walked could not be opened (no read permission, say): git
+    # needs only search permission to find a repository in it.
+    found.unreadable = sorted(path for path in expected if root.is_dir(path) and not root.is_symlink(path))
+    follow(root, found)
+    for named in enclosing_named(root):
+        if named not in found.named:
+            found.named.append(named)
     return found
 
 
-def _follow(root: safefs.Root, found: Repositories) -> None:
+def _parents_of(path: str) -> list[str]:
+    """``path`` (absolute, canonical) and every directory above it, nearest first."""
+    found = [path]
+    while path != "/":
+        path = posixpath.dirname(path)
+        found.append(path)
+    return found
+
+
+def _ceilings() -> set[str]:
+    value = os.environ.get("GIT_CEILING_DIRECTORIES", "")
+    return {entry.rstrip("/") or "/" for entry in value.split(":") if entry.startswith("/")}
+
+
+def enclosing_named(root: safefs.Root) -> list[tuple[str, str]]:
+    """What the repository enclosing the workspace names inside it: git run in the workspace
+    (with no repository of its own) looks upward, directory by directory, for ``.git`` or a bare
+    repository, stopping below a ``GIT_CEILING_DIRECTORIES`` entry; the first one found is used,
+    with its config, the files it includes and its hooks path. Those lying in the workspace are
+    returned (workspace-relative, ``"file"`` or ``"dir"``); husky's directory with its hooks."""
+    try:
+        workspace = os.readlink(f"/proc/self/fd/{root.fileno()}")
+    except OSError:
+        workspace = root.path
+    if not workspace.startswith("/"):
+        return []
+    ceilings = _ceilings()
+    for directory in _parents_of(workspace)[1:]:
+        if directory in ceilings:
+            return []
+        try:
+            with safefs.Root(directory) as above:
+                named = _named_by(root, above, workspace)
+        except (OSError, ValueError):
+            continue
+        if named is not None:
+            return named
+    return []
+
+
+def _named_by(root: safefs.Root, above: safefs.Root, workspace: str) -> list[tuple[str, str]] | None:
+    """What the repository in ``above`` (its ``.git``, or itself bare) names in the workspace;
+    None when ``above`` holds none."""
+    if above.is_dir(DOT_GIT):
+        git_dir = DOT_GIT
+    elif above.is_file(DOT_GIT):
+        target = (read_small_text(above, DOT_GIT) or "").removeprefix("gitdir:").split("\n", 1)[0].strip()
+        if not target:
+            return None
+        git_dir = target if target.startswith("/") else f"{above.path}/{target}"
+    else:
+        try:
+            names = set(above.listdir("."))
+        except OSError:
+            return None
+        if not looks_like_git_dir(names):
+            return None
+        git_dir = "."
+    work_tree = above.path
+    found = Repositories()
+    git_abs = git_dir if git_dir.startswith("/") else posixpath.normpath(f"{above.path}/{git_dir}")
+    for name in ("config", "config.worktree"):
+        _read_outside_config(root, found, f"{git_abs}/{name}", work_tree, depth=0)
+    inside_git = inside(root, git_abs)
+    if inside_git is not None and inside_git != ".":
+        found.named.append((inside_git, "dir"))
+    return found.named
+
+
+def _read_outside_config(
+    root: safefs.Root, found: Repositories, path: str, work_tree: str, *, depth: int
+) -> None:
+    """A config file of the enclosing repository (absolute ``path``, read through its own
+    directory), and what it names in the workspace."""
+    directory, name = posixpath.split(path)
+    try:
+        with safefs.Root(directory) as holder:
+            text = read_small_text(holder, name)
+    except (OSError, ValueError):
+        return
+    if text is None:
+        return
+    mine = inside(root, path)
+    if mine is not None:
+        found.named.append((mine, "file"))
+    for hooks in config_values(text, "core", "hookspath"):
+        spelled = hooks if hooks.startswith("/") else f"{work_tree}/{hooks}"
+        target = inside(root, spelled)
+        if target is not None and target != ".":
+            found.named.append((target, "dir"))
+            if posixpath.basename(target) == HUSKY_HOOKS and posixpath.dirname(target):
+                found.named.append((posixpath.dirname(target), "dir"))
+    if depth >= MAX_INCLUDE_DEPTH:
+        return
+    included = config_values(text, "include", "path") + config_values(
+        text, "includeif", "path", any_subsection=True
+    )
+    for value in included:
+        if value.startswith("~"):
+            continue
+        spelled = value if value.startswith("/") else f"{directory}/{value}"
+        target = inside(root, spelled)
+        if target is not None and target != ".":
+            found.named.append((target, "file"))
+        _read_outside_config(root, found, posixpath.normpath(spelled), work_tree, depth=depth + 1)
+
+
+def follow(root: safefs.Root, found: Repositories) -> None:
     """Add what the repositories found point at: ``.git`` files' directories, ``commondir``
     targets, config files and what they include, hooks paths."""
     # (git directory, the top of its work tree: where a relative hooks path starts)
@@ -220,10 +349,12 @@ def _follow(root: safefs.Root, found: Repositories) -> None:
             if target is not None and target != ".":
                 pending.append((target, work_tree))
         for name in ("config", "config.worktree"):
-            _read_config(root, found, f"{git_dir}/{name}", work_tree, depth=0)
+            _read_config(root, found, f"{git_dir}/{name}", work_tree, git_dir, depth=0)
 
 
-def _read_config(root: safefs.Root, found: Repositories, path: str, work_tree: str, *, depth: int) -> None:
+def _read_config(
+    root: safefs.Root, found: Repositories, path: str, work_tree: str, git_dir: str, *, depth: int
+) -> None:
     text = read_small_text(root, path)
     if text is None:
         return
@@ -233,8 +364,15 @@ def _read_config(root: safefs.Root, found: Repositories, path: str, work_tree: s
     for hooks in config_values(text, "core", "hookspath"):
         # A relative hooks path is relative to where hooks run: the top of the work tree.
         target = inside(root, hooks, base=work_tree)
-        if target is not None and target != "." and (target, "dir") not in found.named:
-            found.named.append((target, "dir"))
+        if target is None or target == ".":
+            continue
+        found.spelled.append((hooks, work_tree, target, git_dir))
+        targets = [target]
+        if posixpath.basename(target) == HUSKY_HOOKS and posixpath.dirname(target):
+            targets.append(posixpath.dirname(target))  # husky's scripts, which its hooks run
+        for each in targets:
+            if (each, "dir") not in found.named:
+                found.named.append((each, "dir"))
     if depth >= MAX_INCLUDE_DEPTH:
         return
     included = config_values(text, "include", "path") + config_values(
@@ -244,7 +382,8 @@ def _read_config(root: safefs.Root, found: Repositories, path: str, work_tree: s
         target = inside(root, value, base=base)
         if target is None or target == "." or target in found.configs:
             continue
+        found.spelled.append((value, base, target, git_dir))
         if root.exists(target):
-            _read_config(root, found, target, work_tree, depth=depth + 1)
+            _read_config(root, found, target, work_tree, git_dir, depth=depth + 1)
         elif (target, "file") not in found.named:
             found.named.append((target, "file"))

@@ -5,13 +5,20 @@ workspace and in every directory below it, a commit at the top), runs nothing th
 a marker outside the workspace never appears.
 
 The workspace starts as a repository with what the findings used: a submodule, a hooks path
-in the work tree (``.husky/_``) and a config it includes (``.gitconfig``). The budget is small
+in the work tree (``.husky/_``, whose script runs ``.husky/pre-commit`` as husky's does), a
+config it includes (``.gitconfig``) and one it includes through a symbolic link
+(``linked/x``, ``linked -> cfg``); and it lies in an enclosing repository whose hooks path is
+in it (``githooks``). Beside writes, renames and ``git init``, the moves plant repositories
+with decoy spellings of ``HEAD``, after taking the names ``HEAD`` would be set aside to, make
+directories unreadable, and replace the link. The budget is small
 (a few sequences of a few steps; each command is a real sandbox, each check dozens of real git
 runs), and hypothesis keeps any counterexample it finds for the next run.
 """
 
 from __future__ import annotations
 
+import itertools
+import os
 import shutil
 import tempfile
 from pathlib import Path
@@ -29,6 +36,7 @@ from agent.tools.bash import BashTool
 from agent.tools.write import WriteTool
 from tests.sandbox.harness import PATH, sandbox_refusal
 from tests.sandbox.host_git import (
+    commit_empty,
     fsmonitor_config,
     hook_script,
     host_git_ran_marker,
@@ -37,7 +45,7 @@ from tests.sandbox.host_git import (
 )
 
 SANDBOX = sandbox_refusal() is None
-DIRECTORIES = [".", "libs", "libs/sub", ".husky", ".husky/_", "src", "src/pkg"]
+DIRECTORIES = [".", "libs", "libs/sub", ".husky", ".husky/_", "src", "src/pkg", "githooks", "cfg"]
 # Names whose content git may act on, wherever they stand.
 NAMES = [
     "HEAD",
@@ -52,10 +60,18 @@ NAMES = [
     ".git/refs/heads/.keep",
     ".gitconfig",
     "pre-commit",
+    "x",
 ]
 # What makes a directory a repository to git (with ``HEAD`` written last or first, whichever).
 REPOSITORY = ["HEAD", "config", "objects/info/packs", "refs/heads/.keep"]
 COUNTS = {"tool_written": 0, "tool_denied": 0, "commands": 0}
+HEAD_SPELLINGS = sorted(
+    {"".join(c) for c in itertools.product(*[(ch.lower(), ch.upper()) for ch in "head"])} - {"HEAD"}
+)
+
+
+def shell_text(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("\n", "\\n").replace("\t", "\\t")
 
 
 def place(directory: str, name: str) -> str:
@@ -66,9 +82,11 @@ class AgentAgainstHostGit(RuleBasedStateMachine):
     def __init__(self) -> None:
         super().__init__()
         self.base = Path(tempfile.mkdtemp(prefix="safefs-git-invariant-", dir="/var/tmp"))
-        self.workspace = self.base / "work"
+        self.outer = self.base / "outer"  # the repository enclosing the workspace
+        self.workspace = self.outer / "work"
         self.marker = self.base / "outside" / "git-ran-the-agents-code"
         self.marker.parent.mkdir()
+        self._make_enclosing_repository()
         self._make_repository()
         self.root = safefs.Root(self.workspace)
         self.write_tool = WriteTool(self.root)
@@ -76,13 +94,25 @@ class AgentAgainstHostGit(RuleBasedStateMachine):
         self.policy = permission_policy("full", self.root, rules=rules, tools=[self.write_tool])
         self.bash = BashTool(self.root, base_env={"PATH": PATH}) if SANDBOX else None
 
+    def _make_enclosing_repository(self) -> None:
+        must_git("init", "-q", self.outer)
+        must_git("config", "core.hooksPath", "work/githooks", cwd=self.outer)
+        (self.workspace / "githooks").mkdir(parents=True)
+
     def _make_repository(self) -> None:
         ws = self.workspace
         make_superproject(ws)
         must_git("config", "core.hooksPath", ".husky/_", cwd=ws)
         must_git("config", "include.path", "../.gitconfig", cwd=ws)
+        must_git("config", "--add", "include.path", "../linked/x", cwd=ws)
         (ws / ".husky" / "_").mkdir(parents=True)
+        husky = ws / ".husky" / "_" / "pre-commit"
+        husky.write_text("#!/bin/sh\n[ -f .husky/pre-commit ] && sh .husky/pre-commit\nexit 0\n")
+        husky.chmod(0o755)
         (ws / ".gitconfig").write_text("[user]\n\tname = p\n")
+        (ws / "cfg").mkdir()
+        (ws / "cfg" / "x").write_text("[user]\n\tname = p\n")
+        (ws / "linked").symlink_to("cfg")
         (ws / "src" / "pkg").mkdir(parents=True)
 
     def content(self, name: str) -> str:
@@ -96,7 +126,7 @@ class AgentAgainstHostGit(RuleBasedStateMachine):
             return "gitdir: ../.git\n"
         if last == "pre-commit":
             return hook_script(self.marker)
-        if last in ("config", ".gitconfig"):
+        if last in ("config", ".gitconfig", "x"):
             return fsmonitor_config(self.marker, worktree=self.workspace)
         return ""
 
@@ -128,7 +158,7 @@ class AgentAgainstHostGit(RuleBasedStateMachine):
     @rule(directory=st.sampled_from(DIRECTORIES), name=st.sampled_from(NAMES))
     def write_with_a_command(self, directory: str, name: str) -> None:
         path = place(directory, name)
-        text = self.content(name).replace("\\", "\\\\").replace("\n", "\\n").replace("\t", "\\t")
+        text = shell_text(self.content(name))
         parent = path.rsplit("/", 1)[0] if "/" in path else "."
         self.command(f"mkdir -p '{parent}'; printf '{text}' > '{path}'; chmod +x '{path}'")
 
@@ -148,13 +178,75 @@ class AgentAgainstHostGit(RuleBasedStateMachine):
             f"git -C '{directory}' config core.worktree '{self.workspace}'"
         )
 
+    @precondition(lambda self: self.bash is not None)
+    @rule(directory=st.sampled_from([*DIRECTORIES, "new"]), decoys=st.sets(st.sampled_from(HEAD_SPELLINGS)))
+    def plant_behind_decoy_spellings_of_head(self, directory: str, decoys: set[str]) -> None:
+        names = " ".join(f"'{place(directory, name)}'" for name in sorted(decoys))
+        self.command(f"mkdir -p '{directory}'; {self.planted(directory)}; touch {names or '/dev/null'}")
+
+    @precondition(lambda self: self.bash is not None)
+    @rule(directory=st.sampled_from([*DIRECTORIES, "new"]), count=st.integers(1, 120))
+    def take_the_set_aside_names_first(self, directory: str, count: int) -> None:
+        first = place(directory, "HEAD.untrusted")
+        taken = " ".join(f"'{first}.{n}'" for n in range(1, count))
+        self.command(f"mkdir -p '{directory}'; touch '{first}' {taken}; {self.planted(directory)}")
+
+    @precondition(lambda self: self.bash is not None)
+    @rule(
+        directory=st.sampled_from(["src", "src/pkg", "libs", "new"]),
+        mode=st.sampled_from(["0311", "0111", "0"]),
+    )
+    def plant_then_make_unreadable(self, directory: str, mode: str) -> None:
+        self.command(
+            f"mkdir -p '{directory}'; {self.planted(directory + '/.git')}; chmod {mode} '{directory}'"
+        )
+
+    @precondition(lambda self: self.bash is not None)
+    @rule(name=st.sampled_from(["x", "pre-commit"]))
+    def replace_the_link_on_a_config_path(self, name: str) -> None:
+        text = shell_text(self.content(name))
+        self.command(f"rm -f linked && mkdir -p linked && printf '{text}' > 'linked/{name}'")
+
+    @precondition(lambda self: self.bash is not None)
+    @rule(hook=st.sampled_from(["githooks/pre-commit", ".husky/pre-commit", ".husky/_/h"]))
+    def write_a_hook_with_a_command(self, hook: str) -> None:
+        text = shell_text(hook_script(self.marker))
+        self.command(f"printf '{text}' > '{hook}'; chmod +x '{hook}'")
+
+    def planted(self, directory: str) -> str:
+        """Shell text making ``directory`` a repository whose config runs the marker."""
+        config = shell_text(fsmonitor_config(self.marker, worktree=self.workspace))
+        return (
+            f"mkdir -p '{directory}/objects' '{directory}/refs/heads' && "
+            f"echo 'ref: refs/heads/main' > '{directory}/HEAD' && printf '{config}' > '{directory}/config'"
+        )
+
+    def _readable(self) -> None:
+        """Directories a move made unreadable are opened again for the person's own walk."""
+        for dirpath, dirnames, _ in os.walk(self.workspace):
+            for name in dirnames:
+                path = os.path.join(dirpath, name)
+                if not os.path.islink(path):
+                    os.chmod(path, os.stat(path).st_mode | 0o755)
+
+    def enclosing_commit_ran(self) -> bool:
+        commit_empty(self.outer)
+        ran = self.marker.exists()
+        if ran:
+            self.marker.unlink()
+        return ran
+
     @invariant()
     def the_persons_git_runs_nothing_of_the_agents(self) -> None:
+        self._readable()
         assert host_git_ran_marker(self.workspace, self.marker) == []
+        assert not self.enclosing_commit_ran()
 
     def teardown(self) -> None:
         try:
+            self._readable()
             assert host_git_ran_marker(self.workspace, self.marker, commit=True) == []
+            assert not self.enclosing_commit_ran()
         finally:
             if self.bash is not None:
                 self.bash.close()

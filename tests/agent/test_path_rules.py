@@ -36,6 +36,8 @@ from tests.agent.messages_api_server import LoopbackMessagesAPI, text_reply, too
 
 def example_path(pattern: str) -> str:
     """A path the pattern is meant to catch, nested one level when it matches at any depth."""
+    if pattern.startswith("/"):  # anchored at the top
+        return pattern[1:] + ("f" if pattern.endswith("/") else "")
     name = pattern.removeprefix("**/").replace("**/", "a/").replace("*", "x")
     if name.endswith("/"):
         name += "f"

@@ -4,16 +4,33 @@ and a commit at the top. What it runs is seen by a marker file outside the works
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import subprocess
+import tempfile
 from pathlib import Path
 
 MAX_PLACES = 300  # directories git is run in, at most (the trees here are small)
 
 
+_HOME: list[str] = []
+
+
+def _home() -> str:
+    """An empty home of the tests' own: no config of the machine's reaches the person's git."""
+    if not _HOME:
+        _HOME.append(tempfile.mkdtemp(prefix="safefs-git-home-"))
+        atexit.register(shutil.rmtree, _HOME[0], True)
+    return _HOME[0]
+
+
 def host_env() -> dict[str, str]:
-    """The environment of the person's shell: no ``GIT_*`` variable narrows discovery."""
-    return {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    """The environment of the person's shell: no ``GIT_*`` variable narrows discovery, and the
+    global and system config are the tests' own (an empty home, no system file)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    env.update(HOME=_home(), XDG_CONFIG_HOME=_home(), GIT_CONFIG_NOSYSTEM="1")
+    return env
 
 
 def git(*args: str | Path, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:

@@ -261,7 +261,8 @@ ATTEMPTS = [
     ),
     Attempt(
         "git_hooks_path",
-        "echo 'touch {marker}' >> .husky/_/pre-commit; touch .husky/_/post-checkout; rm -rf .husky",
+        "echo 'touch {marker}' >> .husky/_/pre-commit; touch .husky/_/post-checkout; echo 'touch {marker}'"
+        " > .husky/pre-commit; rm -rf .husky",
         setup_hooks_path,
     ),
     Attempt(
@@ -499,11 +500,12 @@ def test_a_pointer_file_and_its_git_directory_are_read_only(run: Run) -> None:
 
 
 def test_a_submodule_pointer_is_read_only(run: Run) -> None:
-    assert_git_unchanged(run, "git_submodule", ".git, sub/.git")
+    assert_git_unchanged(run, "git_submodule", ".git, .gitmodules, sub/.git")  # .gitmodules: a starter file
 
 
 def test_a_hooks_path_in_the_work_tree_is_read_only(run: Run) -> None:
-    assert_git_unchanged(run, "git_hooks_path", ".git, .husky/_")
+    # husky's hooks path is .husky/_, whose scripts run .husky/<hook>: all of .husky is read-only
+    assert_git_unchanged(run, "git_hooks_path", ".git, .husky")
 
 
 def test_a_missing_hooks_path_cannot_be_made(run: Run) -> None:
