@@ -187,10 +187,12 @@ def test_bash_tool_beside_bubblewrap(benchmark: BenchmarkFixture, size: str) -> 
         pytest.skip("bubblewrap is not installed (make system-packages)")
     if sandbox_unavailable() is not None:
         pytest.skip(str(sandbox_unavailable()))
+    if benchmark.disabled and size != next(iter(WORKSPACES)):
+        pytest.skip("timed only under make bench; the smoke run (make test) tries the smallest workspace")
     path = tempfile.mkdtemp(prefix="safefs-bench-sandbox-size-", dir="/var/tmp")
     try:
         make_workspace(path, *WORKSPACES[size])
-        samples = beside_bubblewrap(path)
+        samples = beside_bubblewrap(path, runs=2 if benchmark.disabled else BESIDE_RUNS)
     finally:
         shutil.rmtree(path, ignore_errors=True)
     ratio = statistics.median(samples["sandboxed"]) / statistics.median(samples["bwrap"])
@@ -204,7 +206,8 @@ def test_bash_tool_beside_bubblewrap(benchmark: BenchmarkFixture, size: str) -> 
     )
     benchmark.pedantic(lambda: None, rounds=1, iterations=1)  # type: ignore[no-untyped-call]
     print(f"{size}: {benchmark.extra_info}")
-    assert ratio <= BWRAP_BOUND, benchmark.extra_info
+    if not benchmark.disabled:  # a timing bound holds on a measured run, not on make test's smoke run
+        assert ratio <= BWRAP_BOUND, benchmark.extra_info
 
 
 def sandbox_unavailable() -> str | None:
