@@ -61,7 +61,7 @@ def counted(monkeypatch: pytest.MonkeyPatch) -> Iterator[Counter[str]]:
         return call
 
     for name in ("open_component", "openat", "fstatat", "fstat", "readlinkat"):
-        monkeypatch.setattr(links._sys, name, counting(name, getattr(_sys, name)))
+        monkeypatch.setattr(_sys, name, counting(name, getattr(_sys, name)))
     yield calls
 
 

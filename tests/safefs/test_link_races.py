@@ -114,7 +114,7 @@ def test_links_made_under_a_directory_swap_never_escape(
         else:
             counts["made"] += 1
 
-    with flavour.open(root_path) as root, Swapper(a, evil) as swapper:
+    with flavour.open(root_path) as root, Swapper(str(a), str(evil)) as swapper:
         deadline = time.monotonic() + RACE_SECONDS
         while time.monotonic() < deadline:
             for _ in range(16):
