@@ -24,7 +24,7 @@ import sys
 import threading
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from typing import IO, Any, Concatenate, ParamSpec, TypeVar
+from typing import IO, Any, Concatenate, ParamSpec, TypeVar, overload
 
 from safefs import _entries, _sys
 from safefs._atomic import native_buffer, write_atomic, write_keeping_mode
@@ -78,7 +78,7 @@ def _operation(method: Callable[Concatenate[Root, _P], _R]) -> Callable[Concaten
     return run
 
 
-def _like(path: Any, name: bytes) -> Any:
+def _like(path: PathArg, name: bytes) -> str | bytes:
     """``name`` in the type the caller used: bytes for bytes paths, str otherwise."""
     return name if isinstance(os.fspath(path), bytes) else os.fsdecode(name)
 
@@ -542,8 +542,12 @@ class Root:
                 if not exist_ok or not self._is_dir_or_escape(rel):
                     raise
 
+    @overload
+    def listdir(self, /, path: str | os.PathLike[str] = ".") -> list[str]: ...
+    @overload
+    def listdir(self, /, path: bytes | os.PathLike[bytes]) -> list[bytes]: ...
     @_operation
-    def listdir(self, path: PathArg = ".") -> list[Any]:
+    def listdir(self, path: PathArg = ".") -> list[str] | list[bytes]:
         """Names in the directory (str, or bytes for a bytes path), like ``os.listdir``."""
         rel = self._rel(path)
         with reporting(path):
@@ -722,8 +726,12 @@ class Root:
         with reporting(path):
             set_times(self._resolver, self._fd, rel, ns, follow_symlinks)
 
+    @overload
+    def readlink(self, /, path: str | os.PathLike[str]) -> str: ...
+    @overload
+    def readlink(self, /, path: bytes | os.PathLike[bytes]) -> bytes: ...
     @_operation
-    def readlink(self, path: PathArg) -> Any:
+    def readlink(self, path: PathArg) -> str | bytes:
         """The target of a symlink, as stored (str, or bytes for a bytes path)."""
         rel = self._rel(path)
         with reporting(path):
@@ -734,8 +742,12 @@ class Root:
             with self._lookup(rel, follow=False) as found:
                 return _like(path, _entries.readlink_unchecked(found.fd, found.name))
 
+    @overload
+    def resolve(self, /, path: str | os.PathLike[str] = ".", *, strict: bool = False) -> str: ...
+    @overload
+    def resolve(self, /, path: bytes | os.PathLike[bytes], *, strict: bool = False) -> bytes: ...
     @_operation
-    def resolve(self, path: PathArg = ".", *, strict: bool = False) -> Any:
+    def resolve(self, path: PathArg = ".", *, strict: bool = False) -> str | bytes:
         """The canonical root-relative path that ``path`` designates (``"."`` for the root), in
         the caller's type (str, or bytes for a bytes path).
 
@@ -748,7 +760,11 @@ class Root:
         with reporting(path):
             return _like(path, self._resolver.canonical(self._fd, rel, strict=strict))
 
-    def relative(self, path: PathArg) -> Any:
+    @overload
+    def relative(self, path: str | os.PathLike[str]) -> str: ...
+    @overload
+    def relative(self, path: bytes | os.PathLike[bytes]) -> bytes: ...
+    def relative(self, path: PathArg) -> str | bytes:
         """``path`` spelled relative to the root, by the same rule every operation applies: a
         relative path as it is; an absolute one with one of :attr:`anchors` stripped, compared by
         whole components (PathEscapeError when it lies under none). Nothing is resolved: ``..``
