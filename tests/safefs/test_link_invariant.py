@@ -65,6 +65,7 @@ targets = st.one_of(
     st.sampled_from(["/etc", "/tmp", ".", "..", "../outside/secret"]),
 )
 modes = st.sampled_from([0o000, 0o300, 0o500, 0o700, 0o755])
+indices = st.integers(0, 1 << 16)  # a choice among what the tree holds when the rule runs
 # The tree a sequence starts from: directories and files, and links another program planted
 # (they may lead anywhere; only what safefs makes or moves is held to the invariant).
 _dirs = st.sampled_from(["a", "b", "c", "a/a", "a/b", "b/a", "a/a/c", "c/b"])
@@ -313,38 +314,48 @@ def make_machine(flavour: Flavour, outcomes: Counter[str], attacker: Attacker) -
                 every += [os.path.normpath(os.path.join(rel, n)) for n in dirnames + filenames]
             return dirs, every
 
-        @rule(data=st.data(), pick=st.integers(0, 99))
-        def symlink_from_the_tree(self, data: st.DataObject, pick: int) -> None:
+        # The rules below choose among what is in the tree by drawn indices, never by drawing
+        # from the tree's own lists: the attacker makes the tree differ from one run of the same
+        # choices to the next, and hypothesis needs the same draws to replay them.
+
+        @rule(
+            place=indices,
+            parts=st.lists(indices, min_size=1, max_size=5),
+            name=st.sampled_from(["s", "t", *NAMES]),
+            pick=st.integers(0, 99),
+        )
+        def symlink_from_the_tree(self, place: int, parts: list[int], name: str, pick: int) -> None:
             """A link whose target is made of what is there: the names beside it (links among
             them), a missing name and back, climbs, and the outside."""
             dirs, _every = self.entries()
-            place = data.draw(st.sampled_from(dirs), label="place")
-            beside = sorted(os.listdir(self.top / place)) or ["a"]
-            segment = st.sampled_from(beside) | st.sampled_from(["..", "x/..", "outside"])
-            to = "/".join(data.draw(st.lists(segment, min_size=1, max_size=5), label="target"))
-            name = data.draw(st.sampled_from(["s", "t", *NAMES]), label="name")
-            self.act("symlink", to, os.path.join(place, name), pick=pick)
+            where = dirs[place % len(dirs)]
+            beside = sorted(os.listdir(self.top / where)) or ["a"]
+            segments = [*beside, "..", "x/..", "outside"]
+            to = "/".join(segments[k % len(segments)] for k in parts)
+            self.act("symlink", to, os.path.join(where, name), pick=pick)
 
-        @rule(data=st.data(), pick=st.integers(0, 99))
-        def escape_by_one(self, data: st.DataObject, pick: int) -> None:
+        @rule(place=indices, pick=st.integers(0, 99))
+        def escape_by_one(self, place: int, pick: int) -> None:
             """A link that climbs exactly one level above the root from its own directory."""
             dirs, _every = self.entries()
-            place = data.draw(st.sampled_from(dirs), label="place")
-            depth = 0 if place == "." else place.count("/") + 1
-            self.act("symlink", "../" * (depth + 1) + "outside/secret", os.path.join(place, "esc"), pick=pick)
+            where = dirs[place % len(dirs)]
+            depth = 0 if where == "." else where.count("/") + 1
+            self.act("symlink", "../" * (depth + 1) + "outside/secret", os.path.join(where, "esc"), pick=pick)
 
-        @rule(data=st.data(), pick=st.integers(0, 99))
-        def move_from_the_tree(self, data: st.DataObject, pick: int) -> None:
+        @rule(
+            src=indices,
+            into=indices,
+            name=st.sampled_from(["m", *NAMES]),
+            how=st.sampled_from(["rename", "link"]),
+            pick=st.integers(0, 99),
+        )
+        def move_from_the_tree(self, src: int, into: int, name: str, how: str, pick: int) -> None:
             """An entry that is there (a directory with links in it, a link) moved to a directory
             that is there, under a new or an existing name."""
             dirs, every = self.entries()
-            if not every:
-                return
-            src = data.draw(st.sampled_from(every), label="src")
-            dst = os.path.join(
-                data.draw(st.sampled_from(dirs), label="into"), data.draw(st.sampled_from(["m", *NAMES]))
-            )
-            self.act(data.draw(st.sampled_from(["rename", "link"]), label="how"), src, dst, pick=pick)
+            if every:
+                dst = os.path.join(dirs[into % len(dirs)], name)
+                self.act(how, every[src % len(every)], dst, pick=pick)
 
         @rule(src=paths, dst=paths, pick=st.integers(0, 99))
         def link(self, src: str, dst: str, pick: int) -> None:
@@ -374,10 +385,10 @@ def make_machine(flavour: Flavour, outcomes: Counter[str], attacker: Attacker) -
         def chmod(self, path: str, mode: int, pick: int) -> None:
             self.act("chmod", path, mode, pick=pick)
 
-        @rule(data=st.data(), mode=modes)
-        def chmod_from_the_tree(self, data: st.DataObject, mode: int) -> None:
+        @rule(place=indices, mode=modes)
+        def chmod_from_the_tree(self, place: int, mode: int) -> None:
             dirs, _every = self.entries()
-            self.act("chmod", data.draw(st.sampled_from(dirs), label="dir"), mode)
+            self.act("chmod", dirs[place % len(dirs)], mode)
 
         def teardown(self) -> None:
             self.root.close()
