@@ -117,7 +117,9 @@ class Root:
     the outside, rename), an operation reaches only inodes beneath the directory the fd holds, or
     fails cleanly; a symlink that safefs creates or moves (each one inside a moved directory
     included) is judged as ``resolve(strict=False)`` follows it at that moment, on the tree as the
-    operation leaves it, and any error while judging refuses the operation
+    operation leaves it, from the directory fd it is made in (checked again right before and
+    after the call: EAGAIN, the change taken back, if that directory moved), and any error
+    while judging refuses the operation
     (:mod:`safefs._resolve.links`); an atomic write never carries setuid/setgid bits onto the new
     inode. Not covered: a hard link or a bind mount inside the root to something outside, a
     directory moved out of the root by someone who can also write outside, a later change that
