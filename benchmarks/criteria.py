@@ -89,6 +89,14 @@ CRITERIA: tuple[Criterion, ...] = (
         "tarfile.extractall(Django sdist, filter='data')",
         1.2,
     ),
+    # A rename of a tree of 3,000 links through one shared chain of 18 links x 100 climbs,
+    # beside the kernel following each link once: the link judge follows each link once.
+    Criterion(
+        "rename-links-vs-kernel-follow",
+        "Root().rename(tree of 3,000 links through one shared chain)",
+        "os.stat() of each of those 3,000 links (the kernel follows the chain each time)",
+        5.0,
+    ),
     # One small read through the fsspec filesystem, beside fsspec's own local filesystem.
     Criterion(
         "fsspec-cat-4KiB-vs-local",

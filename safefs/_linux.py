@@ -87,3 +87,12 @@ def chmod_o_path(fd: int, mode: int) -> None:
     """chmod the inode an O_PATH fd holds (fchmod refuses O_PATH with EBADF). The /proc entry is
     a magic link to that very inode: no name is looked up, so no swap can redirect it."""
     os.chmod(f"/proc/self/fd/{fd}", mode)
+
+
+def utime_o_path(fd: int, ns: tuple[int, int] | None) -> None:
+    """Set the times of the inode an O_PATH fd holds (futimens refuses O_PATH with EBADF),
+    through its /proc entry, as chmod_o_path: the node itself is never opened."""
+    if ns is None:
+        os.utime(f"/proc/self/fd/{fd}")
+    else:
+        os.utime(f"/proc/self/fd/{fd}", ns=ns)

@@ -16,13 +16,15 @@ from __future__ import annotations
 import errno
 import functools
 import io
+import math
+import operator
 import os
 import stat as stat_mod
 import sys
 import threading
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from typing import IO, Any, Concatenate, ParamSpec, TypeVar
+from typing import IO, Any, Concatenate, ParamSpec, TypeVar, overload
 
 from safefs import _entries, _sys
 from safefs._atomic import native_buffer, write_atomic, write_keeping_mode
@@ -76,7 +78,7 @@ def _operation(method: Callable[Concatenate[Root, _P], _R]) -> Callable[Concaten
     return run
 
 
-def _like(path: Any, name: bytes) -> Any:
+def _like(path: PathArg, name: bytes) -> str | bytes:
     """``name`` in the type the caller used: bytes for bytes paths, str otherwise."""
     return name if isinstance(os.fspath(path), bytes) else os.fsdecode(name)
 
@@ -115,7 +117,9 @@ class Root:
     the outside, rename), an operation reaches only inodes beneath the directory the fd holds, or
     fails cleanly; a symlink that safefs creates or moves (each one inside a moved directory
     included) is judged as ``resolve(strict=False)`` follows it at that moment, on the tree as the
-    operation leaves it, and any error while judging refuses the operation
+    operation leaves it, from the directory fd it is made in (checked again right before and
+    after the call: EAGAIN, the change taken back, if that directory moved), and any error
+    while judging refuses the operation
     (:mod:`safefs._resolve.links`); an atomic write never carries setuid/setgid bits onto the new
     inode. Not covered: a hard link or a bind mount inside the root to something outside, a
     directory moved out of the root by someone who can also write outside, a later change that
@@ -334,22 +338,6 @@ class Root:
     def _canonical(self, fd: int) -> bytes:
         return canonical(self._fd, fd)
 
-    def _dir_of(self, found: Resolved) -> bytes:
-        """The canonical root-relative path of the directory a lookup handed back."""
-        return found.dir_rel if found.physical else self._canonical(found.fd)
-
-    def _judge_move(self, source: Resolved, dest: Resolved, *, keeps_source: bool) -> None:
-        """The link guarantee for a rename or a hard link (see safefs._resolve.links)."""
-        links.judge_move(
-            self._fd,
-            source.fd,
-            source.name,
-            lambda: self._dir_of(source),
-            lambda: self._dir_of(dest),
-            dest.name,
-            keeps_source=keeps_source,
-        )
-
     # -- reading ---------------------------------------------------------------------------------
 
     @_operation
@@ -369,6 +357,7 @@ class Root:
         the file in place, as ``open()`` does: only ``write_bytes`` and ``write_text`` are
         atomic."""
         flags = open_mode_flags(mode)
+        _check_mode(perm, path)
         rel = self._rel(path)
         with reporting(path):
             fd, st = self._open_regular(rel, flags, perm)
@@ -470,6 +459,8 @@ class Root:
         a secret file that was never readable by others, not even for a moment).
         """
         size = len(data) if type(data) is bytes else memoryview(data).nbytes  # TypeError first
+        if mode & ~0o777:
+            _check_mode(mode, path)
         self._enter()  # as in read_bytes: a hot path
         try:
             rel = self._rel(path)
@@ -524,6 +515,7 @@ class Root:
         to now without opening it (``pathlib.Path.touch``, its mode left alone); with
         ``exist_ok=False`` an existing file is FileExistsError."""
         flags = os.O_WRONLY | os.O_CREAT | (0 if exist_ok else os.O_EXCL)
+        _check_mode(mode, path)
         rel = self._rel(path)
         with reporting(path):
             if exist_ok:
@@ -541,7 +533,9 @@ class Root:
         self, path: PathArg, mode: int = 0o777, *, parents: bool = False, exist_ok: bool = False
     ) -> None:
         """Create a directory (``pathlib.Path.mkdir``). ``parents`` creates the missing ones
-        above it, one ``mkdirat`` per level; ``exist_ok`` accepts an existing directory."""
+        above it, one ``mkdirat`` per level; ``exist_ok`` accepts an existing directory.
+        ``mode`` is permission bits only (EINVAL otherwise, as Go's ``os.Root``)."""
+        _check_mode(mode, path)
         rel = self._rel(path)
         with reporting(path), self._lookup(rel, follow=False, parents=parents) as found:
             try:
@@ -550,8 +544,12 @@ class Root:
                 if not exist_ok or not self._is_dir_or_escape(rel):
                     raise
 
+    @overload
+    def listdir(self, /, path: str | os.PathLike[str] = ".") -> list[str]: ...
+    @overload
+    def listdir(self, /, path: bytes | os.PathLike[bytes]) -> list[bytes]: ...
     @_operation
-    def listdir(self, path: PathArg = ".") -> list[Any]:
+    def listdir(self, path: PathArg = ".") -> list[str] | list[bytes]:
         """Names in the directory (str, or bytes for a bytes path), like ``os.listdir``."""
         rel = self._rel(path)
         with reporting(path):
@@ -613,8 +611,13 @@ class Root:
         """Remove ``path`` and everything in it, as Go's ``RemoveAll``: a directory tree through
         fds (as ``rmtree``), a file or a symlink (the link itself), or nothing at all for a path
         that does not exist (a missing parent included). ``.``, ``..`` and the root are
-        refused (EINVAL)."""
+        refused (EINVAL). As Go: ``""`` removes nothing, trailing slashes are dropped (so
+        ``"file/"`` removes the file and ``"link/"`` the link itself), and an entry another
+        process removes meanwhile counts as removed, at every level."""
+        if not os.fspath(path):
+            return
         rel = self._rel(path)
+        rel = rel.rstrip(b"/") or rel
         with reporting(path):
             try:
                 found = self._lookup(rel, follow=False, lstat=True)
@@ -625,10 +628,13 @@ class Root:
                     raise error(errno.EINVAL, "cannot remove the root or a '.'/'..' path")
                 if found.st is None:
                     return
-                if stat_mod.S_ISDIR(found.st.st_mode):
-                    remove_tree_fd(found.fd, found.name, found.st)
-                else:
-                    _entries.unlink_unchecked(found.fd, found.name, found.trailing)
+                try:
+                    if stat_mod.S_ISDIR(found.st.st_mode):
+                        remove_tree_fd(found.fd, found.name, found.st, missing_ok=True)
+                    else:
+                        _entries.unlink_unchecked(found.fd, found.name, False)
+                except FileNotFoundError:
+                    return
 
     @_operation
     def opendir(self, path: PathArg) -> Root:
@@ -717,13 +723,17 @@ class Root:
         if times is not None and ns is not None:
             raise ValueError("utime: you may specify either 'times' or 'ns' but not both")
         if times is not None:
-            ns = (int(times[0] * 1e9), int(times[1] * 1e9))
+            ns = (_seconds_to_ns(times[0]), _seconds_to_ns(times[1]))
         rel = self._rel(path)
         with reporting(path):
             set_times(self._resolver, self._fd, rel, ns, follow_symlinks)
 
+    @overload
+    def readlink(self, /, path: str | os.PathLike[str]) -> str: ...
+    @overload
+    def readlink(self, /, path: bytes | os.PathLike[bytes]) -> bytes: ...
     @_operation
-    def readlink(self, path: PathArg) -> Any:
+    def readlink(self, path: PathArg) -> str | bytes:
         """The target of a symlink, as stored (str, or bytes for a bytes path)."""
         rel = self._rel(path)
         with reporting(path):
@@ -734,8 +744,12 @@ class Root:
             with self._lookup(rel, follow=False) as found:
                 return _like(path, _entries.readlink_unchecked(found.fd, found.name))
 
+    @overload
+    def resolve(self, /, path: str | os.PathLike[str] = ".", *, strict: bool = False) -> str: ...
+    @overload
+    def resolve(self, /, path: bytes | os.PathLike[bytes], *, strict: bool = False) -> bytes: ...
     @_operation
-    def resolve(self, path: PathArg = ".", *, strict: bool = False) -> Any:
+    def resolve(self, path: PathArg = ".", *, strict: bool = False) -> str | bytes:
         """The canonical root-relative path that ``path`` designates (``"."`` for the root), in
         the caller's type (str, or bytes for a bytes path).
 
@@ -748,7 +762,11 @@ class Root:
         with reporting(path):
             return _like(path, self._resolver.canonical(self._fd, rel, strict=strict))
 
-    def relative(self, path: PathArg) -> Any:
+    @overload
+    def relative(self, path: str | os.PathLike[str]) -> str: ...
+    @overload
+    def relative(self, path: bytes | os.PathLike[bytes]) -> bytes: ...
+    def relative(self, path: PathArg) -> str | bytes:
         """``path`` spelled relative to the root, by the same rule every operation applies: a
         relative path as it is; an absolute one with one of :attr:`anchors` stripped, compared by
         whole components (PathEscapeError when it lies under none). Nothing is resolved: ``..``
@@ -792,8 +810,14 @@ class Root:
         with reporting(src, dst), self._lookup(srel, follow=False) as source:
             with self._lookup(drel, follow=False) as dest:
                 _entries.check_rename(source.fd, source.name, source.trailing, dest.name, dest.trailing)
-                self._judge_move(source, dest, keeps_source=False)
-                _entries.rename_unchecked(source.fd, source.name, dest.fd, dest.name, replace)
+                with links.Judge(self._fd, dest.fd, dest.name) as judge:
+                    judge.move(source.fd, source.name, keeps_source=False)
+                    judge.carry_out(
+                        lambda: _entries.rename_unchecked(
+                            source.fd, source.name, dest.fd, dest.name, replace
+                        ),
+                        lambda: _entries.rename_unchecked(dest.fd, dest.name, source.fd, source.name, False),
+                    )
 
     def replace(self, src: PathArg, dst: PathArg) -> None:
         """``rename(src, dst)``, replacing ``dst`` (``pathlib.Path.replace``)."""
@@ -812,8 +836,12 @@ class Root:
                 self._judge_dir(srel)  # ENOENT, ENOTDIR, ELOOP or an escape
             with self._lookup(drel, follow=False) as dest:
                 _entries.check_link(source.fd, source.name, src_is_dir, dest.fd, dest.name, dest.trailing)
-                self._judge_move(source, dest, keeps_source=True)
-                _entries.link_unchecked(source.fd, source.name, dest.fd, dest.name)
+                with links.Judge(self._fd, dest.fd, dest.name) as judge:
+                    judge.move(source.fd, source.name, keeps_source=True)
+                    judge.carry_out(
+                        lambda: _entries.link_unchecked(source.fd, source.name, dest.fd, dest.name),
+                        lambda: _sys.unlinkat(dest.fd, dest.name),
+                    )
 
     @_operation
     def symlink(self, target: PathArg, path: PathArg) -> None:
@@ -824,9 +852,43 @@ class Root:
         raw_target = to_bytes(target)
         rel = self._rel(path)
         with reporting(path, target), self._lookup(rel, follow=False) as found:
-            if raw_target and found.name not in SPECIAL_NAMES and not found.trailing:
-                links.judge(self._fd, self._dir_of(found), raw_target)
-            _entries.symlink_unchecked(raw_target, found.fd, found.name, found.trailing)
+            if not raw_target or found.name in SPECIAL_NAMES or found.trailing:
+                _entries.symlink_unchecked(raw_target, found.fd, found.name, found.trailing)
+                return
+            with links.Judge(self._fd, found.fd, found.name) as judge:
+                judge.symlink(raw_target)
+                judge.carry_out(
+                    lambda: _entries.symlink_unchecked(raw_target, found.fd, found.name, False),
+                    lambda: _sys.unlinkat(found.fd, found.name),
+                )
+
+
+def _seconds_to_ns(seconds: float) -> int:
+    """Seconds as ``os.utime`` takes them: an int exactly; a float split by ``modf``, its
+    fraction scaled to nanoseconds and rounded toward minus infinity (CPython's pytime)."""
+    if not isinstance(seconds, float):
+        return operator.index(seconds) * 1_000_000_000
+    if math.isnan(seconds):
+        raise ValueError("Invalid value NaN (not a number)")
+    fraction, whole = math.modf(seconds)
+    nanos = math.floor(fraction * 1e9)
+    if nanos >= 1_000_000_000:
+        nanos -= 1_000_000_000
+        whole += 1.0
+    elif nanos < 0:
+        nanos += 1_000_000_000
+        whole -= 1.0
+    return int(whole) * 1_000_000_000 + nanos
+
+
+def _check_mode(mode: int, path: PathArg) -> None:
+    """The mode of a new file or directory: permission bits only, refused the same way on
+    every backend (the kernel would ignore file-type bits or take setuid, setgid and sticky;
+    Go's ``os.Root`` refuses them: "unsupported file mode")."""
+    if mode & ~0o777:
+        raise with_filename(
+            error(errno.EINVAL, f"unsupported file mode {mode:#o} (permission bits only)"), path
+        )
 
 
 def _raw_mode(mode: str) -> str:

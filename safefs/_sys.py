@@ -185,11 +185,17 @@ def utimensat_nofollow(dirfd: int, name: bytes, ns: tuple[int, int] | None = Non
 
 
 def futimens(fd: int, ns: tuple[int, int] | None = None) -> None:
-    """Set both times of what ``fd`` holds (``ns`` as for utimensat_nofollow)."""
-    if ns is None:
-        os.utime(fd)
-    else:
-        os.utime(fd, ns=ns)
+    """Set both times of what ``fd`` holds (``ns`` as for utimensat_nofollow); an O_PATH fd
+    goes through its /proc/self/fd entry (Linux), so the node is never opened for it."""
+    try:
+        if ns is None:
+            os.utime(fd)
+        else:
+            os.utime(fd, ns=ns)
+    except OSError as exc:
+        if exc.errno != errno.EBADF or not HAVE_O_PATH:
+            raise
+        _linux.utime_o_path(fd, ns)
 
 
 def fchmodat_nofollow(dirfd: int, name: bytes, mode: int) -> None:

@@ -218,10 +218,13 @@ def _walk_fd(fd: int, top: Any, topdown: bool) -> Generator[WalkStep, None, None
         _sys.close_all([level.fd for level in levels])
 
 
-def remove_tree_fd(parent_fd: int, name: bytes, expected: os.stat_result) -> None:
+def remove_tree_fd(
+    parent_fd: int, name: bytes, expected: os.stat_result, *, missing_ok: bool = False
+) -> None:
     """Remove directory ``name`` of ``parent_fd`` and everything in it, iteratively: one held fd
     per level, each opened O_NOFOLLOW from the level above and checked to be the directory
-    that was listed (device and inode) before anything in it is removed."""
+    that was listed (device and inode) before anything in it is removed. ``missing_ok``: an
+    entry another process removed meanwhile is done, at every level (Go's ``RemoveAll``)."""
     stack: list[tuple[int, bytes, list[tuple[bytes, bool]]]] = []  # (fd, its name, to remove)
 
     def enter(dirfd: int, child: bytes, want: os.stat_result) -> None:
@@ -238,20 +241,28 @@ def remove_tree_fd(parent_fd: int, name: bytes, expected: os.stat_result) -> Non
         stack.append((fd, child, entries))
 
     try:
-        enter(parent_fd, name, expected)
+        try:
+            enter(parent_fd, name, expected)
+        except FileNotFoundError:
+            if not missing_ok:
+                raise
+            return
         while stack:
             fd, own, entries = stack[-1]
-            if not entries:
-                stack.pop()
-                os.close(fd)
-                above = stack[-1][0] if stack else parent_fd
-                _sys.rmdirat(above, own)
-                continue
-            child, is_dir = entries.pop()
-            if is_dir:
-                enter(fd, child, _sys.fstatat(fd, child))
-            else:
-                _sys.unlinkat(fd, child)
+            try:
+                if not entries:
+                    stack.pop()
+                    os.close(fd)
+                    _sys.rmdirat(stack[-1][0] if stack else parent_fd, own)
+                    continue
+                child, is_dir = entries.pop()
+                if is_dir:
+                    enter(fd, child, _sys.fstatat(fd, child))
+                else:
+                    _sys.unlinkat(fd, child)
+            except FileNotFoundError:
+                if not missing_ok:
+                    raise
     finally:
         _sys.close_all([fd for fd, _n, _e in stack])
 

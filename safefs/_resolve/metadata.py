@@ -26,7 +26,6 @@ if TYPE_CHECKING:
     from safefs._resolve.base import Resolver
 
 _T = TypeVar("_T")
-_DIR_READ = os.O_RDONLY | _sys.O_DIRECTORY
 
 
 def stat_by_handle(r: Resolver, root_fd: int, rel: bytes, follow: bool) -> os.stat_result:
@@ -73,12 +72,13 @@ def chmod_via_parent(r: Resolver, root_fd: int, rel: bytes, mode: int, follow: b
 def set_times(r: Resolver, root_fd: int, rel: bytes, ns: tuple[int, int] | None, follow: bool) -> None:
     """utimensat of what ``rel`` names (``ns``: atime and mtime in nanoseconds; None: now), by
     name on the held directory, never following it there (a link is reached by the lookup, or
-    not at all); a path naming a directory as a whole, through the directory's fd."""
+    not at all); a path naming a directory as a whole (``d/``, ``.``), through an O_PATH fd on
+    it where there is O_PATH (so it is never opened, and needs no read permission), else
+    through the fd the walk looks through directories with."""
     try:
         found = _lookup_name(r, root_fd, rel, follow)
     except DirectoryPath as whole:
-        # futimens needs a real fd (not O_PATH): the directory opened for reading, never written.
-        _through_directory(r, root_fd, whole.rel, lambda fd: _sys.futimens(fd, ns), _DIR_READ)
+        _through_directory(r, root_fd, whole.rel, lambda fd: _sys.futimens(fd, ns))
         return
     with found:
         if found.st is None:

@@ -65,39 +65,15 @@ class Continue:
         self.path = path
 
 
-class Overlay:
-    """The tree as a rename or a link will leave it, for the link judge (safefs._resolve.links):
-    ``moved`` maps (a directory's canonical path, a name in it) to the entry that will be there
-    (its directory fd and name now); ``gone`` holds the places that will be empty."""
-
-    __slots__ = ("gone", "moved")
-
-    def __init__(
-        self, moved: dict[tuple[bytes, bytes], tuple[int, bytes]], gone: set[tuple[bytes, bytes]]
-    ) -> None:
-        self.moved = moved
-        self.gone = gone
-
-    def place(self, directory: bytes, cur: int, name: bytes) -> tuple[int, bytes]:
-        key = (directory, name)
-        there = self.moved.get(key)
-        if there is not None:
-            return there
-        if key in self.gone:
-            raise error(errno.ENOENT)
-        return cur, name
-
-
 class _Walk:
     """One resolution in progress: the directories walked so far (held fds and their names,
     innermost last; the root is below them), the link budget used so far, and (for
     ``canonical``) how many of the last names do not exist."""
 
-    __slots__ = ("flags", "links", "missing", "mode", "names", "overlay", "root_fd", "stack")
+    __slots__ = ("flags", "links", "missing", "mode", "names", "root_fd", "stack")
 
-    def __init__(self, root_fd: int, mode: SymlinkMode, flags: int, overlay: Overlay | None = None) -> None:
+    def __init__(self, root_fd: int, mode: SymlinkMode, flags: int) -> None:
         self.root_fd = root_fd
-        self.overlay = overlay  # the tree as a move or link will leave it (the link judge only)
         self.mode = mode
         self.flags = flags  # for open_component: directories looked through, never followed
         self.stack: list[int] = []
@@ -112,13 +88,6 @@ class _Walk:
     def rel(self) -> bytes:
         """The root-relative path walked so far: canonical, made of the real names entered."""
         return b"/".join(self.names) or b"."
-
-    def place(self, cur: int, name: bytes) -> tuple[int, bytes]:
-        """Where the entry ``name`` of the directory walked so far is: ``(cur, name)``, unless
-        the overlay puts another entry there or takes it away (FileNotFoundError)."""
-        if self.overlay is None:
-            return cur, name
-        return self.overlay.place(self.rel(), cur, name)
 
     def up(self) -> None:
         """``..``: back to the directory walked before, never a lookup of a name."""
@@ -155,17 +124,15 @@ class _Walk:
         *,
         create: bool = False,
         missing_ok: bool = False,
-        limit: bool = True,
     ) -> _T:
         """Walk every component of ``path`` but the last as a directory, then return what
         ``final(walk, dirfd, name, trailing_slash)`` makes of the last; the fds still held are
         closed on the way out. ``create``: make the missing directories of the caller's own path.
         ``missing_ok``: past a missing directory, names are only recorded (``..`` takes one
-        back), for ``canonical``. ``limit`` False: ``path`` is a held directory's canonical path
-        and a link target joined, each within PATH_MAX (the link judge)."""
-        if limit and len(path) >= PATH_MAX:
+        back), for ``canonical``."""
+        if len(path) >= PATH_MAX:
             raise error(errno.ENAMETOOLONG)
-        stack, names, flags, overlay = self.stack, self.names, self.flags, self.overlay
+        stack, names, flags = self.stack, self.names, self.flags
         # The bottom ``own`` entries of todo are the caller's own components: a link's target is
         # pushed above them, and ``own`` shrinks to what is left below it when that happens.
         own = -1 if create else 0
@@ -193,11 +160,8 @@ class _Walk:
                         self.missing += 1
                         continue
                     cur = stack[-1] if stack else self.root_fd
-                    at, entry = cur, comp
                     try:
-                        if overlay is not None:
-                            at, entry = overlay.place(self.rel(), cur, comp)
-                        fd = _sys.open_component(at, entry, flags)
+                        fd = _sys.open_component(cur, comp, flags)
                     except OSError as exc:
                         if exc.errno == errno.ENOENT:
                             if len(todo) < own:
@@ -215,7 +179,7 @@ class _Walk:
                             raise
                         if exc.errno != errno.ELOOP and exc.errno != errno.ENOTDIR:
                             raise
-                        target = self.link(at, entry, exc)
+                        target = self.link(cur, comp, exc)
                         own = min(own, len(todo))
                         todo.extend(reversed(target.split(b"/")))
                         continue
@@ -259,14 +223,13 @@ def _canonical_final(strict: bool) -> FinalStep[bytes]:
         if walk.missing:
             return join(walk.rel(), name)
         try:
-            at, entry = walk.place(cur, name)
-            st = _sys.fstatat(at, entry)
+            st = _sys.fstatat(cur, name)
         except FileNotFoundError:
             if strict:
                 raise
             return join(walk.rel(), name)
         if stat.S_ISLNK(st.st_mode):
-            target = walk.link(at, entry, error(errno.ELOOP))
+            target = walk.link(cur, name, error(errno.ELOOP))
             # "link/": whatever the target is, it must be a directory (or missing).
             return Continue(target + b"/" if trailing else target)
         if trailing and not stat.S_ISDIR(st.st_mode):  # "file/": a file used as a directory

@@ -21,7 +21,9 @@ from typing import Any
 import pytest
 
 import safefs
-from safefs import _fastpath, _sys
+from safefs import _atomic, _fastpath, _sys
+from safefs._atomic import NATIVE_WRITE_MAX
+from safefs.workspace import files as workspace_files
 from tests.fds import new_fds, open_fds
 from tests.safefs.conftest import Flavour, Workspace, build_tree
 
@@ -176,6 +178,66 @@ def test_atomic_write_drops_setuid_and_setgid(
     root.write_bytes("planted", b"the writer's content\n")
     assert stat.S_IMODE(p.stat().st_mode) == 0o755
     assert p.read_bytes() == b"the writer's content\n"
+
+
+LARGE = b"x" * (NATIVE_WRITE_MAX + 1)  # past the one native call: O_TMPFILE, or a named temp
+
+
+def _write_via(how: str, root: safefs.Root, rel: str) -> bytes:
+    """Write ``rel`` by one of the write paths; returns the content written."""
+    if how == "small":
+        root.write_bytes(rel, b"small\n")
+        return b"small\n"
+    if how == "large":
+        root.write_bytes(rel, LARGE)
+        return LARGE
+    if how == "large-named":  # no O_TMPFILE: the named temp file for the whole write
+        root.write_bytes(rel, LARGE)
+        return LARGE
+    if how == "parents":
+        root.write_text(rel, "parents\n", parents=True)
+        return b"parents\n"
+    workspace_files.write_text(root, rel, "workspace\n")  # the MCP server's and the agent's path
+    return b"workspace\n"
+
+
+@pytest.mark.parametrize("how", ["small", "large", "large-named", "parents", "workspace"])
+def test_every_write_path_drops_setuid_and_setgid(
+    flavour: Flavour,
+    workspace: Workspace,
+    open_root: Callable[..., safefs.Root],
+    monkeypatch: pytest.MonkeyPatch,
+    how: str,
+) -> None:
+    root = open_root(["d/planted"])
+    p = workspace.root_path / "d" / "planted"
+    os.chmod(p, 0o6755)
+    if how == "large-named":
+        monkeypatch.setattr(_atomic, "_tmpfile_works", False)
+    written = _write_via(how, root, "d/planted")
+    assert stat.S_IMODE(p.stat().st_mode) == 0o755
+    assert p.read_bytes() == written
+
+
+def test_a_hard_link_planted_at_the_temp_name_is_never_written_through(
+    flavour: Flavour,
+    workspace: Workspace,
+    open_root: Callable[..., safefs.Root],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Another writer guesses the temp file's name and plants a hard link to a file of its
+    choosing there: the temp file is created O_EXCL, so the planted name is skipped, and the
+    file it links to is left as it was."""
+    root = open_root(["victim", "target"])
+    victim = workspace.root_path / "victim"
+    names = iter([b".target.planted.safefs-tmp", b".target.fresh.safefs-tmp"])
+    monkeypatch.setattr(_atomic, "temp_name", lambda name: next(names))
+    monkeypatch.setattr(_atomic, "_tmpfile_works", False)  # the named temp file path
+    os.link(victim, workspace.root_path / ".target.planted.safefs-tmp")
+    root.write_bytes("target", LARGE)
+    assert victim.read_bytes() == b"content of victim\n"
+    assert (workspace.root_path / "target").read_bytes() == LARGE
+    assert os.stat(victim).st_ino != os.stat(workspace.root_path / "target").st_ino
 
 
 # -- deep trees ------------------------------------------------------------------------------
