@@ -87,3 +87,14 @@ def chmod_o_path(fd: int, mode: int) -> None:
     """chmod the inode an O_PATH fd holds (fchmod refuses O_PATH with EBADF). The /proc entry is
     a magic link to that very inode: no name is looked up, so no swap can redirect it."""
     os.chmod(f"/proc/self/fd/{fd}", mode)
+
+
+# FICLONE (linux/fs.h): share the source's extents (a reflink) where the file system can.
+FICLONE: Final = 0x40049409
+
+
+def ficlone(src_fd: int, dst_fd: int) -> None:
+    """ioctl(FICLONE): ``dst_fd`` becomes a reflinked copy of ``src_fd`` (btrfs, XFS, ...)."""
+    import fcntl
+
+    fcntl.ioctl(dst_fd, FICLONE, src_fd)
