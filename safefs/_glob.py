@@ -154,9 +154,15 @@ def split_pattern(pattern: str) -> tuple[bool, list[str]]:
     return absolute, segments
 
 
+# The anchor of an absolute path or pattern, as a part of its own (no name holds a NUL): only a
+# literal anchor or ``**`` consumes it.
+ANCHOR = "\0/"
+
+
 def full_match(parts: list[str], pattern_parts: list[str]) -> bool:
     """Whether the whole sequence of path parts matches the pattern's segments, ``**`` standing
-    for any number of parts: the segment-level automaton, O(len(parts) * len(pattern))."""
+    for any number of parts: the segment-level automaton, O(len(parts) * len(pattern)). An
+    absolute path or pattern starts with :data:`ANCHOR`."""
     segs = [compile_segment(p) for p in pattern_parts]
     end = len(segs)
 
@@ -176,7 +182,7 @@ def full_match(parts: list[str], pattern_parts: list[str]) -> bool:
                 continue
             if segs[i].recursive:
                 nxt.add(i)
-            elif segs[i].matches(part):
+            elif (part != ANCHOR or segs[i].literal) and segs[i].matches(part):
                 nxt.add(i + 1)
         if not nxt:
             return False
@@ -251,6 +257,16 @@ def glob(
     todo.append((top, start, ((top_st.st_dev, top_st.st_ino),)))
     while todo:
         where, states, above = todo.pop()
+        for i in sorted(states):
+            if i < end and segs[i].text == "..":  # the parent, by name: never listed
+                up = join(where, "..")
+                after_up = close(frozenset({i + 1}))
+                if end in after_up:
+                    yield up
+                if any(j < end for j in after_up):
+                    todo.append((up, after_up, above[:-1]))
+        if all(i == end or segs[i].text == ".." for i in states):
+            continue
         try:
             entries = sorted(root.scandir(where), key=lambda e: str(e.name))
         except OSError:
@@ -277,10 +293,14 @@ def glob(
             if deep_next and (recurse_symlinks or not entry_is_link):
                 enter |= deep_next
             after = close(frozenset(enter))
-            matched = end in close(frozenset(literal_next)) or (
-                bool(deep_next) and end in close(frozenset(deep_next))
+            # Matched: by its last segment, or by a final ** that took it in; a ** matching
+            # nothing more stands only after a directory (pathlib's "a/**" lists "a/", never "f/").
+            directory = entry.is_dir(follow_symlinks=True)
+            matched = (
+                end in literal_next
+                or any(end in close(frozenset({j})) for j in deep_next)
+                or (directory and end in after)
             )
-            directory = entry.is_dir(follow_symlinks=True) if (matched and dirs_only) or after else False
             if matched and (not dirs_only or directory):
                 yield path
             if not directory or not any(i < end for i in after):

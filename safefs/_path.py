@@ -235,15 +235,20 @@ class Path:
 
     @property
     def stem(self) -> str:
-        return self._pure.stem
+        return posixpath.splitext(self.name)[0]
 
     @property
     def suffix(self) -> str:
-        return self._pure.suffix
+        return posixpath.splitext(self.name)[1]
 
     @property
     def suffixes(self) -> list[str]:
-        return self._pure.suffixes
+        found: list[str] = []
+        stem, suffix = posixpath.splitext(self.name)
+        while suffix:
+            found.append(suffix)
+            stem, suffix = posixpath.splitext(stem)
+        return found[::-1]
 
     @property
     def parent(self) -> Path:
@@ -255,13 +260,30 @@ class Path:
         return _Parents(self)
 
     def with_name(self, name: str) -> Path:
-        return self.with_segments(str(self._pure.with_name(name)))
+        """This path with its last component replaced (3.14's rules: a name of one component)."""
+        if not self.name:
+            raise ValueError(f"{self!r} has an empty name")
+        if not name or "/" in name or name in (".", ".."):
+            raise ValueError(f"Invalid name {name!r}")
+        return self.with_segments(str(self._pure.parent), name)
 
     def with_stem(self, stem: str) -> Path:
-        return self.with_segments(str(self._pure.with_stem(stem)))
+        suffix = self.suffix
+        if not suffix:
+            return self.with_name(stem)
+        if not stem:
+            raise ValueError(f"{self!r} has a non-empty suffix")
+        return self.with_name(stem + suffix)
 
     def with_suffix(self, suffix: str) -> Path:
-        return self.with_segments(str(self._pure.with_suffix(suffix)))
+        if not isinstance(suffix, str):
+            raise TypeError(f"suffix must be str, not {type(suffix).__name__}")
+        stem = self.stem
+        if not stem:
+            raise ValueError(f"{self!r} has an empty name")
+        if suffix and (not suffix.startswith(".") or "/" in suffix):
+            raise ValueError(f"Invalid suffix {suffix!r}")
+        return self.with_name(stem + suffix)
 
     def is_absolute(self) -> bool:
         return self._pure.is_absolute()
@@ -287,15 +309,16 @@ class Path:
     def full_match(self, pattern: str | Path, *, case_sensitive: bool | None = None) -> bool:
         """Whether the whole path matches ``pattern`` (pathlib's language; ``**`` any number of
         segments), in linear time."""
-        text = _text(pattern)
-        absolute, segments = _glob.split_pattern(text)
+        absolute, segments = _glob.split_pattern(_text(pattern))
         if segments and segments[-1] == "":
             segments = segments[:-1]
-        if absolute != self._pure.is_absolute():
-            return False
-        parts = list(self._pure.parts[1:] if absolute else self._pure.parts)
+        parts = list(self._pure.parts[1:] if self._pure.is_absolute() else self._pure.parts)
         if case_sensitive is False:
             parts, segments = [p.lower() for p in parts], [s.lower() for s in segments]
+        if self._pure.is_absolute():
+            parts.insert(0, _glob.ANCHOR)
+        if absolute:
+            segments.insert(0, _glob.ANCHOR)
         return _glob.full_match(parts, segments)
 
     def match(self, pattern: str | Path, *, case_sensitive: bool | None = None) -> bool:
