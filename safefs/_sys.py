@@ -251,9 +251,27 @@ def clone_file(src_fd: int, dst_fd: int) -> bool:
         return False
     try:
         _linux.ficlone(src_fd, dst_fd)
-    except OSError:
-        return False
+    except OSError as exc:
+        if exc.errno in _CANNOT_CLONE:
+            return False
+        raise
     return True
+
+
+# What FICLONE answers where a reflink cannot be made (another file system, none that shares
+# extents, a file that is not regular, no such ioctl): the bytes are then copied.
+_CANNOT_CLONE = frozenset(
+    (
+        errno.EXDEV,
+        errno.EOPNOTSUPP,
+        errno.EINVAL,
+        errno.ENOTTY,
+        errno.EBADF,
+        errno.EPERM,
+        errno.ENOSYS,
+        errno.ETXTBSY,
+    )
+)
 
 
 def copy_range(src_fd: int, dst_fd: int, count: int) -> int:
