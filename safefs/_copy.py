@@ -117,8 +117,7 @@ def copy_file(
     """One file (or, without ``follow_symlinks``, one symlink) to ``dst``, replacing a file
     there atomically. A directory source is IsADirectoryError; the same file on both sides is
     EINVAL, as pathlib refuses it."""
-    if not follow_symlinks and src_root.is_symlink(src):
-        copy_symlink(src_root, src, dst_root, dst)
+    if not follow_symlinks and _copied_as_link(src_root, src, dst_root, dst):
         return
     with src_root.open(src, "rb") as source:
         src_fd = source.fileno()
@@ -155,6 +154,19 @@ def copy_symlink(src_root: Root, src: PathArg, dst_root: Root, dst: PathArg) -> 
     dst_root.symlink(src_root.readlink(os.fsdecode(os.fspath(src))), dst)
 
 
+def _copied_as_link(src_root: Root, src: PathArg, dst_root: Root, dst: PathArg) -> bool:
+    """Copy ``src`` as a link if it is one (its target read in one call, so a link swapped for
+    something else meanwhile is never half-judged); False when it is not a link."""
+    try:
+        target = src_root.readlink(os.fsdecode(os.fspath(src)))
+    except OSError as exc:
+        if exc.errno == errno.EINVAL and not isinstance(exc, PathEscapeError):
+            return False  # not a link
+        raise
+    dst_root.symlink(target, dst)
+    return True
+
+
 def _join(top: str, name: str) -> str:
     return name if top == "." else f"{top.rstrip('/')}/{name}"
 
@@ -187,9 +199,13 @@ def copy_tree(
         for entry in entries:
             name = os.fsdecode(entry.name)
             child, child_target = _join(source, name), _join(target, name)
-            if entry.is_symlink() and not follow_symlinks:
-                copy_symlink(src_root, child, dst_root, child_target)
-            elif entry.is_dir(follow_symlinks=follow_symlinks):
+            if (
+                not follow_symlinks
+                and entry.is_symlink()
+                and _copied_as_link(src_root, child, dst_root, child_target)
+            ):
+                continue
+            if entry.is_dir(follow_symlinks=follow_symlinks):
                 child_st = src_root.stat(child)
                 key = (child_st.st_dev, child_st.st_ino)
                 if key in above:
@@ -225,9 +241,9 @@ def copy_any(
     preserve_metadata: bool = False,
 ) -> None:
     """pathlib's ``copy``: a file, a tree, or (without ``follow_symlinks``) a link."""
-    if not follow_symlinks and src_root.is_symlink(src):
-        copy_symlink(src_root, src, dst_root, dst)
-    elif src_root.is_dir(src):
+    if not follow_symlinks and _copied_as_link(src_root, src, dst_root, dst):
+        return
+    if src_root.is_dir(src):
         copy_tree(
             src_root, src, dst_root, dst, follow_symlinks=follow_symlinks, preserve_metadata=preserve_metadata
         )
