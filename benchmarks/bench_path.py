@@ -60,8 +60,8 @@ def test_copy_vs_shutil_copyfile(
 ) -> None:
     tag(benchmark, "copy-64MiB-vs-shutil-copyfile", role)
     if role == "subject":
-        benchmark.pedantic(root.copy, ("big", "copied"), rounds=15, warmup_rounds=2)
+        benchmark.pedantic(root.copy, ("big", "copied"), rounds=15, warmup_rounds=2)  # type: ignore[no-untyped-call]
     else:
         src, dst = os.path.join(tree, "big"), os.path.join(tree, "copied")
-        benchmark.pedantic(shutil.copyfile, (src, dst), rounds=15, warmup_rounds=2)
+        benchmark.pedantic(shutil.copyfile, (src, dst), rounds=15, warmup_rounds=2)  # type: ignore[no-untyped-call]
     assert os.path.getsize(os.path.join(tree, "copied")) == BIG
