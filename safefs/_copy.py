@@ -27,6 +27,10 @@ if TYPE_CHECKING:
     from safefs._path import Path
     from safefs._root import Root
 
+# Links may reach one directory by many ways (each link to it, and links to those): a tree copy
+# that follows links enters one directory this many times at most, so that links arranged as a
+# lattice cannot make the work grow exponentially with the depth (ELOOP beyond).
+MAX_ENTRIES_PER_DIRECTORY = 8
 _CHUNK = 1 << 30  # per copy_file_range call: the kernel caps one call near 2 GiB anyway
 _PRIVILEGE_BITS = stat_mod.S_ISUID | stat_mod.S_ISGID
 _CANNOT_OFFLOAD = (errno.EXDEV, errno.ENOSYS, errno.EINVAL, errno.EOPNOTSUPP, errno.EBADF, errno.ETXTBSY)
@@ -191,10 +195,18 @@ def copy_tree(
         (src, dst, ((st.st_dev, st.st_ino),), st)
     ]
     finished: list[tuple[str, os.stat_result]] = []
+    made: set[tuple[int, int]] = set()  # the directories this copy made: never copied into themselves
+    entered: dict[tuple[int, int], int] = {}
     while todo:
         source, target, above, dir_st = todo.pop()
+        key = (dir_st.st_dev, dir_st.st_ino)
+        entered[key] = entered.get(key, 0) + 1
+        if key in made or entered[key] > MAX_ENTRIES_PER_DIRECTORY:
+            raise with_names(error(errno.ELOOP, "links lead the copy into a loop"), source)
         entries = list(src_root.scandir(source))
         dst_root.mkdir(target, exist_ok=dirs_exist_ok)
+        new = dst_root.stat(target)
+        made.add((new.st_dev, new.st_ino))
         finished.append((target, dir_st))
         for entry in entries:
             name = os.fsdecode(entry.name)

@@ -22,6 +22,9 @@ from safefs.errors import PathEscapeError
 if TYPE_CHECKING:
     from safefs._root import Root
 
+# How many times links may lead the walk into one directory (see safefs._copy).
+MAX_ENTRIES_PER_DIRECTORY = 8
+
 _STAR = 0
 _ANY = 1
 _CHAR = 2
@@ -160,34 +163,45 @@ ANCHOR = "\0/"
 
 
 def full_match(parts: list[str], pattern_parts: list[str]) -> bool:
-    """Whether the whole sequence of path parts matches the pattern's segments, ``**`` standing
-    for any number of parts: the segment-level automaton, O(len(parts) * len(pattern)). An
-    absolute path or pattern starts with :data:`ANCHOR`."""
-    segs = [compile_segment(p) for p in pattern_parts]
+    """Whether the whole sequence of path parts matches the pattern's segments, as pathlib's
+    ``full_match``: ``**`` stands for any number of parts, except that a final ``**`` after a
+    segment stands for one or more (``a/**`` is not ``a``), and a ``**`` followed by more of the
+    pattern takes the anchor only together with a part after it (``**/b`` is not ``/b``). The
+    segment-level automaton, O(len(parts) * len(pattern)). An absolute path or pattern starts
+    with :data:`ANCHOR`."""
+    collapsed: list[str] = []
+    for p in pattern_parts:
+        if not (p == "**" and collapsed and collapsed[-1] == "**"):
+            collapsed.append(p)
+    if len(collapsed) > 1 and collapsed[-1] == "**" and collapsed[-2] != ANCHOR:
+        collapsed[-1:] = ["*", "**"]
+    segs = [compile_segment(p) for p in collapsed]
     end = len(segs)
+    # A state: (pattern position, whether a ** that took the anchor still owes a part).
+    State = tuple[int, bool]
 
-    def close(states: set[int]) -> set[int]:
+    def close(states: set[State]) -> set[State]:
         out = set(states)
-        for i in sorted(states):
-            while i < end and segs[i].recursive:
+        for i, owing in sorted(states):
+            while i < end and segs[i].recursive and not owing:
                 i += 1
-                out.add(i)
+                out.add((i, False))
         return out
 
-    states = close({0})
+    states = close({(0, False)})
     for part in parts:
-        nxt: set[int] = set()
-        for i in states:
+        nxt: set[State] = set()
+        for i, owing in states:
             if i == end:
                 continue
             if segs[i].recursive:
-                nxt.add(i)
-            elif (part != ANCHOR or segs[i].literal) and segs[i].matches(part):
-                nxt.add(i + 1)
+                nxt.add((i, part == ANCHOR and i < end - 1))
+            elif not owing and (part != ANCHOR or segs[i].literal) and segs[i].matches(part):
+                nxt.add((i + 1, False))
         if not nxt:
             return False
         states = close(nxt)
-    return end in states
+    return (end, False) in states
 
 
 def match_from_right(parts: list[str], pattern_parts: list[str]) -> bool:
@@ -246,12 +260,15 @@ def glob(
             return False
         return stat_mod.S_ISDIR(mode)
 
+    visits: dict[tuple[int, int], int] = {}
     start = close(frozenset({0}))
     if end in start:  # "**": the top itself
         yield top
     todo: list[tuple[str, frozenset[int], tuple[tuple[int, int], ...]]] = []
     try:
         top_st = root.stat(top)
+    except PathEscapeError:
+        raise  # the pattern's own ".." climbed out (ESCAPE_DOTDOT)
     except OSError:
         return
     todo.append((top, start, ((top_st.st_dev, top_st.st_ino),)))
@@ -269,6 +286,8 @@ def glob(
             continue
         try:
             entries = sorted(root.scandir(where), key=lambda e: str(e.name))
+        except PathEscapeError:
+            raise  # only a ".." of the pattern leads a listing out: links out are never entered
         except OSError:
             continue
         later: list[tuple[str, frozenset[int], tuple[tuple[int, int], ...]]] = []
@@ -314,6 +333,9 @@ def glob(
             key = (st.st_dev, st.st_ino)
             if key in above:
                 continue  # a loop of links: the directory is already on the way down
+            visits[key] = visits.get(key, 0) + 1
+            if visits[key] > MAX_ENTRIES_PER_DIRECTORY:
+                continue  # links arranged as a lattice: the work stays linear in the tree
             entered = after if not entry_is_link or recurse_symlinks else close(frozenset(literal_next))
             if any(i < end for i in entered):
                 later.append((path, entered, (*above, key)))

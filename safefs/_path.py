@@ -439,6 +439,7 @@ class Path:
         """pathlib's ``walk`` through the Root. ``follow_symlinks`` follows links only where
         they stay beneath the root; a directory met twice on the way down is not entered again."""
         stack: list[Any] = [(self, ())]
+        entered: dict[tuple[int, int], int] = {}
         while stack:
             item = stack.pop()
             if isinstance(item, tuple) and len(item) == 3:
@@ -473,7 +474,11 @@ class Path:
                     except OSError:
                         key = None
                     if key in above:
-                        continue
+                        continue  # LOOP_GUARD: already on the way down
+                    if key is not None:
+                        entered[key] = entered.get(key, 0) + 1
+                        if entered[key] > _glob.MAX_ENTRIES_PER_DIRECTORY:
+                            continue  # links arranged as a lattice: bounded work
                 stack.append((child, (*above, key) if key else above))
 
     # -- metadata ------------------------------------------------------------------------------
