@@ -14,6 +14,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path as HostPath
 from pathlib import PurePosixPath
+from typing import Any
 
 import pathlib_abc
 import pytest
@@ -21,6 +22,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import safefs
+from tests.fds import new_fds, open_fds
 from tests.safefs.conftest import Flavour
 
 
@@ -249,3 +251,48 @@ def test_links_arranged_as_a_lattice_cost_linear_work(root: safefs.Root, tmp_pat
         (root / f"d{depth}").copy(root / "e")  # d16/up is the root, which holds e
     assert info.value.errno == errno.ELOOP
     assert time.monotonic() - start < 30
+
+
+def test_no_fd_leak_in_copy_move_chown_glob(open_root: Any, workspace: Any) -> None:
+    """Copies, moves, chown, glob and Path calls, succeeding and failing (escapes, a FIFO, a
+    directory target, a missing source, loops), on every flavour: the fd count is unchanged,
+    and no temporary file is left in the tree."""
+    root = open_root(["d/", "d/f", "d/sub/", "d/sub/g", "f", "esc => ../outside/secret", "loop => loop"])
+    os.mkfifo(workspace.root_path / "fifo")
+
+    def attempt(call: Any) -> None:
+        try:
+            call()
+        except (OSError, ValueError):
+            pass
+
+    calls = [
+        lambda: root.copy("f", "d/c"),
+        lambda: root.copy("f", "d"),  # a directory target
+        lambda: root.copy("fifo", "d/x"),  # not a regular file
+        lambda: root.copy("esc", "d/x"),  # an escape
+        lambda: root.copy("missing", "d/x"),
+        lambda: root.copy("loop", "d/x", follow_symlinks=False),
+        lambda: root.copytree("d", "t", dirs_exist_ok=True),
+        lambda: root.move("d/c", "d/c2"),
+        lambda: root.move("d/c2", "d/c"),
+        lambda: root.chown("f", os.getuid(), os.getgid()),
+        lambda: root.lchown("esc", os.getuid(), os.getgid()),
+        lambda: root.chown("esc", os.getuid(), os.getgid()),
+        lambda: list(root.glob("**/*")),
+        lambda: list(root.glob("../*")),
+        lambda: (root / "d" / "f").read_text(),
+        lambda: list((root / "d").walk()),
+        lambda: (root / "d" / "f").copy(root / "d" / "sub" / "f2"),
+        lambda: (root / "t").move(root / "t2"),
+        lambda: root.rmtree("t2"),
+    ]
+    for call in calls:
+        attempt(call)
+    before = open_fds()
+    for _ in range(20):
+        for call in calls:
+            attempt(call)
+    assert new_fds(before) == {}
+    leftovers = [n for _d, _ds, fs in os.walk(workspace.root_path) for n in fs if n.endswith(".safefs-tmp")]
+    assert leftovers == []
