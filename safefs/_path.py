@@ -25,6 +25,7 @@ from pathlib import PurePosixPath
 from typing import IO, TYPE_CHECKING, Any, overload
 
 from safefs import _copy, _glob
+from safefs.errors import PathEscapeError
 
 if TYPE_CHECKING:
     from safefs._root import Root
@@ -527,9 +528,43 @@ class Path:
     # -- changes -------------------------------------------------------------------------------
 
     def mkdir(self, mode: int = 0o777, parents: bool = False, exist_ok: bool = False) -> None:
-        self._root.mkdir(self._str, mode, parents=parents, exist_ok=exist_ok)
+        """pathlib's ``mkdir``, each level through the Root: with ``parents`` the missing
+        directories above are made (``exist_ok`` for them), climbing while a level is missing."""
+        missing = [self]
+        while True:
+            try:
+                self._mkdir_one(missing[-1], mode, exist_ok)
+                break
+            except FileNotFoundError:
+                up = missing[-1].parent
+                if not parents or up == missing[-1]:
+                    raise
+                missing.append(up)
+        for path in reversed(missing[:-1]):
+            self._mkdir_one(path, mode, exist_ok)
+
+    def _mkdir_one(self, path: Path, mode: int, exist_ok: bool) -> None:
+        """One level: this path with ``mode``/``exist_ok``, a parent with 0o777, existing ok."""
+        mine = path is self
+        try:
+            self._root.mkdir(path._str, mode if mine else 0o777)
+        except FileNotFoundError:
+            raise
+        except OSError:
+            if (mine and not exist_ok) or not path.is_dir():
+                raise
 
     def touch(self, mode: int = 0o666, exist_ok: bool = True) -> None:
+        """pathlib's ``touch``: an existing entry of any kind gets its times set to now (never
+        opened), a missing one is created as a regular file."""
+        if exist_ok:
+            try:
+                self._root.utime(self._str)
+                return
+            except PathEscapeError:
+                raise
+            except OSError:
+                pass
         self._root.touch(self._str, mode, exist_ok)
 
     def unlink(self, missing_ok: bool = False) -> None:
