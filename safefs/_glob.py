@@ -224,13 +224,15 @@ def glob(
     *,
     recurse_symlinks: bool = False,
     join: Callable[[str, str], str],
+    fold: bool = False,
 ) -> Iterator[str]:
     """Root-relative paths under ``top`` matching ``pattern`` (relative, pathlib's language),
-    each once. A directory is entered for a wildcard or literal segment when it is one, links
-    followed through the root; for ``**`` a symlink is entered only with ``recurse_symlinks``,
-    and never into a directory already on the way down (a loop ends there). A link leading out
-    of the root is not entered (listed, when it matches, as what it is). Directories that cannot
-    be listed are passed over, as pathlib passes them over."""
+    each once; ``fold``: names and pattern compared case-folded. A directory is entered for a
+    wildcard or literal segment when it is one, links followed through the root; for ``**`` a
+    symlink is entered only with ``recurse_symlinks``, and never into a directory already on the
+    way down (a loop ends there). A link leading out of the root is not entered (listed, when it
+    matches, as what it is). Directories that cannot be listed are passed over, as pathlib
+    passes them over."""
     absolute, segments = split_pattern(pattern)
     if absolute:
         raise NotImplementedError("Non-relative patterns are unsupported")
@@ -239,10 +241,16 @@ def glob(
     dirs_only = segments[-1] == ""
     if dirs_only:
         segments = segments[:-1]
-    # A literal prefix (".." included) is joined, not searched for.
-    while segments and not any(c in segments[0] for c in "*?[") and len(segments) > 1:
+    # A literal prefix (".." included) is joined, not searched for (``fold``: matched without
+    # regard to case, so searched for, but "..").
+    while (
+        segments
+        and len(segments) > 1
+        and not any(c in segments[0] for c in "*?[")
+        and (not fold or segments[0] == "..")
+    ):
         top = join(top, segments.pop(0))
-    segs = [compile_segment(s) for s in segments]
+    segs = [compile_segment(s.casefold() if fold and s != ".." else s) for s in segments]
     end = len(segs)
 
     def close(states: frozenset[int]) -> frozenset[int]:
@@ -293,6 +301,7 @@ def glob(
         later: list[tuple[str, frozenset[int], tuple[tuple[int, int], ...]]] = []
         for entry in entries:
             name = str(entry.name)
+            folded = name.casefold() if fold else name
             literal_next: set[int] = set()
             deep_next: set[int] = set()
             for i in states:
@@ -301,7 +310,7 @@ def glob(
                 seg = segs[i]
                 if seg.recursive:
                     deep_next.add(i)
-                elif seg.matches(name):
+                elif seg.matches(folded):
                     literal_next.add(i + 1)
             if not literal_next and not deep_next:
                 continue

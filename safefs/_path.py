@@ -415,11 +415,14 @@ class Path:
         self, pattern: str | Path, *, case_sensitive: bool | None = None, recurse_symlinks: bool = False
     ) -> Iterator[Path]:
         """Entries under this directory matching ``pattern`` (pathlib's language), through the
-        Root, linear in the tree and the pattern. ``case_sensitive=False`` is not supported."""
-        if case_sensitive is False:
-            raise NotImplementedError("case-insensitive glob is not supported")
+        Root, linear in the tree and the pattern (``case_sensitive=False``: case-folded)."""
         found = _glob.glob(
-            self._root, self._str, _text(pattern), recurse_symlinks=recurse_symlinks, join=self._joined
+            self._root,
+            self._str,
+            _text(pattern),
+            recurse_symlinks=recurse_symlinks,
+            join=self._joined,
+            fold=case_sensitive is False,
         )
         return (self.with_segments(p) for p in found)
 

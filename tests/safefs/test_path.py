@@ -296,3 +296,14 @@ def test_no_fd_leak_in_copy_move_chown_glob(open_root: Any, workspace: Any) -> N
     assert new_fds(before) == {}
     leftovers = [n for _d, _ds, fs in os.walk(workspace.root_path) for n in fs if n.endswith(".safefs-tmp")]
     assert leftovers == []
+
+
+def test_glob_without_regard_to_case(root: safefs.Root, tmp_path: HostPath) -> None:
+    ws = tmp_path / "ws"
+    (ws / "Dir").mkdir()
+    (ws / "Dir" / "README.md").write_bytes(b"")
+    (ws / "Dir" / "notes.MD").write_bytes(b"")
+    top = root.path_of()
+    assert {str(p) for p in top.glob("dir/*.md")} == set()
+    assert {str(p) for p in top.glob("dir/*.md", case_sensitive=False)} == {"Dir/README.md", "Dir/notes.MD"}
+    assert {str(p) for p in top.rglob("readme.*", case_sensitive=False)} == {"Dir/README.md"}
