@@ -104,6 +104,20 @@ CRITERIA: tuple[Criterion, ...] = (
         "LocalFileSystem.cat_file(4 KiB)",
         1.0,
     ),
+    # safefs.Path is a thin layer: its read costs what the Root's costs (benchmarks/bench_path.py).
+    Criterion(
+        "path-read-vs-root-read-4KiB",
+        "(root / rel).read_bytes() of 4 KiB",
+        "Root.read_bytes(rel) of 4 KiB",
+        1.1,
+    ),
+    # A confined copy through held fds (reflink or copy_file_range, then an atomic rename).
+    Criterion(
+        "copy-64MiB-vs-shutil-copyfile",
+        "Root.copy(src, dst) of 64 MiB",
+        "shutil.copyfile(src, dst) of 64 MiB",
+        1.1,
+    ),
 )
 BY_KEY = {c.key: c for c in CRITERIA}
 

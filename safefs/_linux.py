@@ -96,3 +96,14 @@ def utime_o_path(fd: int, ns: tuple[int, int] | None) -> None:
         os.utime(f"/proc/self/fd/{fd}")
     else:
         os.utime(f"/proc/self/fd/{fd}", ns=ns)
+
+
+# FICLONE (linux/fs.h): share the source's extents (a reflink) where the file system can.
+FICLONE: Final = 0x40049409
+
+
+def ficlone(src_fd: int, dst_fd: int) -> None:
+    """ioctl(FICLONE): ``dst_fd`` becomes a reflinked copy of ``src_fd`` (btrfs, XFS, ...)."""
+    import fcntl
+
+    fcntl.ioctl(dst_fd, FICLONE, src_fd)

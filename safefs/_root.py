@@ -26,10 +26,11 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from typing import IO, Any, Concatenate, ParamSpec, TypeVar, overload
 
-from safefs import _entries, _sys
+from safefs import _copy, _entries, _owner, _sys
 from safefs._atomic import native_buffer, write_atomic, write_keeping_mode
 from safefs._entries import open_mode_flags
 from safefs._fastpath import require_regular
+from safefs._path import Path
 from safefs._paths import (
     SPECIAL_NAMES,
     PathArg,
@@ -889,6 +890,81 @@ def _check_mode(mode: int, path: PathArg) -> None:
         raise with_filename(
             error(errno.EINVAL, f"unsupported file mode {mode:#o} (permission bits only)"), path
         )
+
+    # -- paths, copy, move, owner, glob (safefs._path, _copy, _owner, _glob) ---------------------
+
+    def __truediv__(self, key: str | os.PathLike[str]) -> Path:
+        """``root / "a"``: a :class:`safefs.Path` beneath this root."""
+        return Path(self, key)
+
+    def path_of(self, *segments: str | os.PathLike[str]) -> Path:
+        """A :class:`safefs.Path` of this root (``root.path_of("a/b")``; none: the root)."""
+        return Path(self, *segments)
+
+    def copy(
+        self,
+        src: PathArg,
+        dst: PathArg | Path,
+        *,
+        follow_symlinks: bool = True,
+        preserve_metadata: bool = False,
+    ) -> None:
+        """Copy a file (or, without ``follow_symlinks``, a symlink itself) to ``dst``, a path of
+        this root or a :class:`safefs.Path` of another, through held fds (reflink or
+        copy_file_range where the kernel has it); the target is replaced atomically."""
+        _copy.copy_file(
+            self,
+            src,
+            *_copy.destination(self, dst),
+            follow_symlinks=follow_symlinks,
+            preserve_metadata=preserve_metadata,
+        )
+
+    def copytree(
+        self,
+        src: PathArg,
+        dst: PathArg | Path,
+        *,
+        follow_symlinks: bool = True,
+        preserve_metadata: bool = False,
+        dirs_exist_ok: bool = False,
+    ) -> None:
+        """Copy a directory tree to ``dst`` (this root or a :class:`safefs.Path` of another);
+        links are followed beneath the root with ``follow_symlinks``, else copied as links."""
+        _copy.copy_tree(
+            self,
+            os.fsdecode(src),
+            *_copy.destination(self, dst),
+            follow_symlinks=follow_symlinks,
+            preserve_metadata=preserve_metadata,
+            dirs_exist_ok=dirs_exist_ok,
+        )
+
+    def move(self, src: PathArg, dst: PathArg | Path) -> None:
+        """Move a file or tree as 3.14's ``Path.move``: a rename within one root and device,
+        else a copy (links as links, metadata kept) and the removal of ``src``."""
+        _copy.move(self, os.fsdecode(src), *_copy.destination(self, dst))
+
+    def chown(self, path: PathArg, uid: int, gid: int) -> None:
+        """Set owner and group (-1 keeps one), a final link followed beneath the root (Go's
+        ``Chown``); the node is never opened."""
+        _owner.chown(self, path, uid, gid, follow=True)
+
+    def lchown(self, path: PathArg, uid: int, gid: int) -> None:
+        """``chown`` of a final symlink itself (Go's ``Lchown``)."""
+        _owner.chown(self, path, uid, gid, follow=False)
+
+    def glob(self, pattern: str, *, recurse_symlinks: bool = False) -> Iterator[str]:
+        """Root-relative paths matching ``pattern`` (pathlib's language, linear time)."""
+        return (str(p) for p in Path(self).glob(pattern, recurse_symlinks=recurse_symlinks))
+
+    def rglob(self, pattern: str, *, recurse_symlinks: bool = False) -> Iterator[str]:
+        """``glob("**/" + pattern)``."""
+        return (str(p) for p in Path(self).rglob(pattern, recurse_symlinks=recurse_symlinks))
+
+    def open_root(self, path: PathArg) -> Root:
+        """Go's ``OpenRoot``: ``opendir`` under Go's name (a Root for a subdirectory)."""
+        return self.opendir(path)
 
 
 def _raw_mode(mode: str) -> str:

@@ -242,3 +242,50 @@ def list_dir(fd: int) -> list[tuple[bytes, bool, bool]]:
     symlink), neither answer following a link. ``fd`` stays open; scandir reads a copy of it."""
     with os.scandir(fd) as it:
         return [(os.fsencode(e.name), e.is_dir(follow_symlinks=False), e.is_symlink()) for e in it]
+
+
+def fchownat_nofollow(dirfd: int, name: bytes, uid: int, gid: int) -> None:
+    """chown ``name`` without opening it, through fchownat(AT_SYMLINK_NOFOLLOW): a name swapped
+    for a link between a check and this call is changed itself, never followed."""
+    os.chown(name, uid, gid, dir_fd=dirfd, follow_symlinks=False)
+
+
+def clone_file(src_fd: int, dst_fd: int) -> bool:
+    """A reflink of the whole of ``src_fd`` into the empty ``dst_fd`` where the file system can
+    (Linux FICLONE); False, having done nothing, where it cannot."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        _linux.ficlone(src_fd, dst_fd)
+    except OSError as exc:
+        if exc.errno in _CANNOT_CLONE:
+            return False
+        raise
+    return True
+
+
+# What FICLONE answers where a reflink cannot be made (another file system, none that shares
+# extents, a file that is not regular, no such ioctl): the bytes are then copied.
+_CANNOT_CLONE = frozenset(
+    (
+        errno.EXDEV,
+        errno.EOPNOTSUPP,
+        errno.EINVAL,
+        errno.ENOTTY,
+        errno.EBADF,
+        errno.EPERM,
+        errno.ENOSYS,
+        errno.ETXTBSY,
+    )
+)
+
+
+def copy_range(src_fd: int, dst_fd: int, count: int) -> int:
+    """Up to ``count`` bytes from ``src_fd`` to ``dst_fd`` at their offsets, in the kernel:
+    copy_file_range(2) where there is one, else sendfile(2); 0 at the end of the source. An
+    OSError with EXDEV, ENOSYS, EINVAL or EOPNOTSUPP means this pair cannot be copied so (the
+    caller then reads and writes)."""
+    copy_file_range = getattr(os, "copy_file_range", None)
+    if copy_file_range is not None:
+        return int(copy_file_range(src_fd, dst_fd, count))
+    return os.sendfile(dst_fd, src_fd, None, count)

@@ -139,6 +139,33 @@ def _opendir(root: safefs.Root, p: str) -> list[tuple[str, bool, bool, bool]]:
         return _entries(sub.scandir())
 
 
+def _open_root(root: safefs.Root, p: str) -> list[tuple[str, bool, bool, bool]]:
+    with root.open_root(p) as sub:
+        return _entries(sub.scandir())
+
+
+def _glob(root: safefs.Root, p: str, pattern: str) -> list[str]:
+    """The entries of directory ``p`` that ``pattern`` matches below it, as glob lists them."""
+    return sorted(root.glob(f"{p}/{pattern}" if p not in (".", "") else pattern))
+
+
+def _same_owner(root: safefs.Root, p: str, follow: bool) -> None:
+    """chown to the owner and group the process already has: resolved and changed, nothing
+    observable moves (an unprivileged test cannot give a file away)."""
+    (root.chown if follow else root.lchown)(p, os.getuid(), os.getgid())
+
+
+def _copy_plain(src: str, dst: str) -> None:
+    """A copy as open(2) sees it (shutil.copyfile turns the EISDIR of ``new/`` into ENOENT)."""
+    with open(src, "rb") as source, open(dst, "wb") as target:
+        target.write(source.read())
+
+
+def _copytree(root: safefs.Root, p: str, o: str) -> list[tuple[str, list[str], list[str]]]:
+    root.copytree(p, o)
+    return _walk(root, o)
+
+
 def _walk(root: safefs.Root, p: str) -> list[tuple[str, list[str], list[str]]]:
     return [(top, sorted(dirs), sorted(files)) for top, dirs, files in root.walk(p)]
 
@@ -488,6 +515,47 @@ OPERATIONS: list[Operation] = [
         lambda p, o: os.symlink(LINK_TARGET, p),
         True,
     ),
+    # -- copy, move, owner, glob, sub-roots (safefs._copy, _owner, _glob)
+    Operation(
+        "copy_to",
+        ("copy",),
+        True,
+        lambda r, p, o: r.copy(o, p),
+        lambda p, o: _copy_plain(o, p),
+        True,
+        SRC,
+        like="write_bytes",
+    ),
+    Operation(
+        "copy_from",
+        ("copy",),
+        True,
+        lambda r, p, o: r.copy(p, o),
+        lambda p, o: _copy_plain(p, o),
+        True,
+        MOVED,
+        like="read_bytes",
+    ),
+    Operation(
+        "copytree_from",
+        ("copytree",),
+        True,
+        lambda r, p, o: _copytree(r, p, o),
+        None,
+        True,
+        MOVED,
+        scenario=False,
+    ),
+    Operation(
+        "move_from", ("move",), False, lambda r, p, o: r.move(p, o), None, True, MOVED, like="rename_from"
+    ),
+    Operation("move_to", ("move",), False, lambda r, p, o: r.move(o, p), None, True, SRC, like="rename_to"),
+    Operation("chown", ("chown",), True, lambda r, p, o: _same_owner(r, p, True), like="chmod"),
+    Operation("lchown", ("lchown",), False, lambda r, p, o: _same_owner(r, p, False), like="lstat"),
+    Operation("glob", ("glob",), True, lambda r, p, o: _glob(r, p, "*"), scenario=False),
+    Operation("rglob", ("rglob",), True, lambda r, p, o: sorted(r.rglob("*")), scenario=False),
+    Operation("open_root", ("open_root",), True, lambda r, p, o: _open_root(r, p), like="opendir"),
+    Operation("path_of", ("path_of",), True, lambda r, p, o: r.path_of(p).read_bytes(), scenario=False),
 ]
 BY_NAME = {op.name: op for op in OPERATIONS}
 # Methods that take no path inside the root: the Root's own lifecycle.

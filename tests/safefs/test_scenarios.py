@@ -778,6 +778,34 @@ def check_resolve(t: Trial, rel: str, kind: str, before: dict[str, Any]) -> None
     assert t.do() == os.path.normpath(rel)
 
 
+def check_copy_to(t: Trial, rel: str, kind: str, before: dict[str, Any]) -> None:
+    if kind == "dir":
+        expect_error(IsADirectoryError, None, t.do)
+        changed_only(t, before)
+        return
+    t.do()
+    assert t.at(rel).read_bytes() == t.at(SRC).read_bytes() and not t.at(rel).is_symlink()
+    changed_only(t, before, rel)
+
+
+def check_copy_from(t: Trial, rel: str, kind: str, before: dict[str, Any]) -> None:
+    if kind != "file":
+        expect_error(IsADirectoryError if kind == "dir" else FileNotFoundError, None, t.do)
+        changed_only(t, before)
+        return
+    t.do()
+    assert t.at(MOVED).read_bytes() == t.at(rel).read_bytes()
+    changed_only(t, before, MOVED)
+
+
+def check_chown(t: Trial, rel: str, kind: str, before: dict[str, Any]) -> None:
+    if kind == "missing":
+        expect_error(FileNotFoundError, None, t.do)
+    else:
+        t.do()
+    changed_only(t, before)
+
+
 CHECKS: dict[str, Check] = {
     "read_bytes": check_read,
     "read_text": check_read,
@@ -822,6 +850,13 @@ CHECKS: dict[str, Check] = {
     "link_from": check_link_from,
     "link_to": check_link_to,
     "symlink": check_symlink,
+    "copy_to": check_copy_to,
+    "copy_from": check_copy_from,
+    "move_from": check_rename_from,
+    "move_to": check_rename_to,
+    "chown": check_chown,
+    "lchown": check_chown,
+    "open_root": check_listing,
 }
 OPS = [op for op in OPERATIONS if op.scenario]
 # Answered False (never raised) for anything but an escape.
