@@ -863,34 +863,6 @@ class Root:
                     lambda: _sys.unlinkat(found.fd, found.name),
                 )
 
-
-def _seconds_to_ns(seconds: float) -> int:
-    """Seconds as ``os.utime`` takes them: an int exactly; a float split by ``modf``, its
-    fraction scaled to nanoseconds and rounded toward minus infinity (CPython's pytime)."""
-    if not isinstance(seconds, float):
-        return operator.index(seconds) * 1_000_000_000
-    if math.isnan(seconds):
-        raise ValueError("Invalid value NaN (not a number)")
-    fraction, whole = math.modf(seconds)
-    nanos = math.floor(fraction * 1e9)
-    if nanos >= 1_000_000_000:
-        nanos -= 1_000_000_000
-        whole += 1.0
-    elif nanos < 0:
-        nanos += 1_000_000_000
-        whole -= 1.0
-    return int(whole) * 1_000_000_000 + nanos
-
-
-def _check_mode(mode: int, path: PathArg) -> None:
-    """The mode of a new file or directory: permission bits only, refused the same way on
-    every backend (the kernel would ignore file-type bits or take setuid, setgid and sticky;
-    Go's ``os.Root`` refuses them: "unsupported file mode")."""
-    if mode & ~0o777:
-        raise with_filename(
-            error(errno.EINVAL, f"unsupported file mode {mode:#o} (permission bits only)"), path
-        )
-
     # -- paths, copy, move, owner, glob (safefs._path, _copy, _owner, _glob) ---------------------
 
     def __truediv__(self, key: str | os.PathLike[str]) -> Path:
@@ -965,6 +937,34 @@ def _check_mode(mode: int, path: PathArg) -> None:
     def open_root(self, path: PathArg) -> Root:
         """Go's ``OpenRoot``: ``opendir`` under Go's name (a Root for a subdirectory)."""
         return self.opendir(path)
+
+
+def _seconds_to_ns(seconds: float) -> int:
+    """Seconds as ``os.utime`` takes them: an int exactly; a float split by ``modf``, its
+    fraction scaled to nanoseconds and rounded toward minus infinity (CPython's pytime)."""
+    if not isinstance(seconds, float):
+        return operator.index(seconds) * 1_000_000_000
+    if math.isnan(seconds):
+        raise ValueError("Invalid value NaN (not a number)")
+    fraction, whole = math.modf(seconds)
+    nanos = math.floor(fraction * 1e9)
+    if nanos >= 1_000_000_000:
+        nanos -= 1_000_000_000
+        whole += 1.0
+    elif nanos < 0:
+        nanos += 1_000_000_000
+        whole -= 1.0
+    return int(whole) * 1_000_000_000 + nanos
+
+
+def _check_mode(mode: int, path: PathArg) -> None:
+    """The mode of a new file or directory: permission bits only, refused the same way on
+    every backend (the kernel would ignore file-type bits or take setuid, setgid and sticky;
+    Go's ``os.Root`` refuses them: "unsupported file mode")."""
+    if mode & ~0o777:
+        raise with_filename(
+            error(errno.EINVAL, f"unsupported file mode {mode:#o} (permission bits only)"), path
+        )
 
 
 def _raw_mode(mode: str) -> str:

@@ -15,17 +15,20 @@ import os
 from collections import Counter
 from collections.abc import Callable
 
+import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, rule, run_state_machine_as_test
 
 import safefs
+from safefs import _sys
 from tests.capabilities import permissions_bypassed, without_dac_bypass
 from tests.safefs.conftest import Flavour
 from tests.safefs.test_link_invariant import (
     EXAMPLES,
     NAMES,
     STEPS,
+    Attacker,
     _links,
     make_machine,
     paths,
@@ -33,8 +36,10 @@ from tests.safefs.test_link_invariant import (
 )
 
 
-def make_path_machine(flavour: Flavour, outcomes: Counter[str]) -> type[RuleBasedStateMachine]:
-    base = make_machine(flavour, outcomes)
+def make_path_machine(
+    flavour: Flavour, outcomes: Counter[str], attacker: Attacker
+) -> type[RuleBasedStateMachine]:
+    base = make_machine(flavour, outcomes, attacker)
 
     class PathLinkInvariant(base):  # type: ignore[valid-type,misc]
         def act_with(self, label: str, call: Callable[[], object]) -> None:
@@ -112,18 +117,23 @@ def make_path_machine(flavour: Flavour, outcomes: Counter[str]) -> type[RuleBase
     return PathLinkInvariant
 
 
+@pytest.mark.skipif(not _sys.have_renameat2(), reason="the attacker needs renameat2")
 def test_no_copy_or_move_through_path_plants_a_link_out(flavour: Flavour) -> None:
     outcomes: Counter[str] = Counter()
-    run_state_machine_as_test(
-        make_path_machine(flavour, outcomes),
-        settings=settings(
-            max_examples=EXAMPLES,
-            stateful_step_count=STEPS,
-            deadline=None,
-            database=None,
-            suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
-        ),
-    )
+    attacker = Attacker()  # the base machine's calls run while it exchanges a directory they use
+    try:
+        run_state_machine_as_test(
+            make_path_machine(flavour, outcomes, attacker),
+            settings=settings(
+                max_examples=EXAMPLES,
+                stateful_step_count=STEPS,
+                deadline=None,
+                database=None,
+                suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+            ),
+        )
+    finally:
+        attacker.close()
     print(flavour, dict(sorted(outcomes.items())))
     tried = {k.split(" ")[0] for k in outcomes if k.startswith("Path.")}
     assert {"Path.copy", "Path.move"} <= tried, outcomes
