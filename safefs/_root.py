@@ -49,12 +49,11 @@ from safefs._resolve import (
 from safefs._resolve.metadata import set_times
 from safefs._tree import DirEntry, canonical, remove_tree_fd, scan_fd, walk_fd
 from safefs.errors import PathEscapeError, error, reporting, with_filename
+from safefs.replacing import PRIVILEGE_BITS
 
 _FS_ENCODING = sys.getfilesystemencoding()
 _FS_ERRORS = sys.getfilesystemencodeerrors()
-# Never carried onto the new inode of an atomic write: it is owned by the writer, and a write in
-# place would have had the kernel clear them too.
-_PRIVILEGE_BITS = stat_mod.S_ISUID | stat_mod.S_ISGID
+_PRIVILEGE_BITS = PRIVILEGE_BITS  # never carried onto the new inode of an atomic write
 
 
 _P = ParamSpec("_P")
