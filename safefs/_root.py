@@ -799,6 +799,21 @@ class Root:
         self.rename(src, dst, replace=True)
 
     @_operation
+    def exchange(self, a: PathArg, b: PathArg) -> None:
+        """Swap two regular files of one directory atomically (``renameat2(RENAME_EXCHANGE)``):
+        each name then names the other's file, and no moment sees either name missing. Anything
+        but a regular file is refused as a read refuses it (a moved link or directory could
+        change where other links lead), as are names in two directories (EXDEV). Where the
+        platform or the file system cannot exchange, OSError ENOSYS, EINVAL or EOPNOTSUPP, and
+        nothing changed."""
+        arel, brel = self._rel(a), self._rel(b)
+        with reporting(a, b), self._lookup(arel, follow=False) as first:
+            with self._lookup(brel, follow=False) as second:
+                _entries.exchange_unchecked(
+                    first.fd, first.name, first.trailing, second.fd, second.name, second.trailing
+                )
+
+    @_operation
     def link(self, src: PathArg, dst: PathArg) -> None:
         """Hard link ``dst`` to ``src`` (a symlink ``src`` is linked itself, not followed, and
         must resolve beneath the root from its new directory too)."""
