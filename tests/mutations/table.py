@@ -45,7 +45,7 @@ MUTATIONS: tuple[Mutation, ...] = (
         "safefs/_resolve/links.py",
         '    if target.startswith(b"/"):\n        raise PathEscapeError()  # followed from the host',
         "    if False:\n        raise PathEscapeError()  # followed from the host",
-        (SCENARIOS, "-k", "symlink"),
+        ("tests/safefs/test_api.py", "-k", "symlink_refuses"),
     ),
     Mutation(
         "links-moved-links-not-judged",
@@ -197,7 +197,23 @@ MUTATIONS: tuple[Mutation, ...] = (
         "                found = self._lookup(rel, follow=True, lstat=True)",
         (SCENARIOS, "-k", "remove_all"),
     ),
-    # -- guarantee: error messages never carry the root's host path --------------------------
+    # -- the fd's life, error messages -------------------------------------------------------
+    Mutation(
+        "close-does-not-wait-for-operations",
+        "guarantee: close() waits for operations in other threads",
+        "safefs/_root.py",
+        "            if self._users or self._fd < 0:",
+        "            if self._fd < 0:",
+        ("tests/safefs/test_threads.py", "-k", "close_while"),
+    ),
+    Mutation(
+        "errors-name-internal-paths",
+        "guarantee: errors carry the path as the caller gave it",
+        "safefs/errors.py",
+        "            raise with_filename(exc, self.filename, self.filename2) from None",
+        "            raise exc",
+        (SCENARIOS, "-k", "read_bytes"),
+    ),
     # -- the edit's compare-and-swap ----------------------------------------------------------
     Mutation(
         "edit-cas-precheck-dropped",
