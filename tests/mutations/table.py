@@ -216,20 +216,20 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     # -- the edit's compare-and-swap ----------------------------------------------------------
     Mutation(
-        "edit-cas-precheck-dropped",
-        "edit CAS",
-        "safefs/workspace/edits.py",
-        "                if _identity(directory.stat(name, follow_symlinks=False)) != _identity(read_as):",
-        "                if False:",
-        ("tests/workspace/test_edits.py", "tests/workspace/test_edit_race.py"),
-    ),
-    Mutation(
         "edit-cas-displaced-file-trusted",
         "edit CAS",
         "safefs/workspace/edits.py",
         "    if _identity(directory.stat(temp, follow_symlinks=False))[:4] == _identity(read_as)[:4]:",
         "    if True:",
-        ("tests/workspace/test_edit_race.py", "tests/workspace/test_edits.py"),
+        ("tests/workspace/test_edit_race.py", "-k", "put_back"),
+    ),
+    Mutation(
+        "edit-cas-newer-write-not-put-in-place",
+        "edit CAS",
+        "safefs/workspace/edits.py",
+        "        if _same_file(back, expected):\n            break",
+        "        if True:\n            break",
+        ("tests/workspace/test_edit_race.py", "-k", "put_back"),
     ),
     Mutation(
         "edit-lock-not-taken",

@@ -33,6 +33,7 @@ import safefs
 from safefs.replacing import TEMP_SUFFIX
 from safefs.workspace import edits
 from tests.race_window import RACE_SECONDS
+from tests.workspace.test_edits import ON_CUE
 
 WRITER = """
 import fcntl, json, os, random, sys, time
@@ -205,3 +206,43 @@ def test_without_the_exchange_an_edit_falls_back_to_the_rename(monkeypatch: pyte
         assert Path(directory, "f.txt").read_text() == "gen=0\n0\n1\nEND\n"
         assert not [n for n in os.listdir(directory) if n.endswith(TEMP_SUFFIX)]
     assert len(calls) == 1
+
+
+@pytest.mark.parametrize(
+    "cued", [(1,), (1, 2)], ids=["before the exchange", "before the exchange and before it is undone"]
+)
+def test_a_write_landing_at_the_exchange_is_put_back_and_edited(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cued: tuple[int, ...]
+) -> None:
+    """A writer cued to replace the file right before the edit's exchange (and, the second time,
+    right before the exchange that undoes it): its content stays, with the edit applied on top."""
+    (tmp_path / "f.txt").write_text("seq=0\nEND\n")
+    writer = subprocess.Popen(
+        [sys.executable, "-c", ON_CUE, str(tmp_path / "f.txt")],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    plain_exchange = safefs.Root.exchange
+    calls = 0
+
+    def exchange_cued(self: safefs.Root, a: str, b: str) -> None:
+        nonlocal calls
+        calls += 1
+        if calls in cued:
+            assert writer.stdin is not None and writer.stdout is not None
+            writer.stdin.write("go\n")
+            writer.stdin.flush()
+            assert writer.stdout.readline() == "done\n"
+        plain_exchange(self, a, b)
+
+    monkeypatch.setattr(safefs.Root, "exchange", exchange_cued)
+    try:
+        with safefs.Root(str(tmp_path)) as root:
+            result = edits.edit_file(root, "f.txt", [edits.Edit("END\n", "edited\nEND\n")])
+    finally:
+        writer.communicate(timeout=10)
+    print(f"exchanges: {calls}, writes cued: {len(cued)}, reads the edit took: {result.attempts}")
+    assert (tmp_path / "f.txt").read_text() == f"seq={len(cued)}\nedited\nEND\n"
+    assert result.attempts == 2
+    assert not [p.name for p in tmp_path.iterdir() if p.name.endswith(TEMP_SUFFIX)]
