@@ -82,8 +82,9 @@ def python_for(env: str) -> str:
 
 def run_tests(copy: Path, python: str, tests: tuple[str, ...]) -> tuple[int, str]:
     race = os.environ.get("SAFEFS_RACE_SECONDS", "0.5")
-    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1", SAFEFS_RACE_SECONDS=race)
-    env.pop("PYTHONPATH", None)
+    # PYTHONPATH: every Python the tests start (a server, a console script, a writer) imports the
+    # copy's packages too, ahead of the checkout's editable install.
+    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1", SAFEFS_RACE_SECONDS=race, PYTHONPATH=str(copy))
     command = [python, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "--benchmark-disable", *tests]
     try:
         done = subprocess.run(command, cwd=copy, env=env, capture_output=True, text=True, timeout=TIMEOUT)
@@ -98,7 +99,8 @@ def require_imports_from(copy: Path, python: str) -> None:
     """The copy's own packages are the ones its tests import (not the checkout's editable ones)."""
     where = subprocess.run(
         [python, "-c", "import agent, safefs; print(safefs.__file__); print(agent.__file__)"],
-        cwd=copy,
+        cwd=tempfile.gettempdir(),  # as a subprocess of a test may: only PYTHONPATH leads to the copy
+        env=dict(os.environ, PYTHONPATH=str(copy)),
         capture_output=True,
         text=True,
         check=True,
