@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: demo test test-latest test-long bench lint clean official-mcp system-packages constraints contest
+.PHONY: demo test test-latest test-long test-mutations bench lint clean official-mcp system-packages constraints contest
 
 # What .venv installs: the project with every extra, and the distributions beside it.
 EXTRAS := tools,sandbox,mcp,anthropic,archive,fsspec,dev
@@ -69,6 +69,11 @@ test-latest: $(STAMP) official-mcp
 # The link invariant (tests/safefs/test_link_invariant.py) with 45 times the calls make test runs.
 test-long: $(STAMP)
 	SAFEFS_LINK_EXAMPLES=300 SAFEFS_LINK_STEPS=40 $(PY) -m pytest tests/safefs/test_link_invariant.py --benchmark-disable
+
+# Each mutation of tests/mutations/table.py (a bug planted in a safety check) in a copy of the tree,
+# with the tests that must fail on it; a table of killed and survived. Not part of `make test`.
+test-mutations: $(STAMP)
+	$(PY) -m tests.mutations.run
 
 # Fails when a criterion of benchmarks/criteria.py is missed (the ratios of the run just saved).
 bench: $(STAMP)

@@ -17,6 +17,7 @@ import os
 import stat as stat_mod
 
 from safefs import _sys
+from safefs._fastpath import require_regular
 from safefs._paths import SPECIAL_NAMES as _SPECIAL
 from safefs.errors import error
 
@@ -120,6 +121,25 @@ def rename_unchecked(sfd: int, sname: bytes, dfd: int, dname: bytes, replace: bo
         raise error(errno.EOPNOTSUPP, "no-clobber rename of a directory needs renameat2")
     _sys.linkat(sfd, sname, dfd, dname)
     _sys.unlinkat(sfd, sname)
+
+
+def exchange_unchecked(
+    afd: int, aname: bytes, atrailing: bool, bfd: int, bname: bytes, btrailing: bool
+) -> None:
+    """renameat2(RENAME_EXCHANGE) of two regular files of one directory: ``.``/``..`` are never
+    moved (EBUSY); two directories are EXDEV; anything but a regular file is refused as a read
+    refuses it, a trailing slash on a file is ENOTDIR. Moving nothing else, it changes where no
+    symlink leads."""
+    if aname in _SPECIAL or bname in _SPECIAL:
+        raise error(errno.EBUSY)
+    if not os.path.samestat(_sys.fstat(afd), _sys.fstat(bfd)):
+        raise error(errno.EXDEV, "only two names of one directory are exchanged")
+    for fd, name, trailing in ((afd, aname, atrailing), (bfd, bname, btrailing)):
+        st = _sys.fstatat(fd, name)
+        if trailing and not stat_mod.S_ISDIR(st.st_mode):
+            raise error(errno.ENOTDIR)
+        require_regular(st)
+    _sys.renameat2(afd, aname, bfd, bname, _sys.RENAME_EXCHANGE)
 
 
 def check_link(sfd: int, sname: bytes, src_is_dir: bool, dfd: int, dname: bytes, dtrailing: bool) -> None:

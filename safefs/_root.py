@@ -52,12 +52,11 @@ from safefs._resolve import (
 from safefs._resolve.metadata import set_times
 from safefs._tree import DirEntry, canonical, remove_tree_fd, scan_fd, walk_fd
 from safefs.errors import PathEscapeError, error, reporting, with_filename
+from safefs.replacing import PRIVILEGE_BITS
 
 _FS_ENCODING = sys.getfilesystemencoding()
 _FS_ERRORS = sys.getfilesystemencodeerrors()
-# Never carried onto the new inode of an atomic write: it is owned by the writer, and a write in
-# place would have had the kernel clear them too.
-_PRIVILEGE_BITS = stat_mod.S_ISUID | stat_mod.S_ISGID
+_PRIVILEGE_BITS = PRIVILEGE_BITS  # never carried onto the new inode of an atomic write
 
 
 _P = ParamSpec("_P")
@@ -823,6 +822,21 @@ class Root:
     def replace(self, src: PathArg, dst: PathArg) -> None:
         """``rename(src, dst)``, replacing ``dst`` (``pathlib.Path.replace``)."""
         self.rename(src, dst, replace=True)
+
+    @_operation
+    def exchange(self, a: PathArg, b: PathArg) -> None:
+        """Swap two regular files of one directory atomically (``renameat2(RENAME_EXCHANGE)``):
+        each name then names the other's file, and no moment sees either name missing. Anything
+        but a regular file is refused as a read refuses it (a moved link or directory could
+        change where other links lead), as are names in two directories (EXDEV). Where the
+        platform or the file system cannot exchange, OSError ENOSYS, EINVAL or EOPNOTSUPP, and
+        nothing changed."""
+        arel, brel = self._rel(a), self._rel(b)
+        with reporting(a, b), self._lookup(arel, follow=False) as first:
+            with self._lookup(brel, follow=False) as second:
+                _entries.exchange_unchecked(
+                    first.fd, first.name, first.trailing, second.fd, second.name, second.trailing
+                )
 
     @_operation
     def link(self, src: PathArg, dst: PathArg) -> None:

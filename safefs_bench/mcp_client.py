@@ -124,13 +124,20 @@ class SyncClient:
             raise ToolFailed(text)
 
 
+def server_environment() -> dict[str, str]:
+    """The environment a server started over stdio gets: PATH, and PYTHONPATH where it is set (a
+    run of the tree's mutation tests points it at the copy under test)."""
+    env = {"PATH": os.environ.get("PATH", "")}
+    if os.environ.get("PYTHONPATH"):
+        env["PYTHONPATH"] = os.environ["PYTHONPATH"]
+    return env
+
+
 @asynccontextmanager
 async def _session(
     command: Sequence[str], args: Sequence[str], roots: Sequence[str] | None, errlog: TextIO
 ) -> AsyncIterator[ClientSession]:
-    params = StdioServerParameters(
-        command=command[0], args=[*command[1:], *args], env={"PATH": os.environ.get("PATH", "")}
-    )
+    params = StdioServerParameters(command=command[0], args=[*command[1:], *args], env=server_environment())
     callback = None
     if roots is not None:
 

@@ -8,16 +8,15 @@ again, and an existing one is only ever replaced by a rename once the new conten
 
 from __future__ import annotations
 
-import itertools
 import os
 import stat
 from collections.abc import Callable
 from typing import IO
 
 from safefs import Root
+from safefs.replacing import create_temp_beside
 
 CHUNK = 64 * 1024  # bytes copied per read: memory per member, whatever its size
-_TEMP_PREFIX = ".safefs-extract-"
 
 
 class Attributes:
@@ -47,7 +46,6 @@ class MemberWriter:
     def __init__(self, root: Root) -> None:
         self.root = root
         self._made: set[str] = {"."}
-        self._serial = itertools.count()
 
     def __enter__(self) -> MemberWriter:
         return self
@@ -94,8 +92,7 @@ class MemberWriter:
             raise
 
     def _replace_file(self, name: str, source: IO[bytes], attrs: Attributes) -> None:
-        parent, base = _split(name)
-        temp, out = self._create_temp(parent, base)
+        temp, out = create_temp_beside(self.root, name)
         try:
             with out:
                 _fill(out, source, attrs)
@@ -103,16 +100,6 @@ class MemberWriter:
         except BaseException:
             _discard(self.root, temp)
             raise
-
-    def _create_temp(self, parent: str, base: str) -> tuple[str, IO[bytes]]:
-        """A new, empty temporary file beside ``base`` (O_EXCL: never an existing one)."""
-        while True:
-            temp = f"{_TEMP_PREFIX}{os.getpid()}-{next(self._serial)}-{base}"[:255]
-            path = temp if parent == "." else f"{parent}/{temp}"
-            try:
-                return path, self.root.open(path, "xb")
-            except FileExistsError:
-                continue
 
     def make_symlink(self, name: str, target: str) -> None:
         """Create symlink ``name`` -> ``target``, replacing a file or link of that name. The

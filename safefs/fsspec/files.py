@@ -9,21 +9,12 @@ an exception, or ``discard()``, removes the temporary file and leaves the target
 from __future__ import annotations
 
 import io
-import itertools
 import os
 import stat
-from typing import IO, Any
+from typing import Any
 
 from safefs import Root
-
-_TEMP_PREFIX = ".safefs-fsspec-"
-_serial = itertools.count()
-
-
-def _temp_beside(rel: str) -> str:
-    parent, _, base = rel.rpartition("/")
-    name = f"{_TEMP_PREFIX}{os.getpid()}-{next(_serial)}-{base}"[:255]
-    return f"{parent}/{name}" if parent else name
+from safefs.replacing import create_temp_beside, kept_permissions
 
 
 class AtomicWriteFile(io.RawIOBase):
@@ -42,13 +33,7 @@ class AtomicWriteFile(io.RawIOBase):
         self.path = path
         self.mode = "xb" if exclusive else "wb"
         keep = _kept_mode(root, rel)
-        while True:
-            self._temp = _temp_beside(rel)
-            try:
-                self._file: IO[bytes] = root.open(self._temp, "xb")
-                break
-            except FileExistsError:
-                continue
+        self._temp, self._file = create_temp_beside(root, rel)
         if keep is not None:
             os.fchmod(self._file.fileno(), keep)
         self._done = False
@@ -111,4 +96,4 @@ def _kept_mode(root: Root, rel: str) -> int | None:
         return None
     if not stat.S_ISREG(st.st_mode):
         return None  # the rename will say what is wrong (a directory, say)
-    return stat.S_IMODE(st.st_mode) & ~(stat.S_ISUID | stat.S_ISGID)
+    return kept_permissions(st.st_mode)

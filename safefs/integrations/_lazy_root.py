@@ -3,6 +3,7 @@ I/O, and a tool may be closed and used again."""
 
 from __future__ import annotations
 
+import os
 import threading
 
 import safefs
@@ -29,3 +30,30 @@ class LazyRoot:
             if self._root is not None:
                 self._root.close()
                 self._root = None
+
+
+class LazyRoots:
+    """A :class:`LazyRoot` per directory name, made on its first ``on()``: for a tool whose
+    directory is known only at the call (a directory replaced under the same name afterwards is
+    not followed). Safe to share between threads."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._held: dict[str, LazyRoot] = {}
+
+    def on(self, directory: str | os.PathLike[str]) -> safefs.Root:
+        """The root on ``directory``, opened the first time it is asked for."""
+        name = os.fspath(directory)
+        with self._lock:
+            lazy = self._held.get(name)
+            if lazy is None:
+                lazy = self._held[name] = LazyRoot(name)
+        return lazy.get()
+
+    def close(self) -> None:
+        """Release every root's directory fd (the next ``on()`` opens it again)."""
+        with self._lock:
+            held = list(self._held.values())
+            self._held.clear()
+        for lazy in held:
+            lazy.close()

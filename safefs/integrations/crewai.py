@@ -17,7 +17,6 @@ from __future__ import annotations
 import os
 import posixpath
 import stat
-import threading
 from itertools import islice
 from typing import Any
 
@@ -33,8 +32,9 @@ from crewai_tools.tools.file_writer_tool.file_writer_tool import strtobool
 from pydantic import BaseModel, PrivateAttr
 
 import safefs
+from safefs.integrations._lazy_root import LazyRoots
 from safefs.workspace.errors import WorkspaceError
-from safefs.workspace.walk import Walk
+from safefs.workspace.walk import Walk, leads_to_directory
 
 __all__ = ["DirectoryReadTool", "FileReadTool", "FileWriterTool"]
 
@@ -48,33 +48,16 @@ def _outside(path: str, base_dir: str | None) -> ValueError:
     return ValueError(f"Path '{format_path_for_display(path, base_dir)}' is outside the allowed directory.")
 
 
-class _Roots:
+class _HoldsRoots(BaseModel):
     """The roots one tool works through, one per directory name, opened on first use and kept
     (a directory replaced under the same name afterwards is not followed)."""
 
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._held: dict[str, safefs.Root] = {}
+    _roots: LazyRoots = PrivateAttr(default_factory=LazyRoots)
 
-    def on(self, base_dir: str | None) -> safefs.Root:
+    def _root_on(self, base_dir: str | None) -> safefs.Root:
         """The root on ``base_dir``, or on the current directory at the time of the call (as
         the originals judge against ``os.getcwd()`` per call)."""
-        directory = base_dir if base_dir is not None else os.getcwd()
-        with self._lock:
-            root = self._held.get(directory)
-            if root is None:
-                root = self._held[directory] = safefs.Root(directory)
-            return root
-
-    def close(self) -> None:
-        with self._lock:
-            for root in self._held.values():
-                root.close()
-            self._held.clear()
-
-
-class _HoldsRoots(BaseModel):
-    _roots: _Roots = PrivateAttr(default_factory=_Roots)
+        return self._roots.on(base_dir if base_dir is not None else os.getcwd())
 
     def close(self) -> None:
         """Release the roots' directory fds (the next call opens them again)."""
@@ -98,14 +81,14 @@ class FileReadTool(_HoldsRoots, _OriginalFileReadTool):
         if file_path is None or (declared is not None and file_path == self._declared_label):
             # The file the developer declared, trusted outside base_dir as the original trusts it.
             assert declared is not None
-            root, target = self._roots.on(os.path.dirname(declared)), os.path.basename(declared)
+            root, target = self._root_on(os.path.dirname(declared)), os.path.basename(declared)
             display = format_path_for_display(declared, self.base_dir)
         elif declared is not None and self._resolve_declared(file_path) == declared:
-            root, target = self._roots.on(os.path.dirname(declared)), os.path.basename(declared)
+            root, target = self._root_on(os.path.dirname(declared)), os.path.basename(declared)
             display = format_path_for_display(declared, self.base_dir)
         else:
             try:
-                root, target = self._roots.on(self.base_dir), file_path
+                root, target = self._root_on(self.base_dir), file_path
             except OSError as exc:
                 return f"Error: Failed to read file {file_path}. {format_error_for_display(exc)}"
             display = format_path_for_display(file_path, self.base_dir)
@@ -166,7 +149,7 @@ class FileWriterTool(_HoldsRoots, _OriginalFileWriterTool):
         if "\0" in filename or "\0" in directory:
             return f"Error: Invalid file path: {format_error_for_display(ValueError('embedded null byte'))}"
         try:
-            root = self._roots.on(self.base_dir)
+            root = self._root_on(self.base_dir)
         except OSError as exc:
             return f"An error occurred while writing to the file: {format_error_for_display(exc)}"
         return self._write(root, filename, content, directory, overwrite_file)
@@ -224,7 +207,7 @@ class DirectoryReadTool(_HoldsRoots, _OriginalDirectoryReadTool):
         directory: str | None = kwargs.get("directory", self.directory)
         if directory is None:
             raise ValueError("Directory must be provided.")
-        root = self._roots.on(None)
+        root = self._root_on(None)
         # Listed under the directory's real path, as the original's realpath names it: an
         # entry's ``real`` is its path from the root, the start's real path included.
         prefix = root.anchors[-1].rstrip("/") + "/"
@@ -232,7 +215,7 @@ class DirectoryReadTool(_HoldsRoots, _OriginalDirectoryReadTool):
             files = [
                 prefix + entry.real
                 for entry in Walk(root, directory, max_depth=None, ignore=False, skip_git=False)
-                if entry.kind == "file" or (entry.kind != "dir" and not _leads_to_directory(root, entry))
+                if entry.kind == "file" or (entry.kind != "dir" and not leads_to_directory(root, entry))
             ]
         except WorkspaceError:  # the walk could not start: the original's refusal, or no files
             _refuse_unlisted(root, directory)
@@ -251,13 +234,3 @@ def _refuse_unlisted(root: safefs.Root, directory: str) -> None:
         is_dir = False
     if not is_dir:
         raise ValueError(f"Path '{directory}' is not a directory.")
-
-
-def _leads_to_directory(root: safefs.Root, entry: Any) -> bool:
-    """A symlink to a directory is a directory for ``os.walk`` (not listed with the files)."""
-    if entry.kind != "link":
-        return False
-    try:
-        return root.is_dir(entry.path)
-    except OSError:
-        return False

@@ -35,6 +35,7 @@ from google.adk.environment import LocalEnvironment as _Original
 
 import safefs
 from safefs.integrations._commands import SplitOutcome, run_split
+from safefs.integrations._lazy_root import LazyRoots
 
 __all__ = ["LocalEnvironment"]
 
@@ -53,23 +54,15 @@ class LocalEnvironment(_Original):
 
     def __init__(self, *, working_dir: Path | None = None, env_vars: dict[str, str] | None = None):
         super().__init__(working_dir=working_dir, env_vars=env_vars)
-        self._root: safefs.Root | None = None
-        self._root_lock = threading.Lock()
+        self._roots = LazyRoots()
 
     # -- the root ----------------------------------------------------------------------------
 
     def _opened(self) -> safefs.Root:
-        directory = self.working_dir  # the original's RuntimeError when it is not set
-        with self._root_lock:
-            if self._root is None:
-                self._root = safefs.Root(directory)
-            return self._root
+        return self._roots.on(self.working_dir)  # the original's RuntimeError when it is not set
 
     def _release(self) -> None:
-        with self._root_lock:
-            if self._root is not None:
-                self._root.close()
-                self._root = None
+        self._roots.close()
 
     async def close(self) -> None:
         self._release()

@@ -19,9 +19,7 @@ from __future__ import annotations
 import io
 import posixpath
 import stat as stat_module
-import threading
 from collections.abc import Callable
-from typing import Any
 
 from langchain_community.agent_toolkits import FileManagementToolkit as _OriginalToolkit
 from langchain_community.tools import file_management as _original
@@ -31,9 +29,9 @@ from langchain_core.tools import BaseTool
 from pydantic import BaseModel, PrivateAttr
 
 import safefs
-from safefs.integrations._lazy_root import LazyRoot
+from safefs.integrations._lazy_root import LazyRoots
 from safefs.workspace.patterns import compile_glob, matches
-from safefs.workspace.walk import Walk
+from safefs.workspace.walk import Walk, leads_to_directory
 
 __all__ = [
     "CopyFileTool",
@@ -47,9 +45,6 @@ __all__ = [
 ]
 
 
-_MAKING_ROOTS = threading.Lock()  # one LazyRoot per tool, however many threads call it first
-
-
 class _Refused(Exception):
     """A path argument leads outside ``root_dir``; carries the original's refusal text."""
 
@@ -57,19 +52,15 @@ class _Refused(Exception):
 class _ConfinedTool(BaseModel):
     """The root every call of one tool works through, opened on ``root_dir`` at first use."""
 
-    _root: LazyRoot | None = PrivateAttr(default=None)
+    _roots: LazyRoots = PrivateAttr(default_factory=LazyRoots)
 
     def _opened(self) -> safefs.Root:
-        with _MAKING_ROOTS:
-            if self._root is None:
-                directory = getattr(self, "root_dir", None)
-                self._root = LazyRoot(directory if directory is not None else ".")
-        return self._root.get()
+        directory = getattr(self, "root_dir", None)
+        return self._roots.on(directory if directory is not None else ".")
 
     def close(self) -> None:
         """Release the root's directory fd (the next call opens it again)."""
-        if self._root is not None:
-            self._root.close()
+        self._roots.close()
 
     @staticmethod
     def _refusal(arg_name: str, value: str) -> str:
@@ -219,7 +210,7 @@ class FileSearchTool(_ConfinedTool, _original.FileSearchTool):
             found: list[str] = []
             if root.is_dir(dir_path):  # a missing directory is no match, as os.walk has it
                 for entry in _walk(root, dir_path, max_depth=None):
-                    is_file = entry.kind != "dir" and not _leads_to_directory(root, entry)
+                    is_file = entry.kind != "dir" and not leads_to_directory(root, entry)
                     if is_file and matches(regex, entry.name):
                         found.append(entry.rel)
             if not found:
@@ -233,16 +224,6 @@ def _walk(root: safefs.Root, start: str, *, max_depth: int | None) -> Walk:
     """Every entry under ``start`` (git's ignore rules off: the originals apply none); symlinks
     are listed and never entered, as ``os.walk`` does."""
     return Walk(root, start, max_depth=max_depth, ignore=False, skip_git=False)
-
-
-def _leads_to_directory(root: safefs.Root, entry: Any) -> bool:
-    """A symlink to a directory is a directory for ``os.walk`` (listed with the dirs)."""
-    if entry.kind != "link":
-        return False
-    try:
-        return root.is_dir(entry.path)
-    except OSError:
-        return False
 
 
 _TOOLS: tuple[type[BaseTool], ...] = (

@@ -14,13 +14,18 @@ instead: edits through safefs, in this process or another, run one after the oth
 spend a retry on each other.
 
 Compare-and-swap: the new content is written to a temp file beside the file the path leads to,
-and then, immediately before the rename, the name the rename replaces must still be the file
-that was read (same device, inode, size, ``mtime_ns`` and ``ctime_ns``). If it is not (a writer
-that takes no lock replaced or changed it), the temp file is removed and the edit is applied
-again to the new content, up to ``CAS_ATTEMPTS`` times, then refused: a write that lands while
-the new content is being written is never overwritten. What remains is the few microseconds
-between that check and the rename, and a writer that rewrites the file in place within one
-tick of the file system's clock, with the same size (the timestamps cannot tell it).
+and then the name the rename replaces must still be the file that was read (same device, inode,
+size, ``mtime_ns`` and ``ctime_ns``). If it is not (a writer that takes no lock replaced or
+changed it), the temp file is removed and the edit is applied again to the new content, up to
+``CAS_ATTEMPTS`` times, then refused. The new file then goes in by ``Root.exchange``
+(``renameat2(RENAME_EXCHANGE)``), which leaves the displaced file at the temp name, where it is
+checked once more: a write that landed between the check and the exchange is put back in place
+(or a still newer one left there) and the edit applied again, so a write that replaces the file
+is never overwritten. What remains: a writer holding the file open that writes into it after
+that last check (its write goes to the displaced file, which is removed), and one that rewrites
+the file in place within one tick of the file system's clock, with the same size. Where the
+exchange is refused (no renameat2, or a file system without it) a rename follows the check, and
+a write landing in the microseconds between them is lost too.
 
 Line ends: a file whose line breaks are CRLF (more CRLF than bare LF in its first 64 Ki
 characters) gets CRLF in the text an edit inserts, whatever the caller wrote. The diff splits
@@ -34,10 +39,10 @@ edit is a read, a replace and a write, not a diff of the whole file.
 from __future__ import annotations
 
 import difflib
+import errno
 import fcntl
 import os
 import re
-import secrets
 import stat as stat_mod
 import time
 from collections.abc import Sequence
@@ -45,6 +50,7 @@ from dataclasses import dataclass
 from typing import IO
 
 import safefs
+from safefs.replacing import create_temp_beside, kept_permissions
 from safefs.workspace.errors import PATH, WorkspaceError, os_failure, require_path
 from safefs.workspace.limits import MAX_RESULT_CHARS, cut_text
 
@@ -54,8 +60,9 @@ CAS_ATTEMPTS = 3
 LOCK_SECONDS = 10.0
 CONTEXT_LINES = 3
 _COMPARE_BLOCK = 1 << 16
-TEMP_SUFFIX = ".safefs-tmp"
+_SWAP_ROUNDS = 8
 CRLF_SAMPLE = 1 << 16
+_exchange_works = True  # False once the platform or file system refused RENAME_EXCHANGE
 
 
 @dataclass(frozen=True)
@@ -322,21 +329,24 @@ def _replace_if_unchanged(root: safefs.Root, path: str, read_as: os.stat_result,
     target: str = root.resolve(path, strict=True)  # a symlink is written through, as write_bytes does
     parent, _, name = target.rpartition("/")
     with root.opendir(parent or ".") as directory:
-        temp = f".{name[:100]}.{secrets.token_hex(6)}{TEMP_SUFFIX}"
-        out = directory.open(temp, "xb")  # a new name: an entry already there is never touched
+        temp, out = create_temp_beside(directory, name)  # a new name: no entry there is touched
         try:
             with out:
-                # The replaced file's mode bits are kept, as write_bytes keeps them.
-                os.fchmod(
-                    out.fileno(), stat_mod.S_IMODE(read_as.st_mode) & ~(stat_mod.S_ISUID | stat_mod.S_ISGID)
-                )
+                os.fchmod(out.fileno(), kept_permissions(read_as.st_mode))  # as write_bytes keeps it
                 out.write(data)
-            # The compare-and-swap, immediately before the rename and on the name it replaces:
-            # a write that landed while the new content was being written is seen here.
-            if _identity(directory.stat(name, follow_symlinks=False)) != _identity(read_as):
-                directory.remove(temp)
-                return False
-            directory.rename(temp, name)
+                out.flush()
+                ours = os.fstat(out.fileno())
+                # Locked before it takes the name: an editor that opens it while this one may
+                # still put a writer's file back waits, then finds which file the name holds.
+                _lock(out.fileno(), time.monotonic(), path)
+                # The compare-and-swap, on the name the new file replaces: a write that landed
+                # while the new content was being written is seen here, and nothing is moved.
+                if _identity(directory.stat(name, follow_symlinks=False)) != _identity(read_as):
+                    directory.remove(temp)
+                    return False
+                if _exchange_works:
+                    return _swap_in(directory, temp, name, read_as, ours)
+                directory.rename(temp, name)  # a write landing since the check is lost: the window
         except BaseException:
             try:
                 directory.remove(temp)
@@ -344,6 +354,44 @@ def _replace_if_unchanged(root: safefs.Root, path: str, read_as: os.stat_result,
                 pass
             raise
     return True
+
+
+def _swap_in(
+    directory: safefs.Root, temp: str, name: str, read_as: os.stat_result, ours: os.stat_result
+) -> bool:
+    """Exchange the new file ``temp`` in for ``name``, then judge the file it displaced: the one
+    that was read (True, and it is removed), or one a writer put there since the check (False,
+    the writer's file put back in place, or a still newer one left where it landed)."""
+    global _exchange_works
+    try:
+        directory.exchange(temp, name)
+    except (FileNotFoundError, IsADirectoryError, safefs.NotRegularFileError):
+        directory.remove(temp)  # no longer the file that was read: nothing was moved
+        return False
+    except OSError as exc:
+        if exc.errno not in (errno.ENOSYS, errno.EINVAL, errno.EOPNOTSUPP):
+            raise
+        _exchange_works = False  # no RENAME_EXCHANGE here: the rename, with its window, from now on
+        directory.rename(temp, name)
+        return True
+    # The rename changed the displaced file's ctime: what identifies it now is the rest.
+    if _identity(directory.stat(temp, follow_symlinks=False))[:4] == _identity(read_as)[:4]:
+        directory.remove(temp)
+        return True
+    # A writer's file was displaced: it goes back. Should a newer write have replaced ours at
+    # ``name`` meanwhile, the exchange brings that one back instead, and it is put in place in
+    # turn (each further round needs another write within microseconds). What is left at
+    # ``temp`` is ours, or the file the newer write superseded.
+    expected = ours
+    for _ in range(_SWAP_ROUNDS):
+        placed = directory.stat(temp, follow_symlinks=False)
+        directory.exchange(temp, name)
+        back = directory.stat(temp, follow_symlinks=False)
+        if _same_file(back, expected):
+            break
+        expected = placed
+    directory.remove(temp)
+    return False
 
 
 def edit_file(root: safefs.Root, path: str, edits: Sequence[Edit], *, dry_run: bool = False) -> EditResult:

@@ -233,6 +233,17 @@ class Walk:
                 frames.pop()
 
 
+def leads_to_directory(root: safefs.Root, entry: Entry) -> bool:
+    """Whether ``entry`` is a symlink leading to a directory beneath the root: one ``os.walk``
+    lists with the directories (a link it cannot follow is not one)."""
+    if entry.kind != "link":
+        return False
+    try:
+        return root.is_dir(entry.path)
+    except OSError:
+        return False
+
+
 def is_ignored(root: safefs.Root, path: str, is_dir: bool, *, user_excludes: bool = True) -> bool:
     """Would a walk from the top leave ``path`` (root-relative) out? An ancestor that is ignored
     makes it ignored, as git decides."""

@@ -3,7 +3,6 @@ and :class:`RootsClient`, a session whose roots a test can change and count."""
 
 from __future__ import annotations
 
-import os
 import sys
 import warnings
 from collections.abc import AsyncIterator, Iterator, Sequence
@@ -17,7 +16,7 @@ import pytest
 from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
-from safefs_bench.mcp_client import SyncClient, mcp_session, safefs_server
+from safefs_bench.mcp_client import SyncClient, mcp_session, safefs_server, server_environment
 
 Client = SyncClient
 
@@ -71,9 +70,7 @@ async def _roots_session(
     args: Sequence[str], state: RootsState, errlog: TextIO
 ) -> AsyncIterator[ClientSession]:
     command = server_command()
-    params = StdioServerParameters(
-        command=command[0], args=[*command[1:], *args], env={"PATH": os.environ.get("PATH", "")}
-    )
+    params = StdioServerParameters(command=command[0], args=[*command[1:], *args], env=server_environment())
     async with stdio_client(params, errlog=errlog) as (read, write):
         async with ClientSession(read, write, list_roots_callback=state.answer) as session:
             await session.initialize()

@@ -146,6 +146,22 @@ def test_a_foreign_origin_is_refused(served: Served) -> None:
     assert not (served.ws / "pwned.txt").exists()
 
 
+def test_a_foreign_origin_is_refused_with_allow_remote_too(tmp_path: Path) -> None:
+    # Off loopback the MCP SDK's own Origin check is off: the server's check is the only one.
+    (tmp_path / "ws").mkdir()
+    env = {**os.environ, "SAFEFS_MCP_TOKEN": TOKEN}
+    proc, lines = _start(["--http", "0.0.0.0:0", "--allow-remote", str(tmp_path / "ws")], env)
+    try:
+        port = _wait_for_url(lines, []).rsplit(":", 1)[1].split("/", 1)[0]
+        url = f"http://127.0.0.1:{port}/mcp"
+        for origin in ("http://evil.example", "null"):
+            status, _text = _post(url, WRITE_CALL, {"Authorization": f"Bearer {TOKEN}", "Origin": origin})
+            assert status == 403, origin
+    finally:
+        _stop(proc)
+    assert not (tmp_path / "ws" / "pwned.txt").exists()
+
+
 def test_a_correct_call_works(served: Served) -> None:
     async def session() -> tuple[str, str]:
         headers = {"Authorization": f"Bearer {TOKEN}"}

@@ -58,6 +58,14 @@ def test_roots_outside_never_widen(arena: Arena) -> None:
         assert client.text("read_text_file", {"path": "hello.txt"}) == (False, "hello from inside\n")
 
 
+def test_a_root_spelled_as_a_prefix_of_a_dir_does_not_hold_it(arena: Arena) -> None:
+    # ".../ws" is a string prefix of ".../ws_evil", not a directory above it: whole components.
+    with mcp_client(str(arena.sibling), roots=[arena.ws.as_uri()]) as client:
+        assert client.text("list_allowed_directories", {}) == allowed(
+            arena.sibling, note=f"none of the client's roots lies inside a served directory; {KEPT}"
+        )
+
+
 def test_an_empty_roots_list_keeps_the_dirs(arena: Arena) -> None:
     with mcp_client(str(arena.ws), roots=[]) as client:
         assert client.text("list_allowed_directories", {}) == allowed(

@@ -496,6 +496,15 @@ OPERATIONS: list[Operation] = [
         SRC,
     ),
     Operation(
+        "exchange_to",
+        ("exchange",),
+        False,
+        lambda r, p, o: r.exchange(o, p),
+        None,
+        True,
+        SRC,
+    ),
+    Operation(
         "link_from",
         ("link",),
         False,

@@ -118,6 +118,7 @@ LINK_WITH_SLASH: dict[str, Outcome] = {
     "rename_from": ENOTDIR,
     "rename_to": ENOTDIR,
     "rename_noreplace_to": ENOTDIR,
+    "exchange_to": ENOTDIR,
     "rmtree": ENOTDIR,
     # Go's RemoveAll drops trailing slashes: the link itself is removed.
     "remove_all": Lands("link"),
@@ -648,6 +649,24 @@ def check_rename_noreplace_to(t: Trial, rel: str, kind: str, before: dict[str, A
     changed_only(t, before)
 
 
+def check_exchange_to(t: Trial, rel: str, kind: str, before: dict[str, Any]) -> None:
+    if rel == ".":
+        expect_error(OSError, None, t.do)
+    elif "/" in rel:  # not in the directory of SRC
+        expect_error(OSError, errno.EXDEV, t.do)
+    elif kind == "missing":
+        expect_error(FileNotFoundError, None, t.do)
+    elif kind != "file":  # only regular files are exchanged: a link or directory never moves
+        expect_error(OSError, None, t.do)
+    else:
+        inodes = os.lstat(t.at(SRC)).st_ino, os.lstat(t.at(rel)).st_ino
+        t.do()
+        assert (os.lstat(t.at(rel)).st_ino, os.lstat(t.at(SRC)).st_ino) == inodes
+        changed_only(t, before, rel, SRC)
+        return
+    changed_only(t, before)
+
+
 def check_rmtree(t: Trial, rel: str, kind: str, before: dict[str, Any]) -> None:
     if rel == ".":
         expect_error(OSError, None, t.do)
@@ -847,6 +866,7 @@ CHECKS: dict[str, Check] = {
     "rename_to": check_rename_to,
     "replace_to": check_rename_to,
     "rename_noreplace_to": check_rename_noreplace_to,
+    "exchange_to": check_exchange_to,
     "link_from": check_link_from,
     "link_to": check_link_to,
     "symlink": check_symlink,

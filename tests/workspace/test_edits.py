@@ -18,7 +18,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import safefs
-from safefs.workspace.edits import TEMP_SUFFIX, Edit, EditResult, diff_lines, edit_file, unified_diff
+from safefs.replacing import TEMP_SUFFIX
+from safefs.workspace.edits import Edit, EditResult, diff_lines, edit_file, unified_diff
 from safefs.workspace.errors import WorkspaceError
 
 

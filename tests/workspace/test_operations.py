@@ -96,6 +96,14 @@ def test_glob_matches_and_lists_a_symlink_without_entering_it(tree: Tree) -> Non
     }
 
 
+def test_a_link_to_a_directory_inside_is_listed_and_never_entered(tree: Tree) -> None:
+    (tree.work / "inner").symlink_to("src")  # leads inside: following it would be allowed
+    assert {m.rel: m.kind for m in glob(tree.root, "*").matches}["inner"] == "link"
+    assert [m.rel for m in glob(tree.root, "**/*.py").matches] == ["src/app.py"]  # no inner/app.py
+    listed = {item.entry.name: item for item in list_directory(tree.root, ".").items}
+    assert listed["inner"].entry.kind == "link"
+
+
 def test_listing_describes_a_link_out_without_following_it(tree: Tree) -> None:
     listed = {item.entry.name: item for item in list_directory(tree.root, ".").items}
     assert sorted(listed) == ["blob.bin", "out", "src"]

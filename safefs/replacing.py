@@ -1,0 +1,50 @@
+"""Replacing a file through a :class:`safefs.Root` with content written first elsewhere: the
+mode bits the new file keeps, and the temporary file the content waits in.
+
+The one scheme every replacing writer of the project uses, the core's atomic writes included:
+the temp file is created beside the target (same directory, so the rename is atomic), exclusively
+(``O_EXCL``: never an existing entry, never through a link), under an unguessable name ending in
+``TEMP_SUFFIX``; the new file gets the replaced file's permission bits less ``PRIVILEGE_BITS``.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from typing import IO, TYPE_CHECKING
+
+from safefs._atomic import TEMP_SUFFIX as _TEMP_SUFFIX
+from safefs._atomic import temp_name
+from safefs.errors import error
+
+if TYPE_CHECKING:
+    from safefs._root import Root
+
+__all__ = ["PRIVILEGE_BITS", "TEMP_SUFFIX", "create_temp_beside", "kept_permissions"]
+
+# Never carried onto the new inode of a replacement: it is owned by the writer, and a write in
+# place would have had the kernel clear them too.
+PRIVILEGE_BITS = stat.S_ISUID | stat.S_ISGID
+TEMP_SUFFIX = os.fsdecode(_TEMP_SUFFIX)
+_ATTEMPTS = 100
+
+
+def kept_permissions(st_mode: int) -> int:
+    """The permission bits a file replacing one of mode ``st_mode`` is given."""
+    return stat.S_IMODE(st_mode) & ~PRIVILEGE_BITS
+
+
+def create_temp_beside(root: Root, path: str) -> tuple[str, IO[bytes]]:
+    """A new, empty temporary file in the directory of ``path`` (root-relative), open for
+    writing: its root-relative path and the file. A name that exists already (planted, or a
+    leftover) is never reused nor followed: the next name is tried."""
+    parent, _, base = path.rpartition("/")
+    for _ in range(_ATTEMPTS):
+        name = os.fsdecode(temp_name(os.fsencode(base)))
+        temp = f"{parent}/{name}" if parent and parent != "." else name
+        try:
+            return temp, root.open(temp, "xb")
+        except FileExistsError:
+            continue
+    raise error(errno.EEXIST, "could not create a unique temporary file")
