@@ -6,7 +6,7 @@ lexical, as ``PurePosixPath``'s; every call that touches the file system hands t
 its Root, so each guarantee of the Root holds. It implements the protocols of pathlib-abc's
 ``ReadablePath`` and ``WritablePath`` (``parser``, ``with_segments``, ``__vfspath__``, ``info``,
 ``__open_reader__``, ``__open_writer__``, ``iterdir``, ``readlink``, ``mkdir``, ``symlink_to``)
-without depending on pathlib-abc; where pathlib-abc is installed, ``Path`` is registered as a
+without depending on pathlib-abc; ``safefs.upath`` (the ``upath`` extra) registers ``Path`` as a
 virtual subclass of both.
 
 It is not an ``os.PathLike``: ``__fspath__`` would hand a host-independent string to code that
@@ -673,18 +673,5 @@ class Path:
             raise ValueError(f"{self!r} has an empty name")
         return self.move(self._target(target_dir) / name)
 
-
-def _register() -> None:
-    """Register Path with pathlib-abc's ABCs when it is installed (it is not a dependency)."""
-    try:
-        import pathlib_abc
-    except ImportError:
-        return
-    pathlib_abc.ReadablePath.register(Path)
-    pathlib_abc.WritablePath.register(Path)
-    pathlib_abc.JoinablePath.register(Path)
-
-
-_register()
 
 __all__ = ["Path", "PathInfo"]

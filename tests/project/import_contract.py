@@ -44,7 +44,7 @@ CHECKED_DIRS = ("safefs", "agent", "safefs_bench", "benchmarks")
 NEIGHBOUR_DISTRIBUTIONS = frozenset({"agent", "safefs_bench"})
 # Subpackages of safefs that are tools built on the core, not the core itself.
 TOOL_SUBPACKAGES = frozenset(
-    {"workspace", "mcp", "sandbox", "anthropic", "archive", "fsspec", "integrations"}
+    {"workspace", "mcp", "sandbox", "anthropic", "archive", "fsspec", "integrations", "upath"}
 )
 CORE_MAY_IMPORT_THIRD_PARTY = frozenset({"cffi"})
 # Directories under the checked ones that hold build output, not source.

@@ -22,6 +22,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import safefs
+import safefs.upath
 from tests.fds import new_fds, open_fds
 from tests.safefs.conftest import Flavour
 

@@ -22,12 +22,12 @@ import threading
 from collections.abc import Iterator
 from typing import IO, Any
 
+import pathlib_abc
 from fsspec import get_filesystem_class
 from upath import UPath
 from upath.registry import register_implementation
 
-from safefs._path import Path, PathInfo
-from safefs._root import Root
+from safefs import Path, PathInfo, Root
 
 PROTOCOL = "safefs"
 
@@ -214,3 +214,10 @@ def register() -> None:
 register()
 
 __all__ = ["PROTOCOL", "SafeUPath", "register", "root_of"]
+
+
+# safefs.Path implements pathlib-abc's protocols without the core depending on pathlib-abc; with
+# the upath extra installed it is also their registered virtual subclass.
+pathlib_abc.ReadablePath.register(Path)
+pathlib_abc.WritablePath.register(Path)
+pathlib_abc.JoinablePath.register(Path)
