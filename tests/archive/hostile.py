@@ -9,10 +9,13 @@ import subprocess
 import sys
 import tarfile
 import zipfile
+from collections.abc import Sequence
 from pathlib import Path
 
 
-def tar_bytes(members: list[tuple[tarfile.TarInfo, bytes | None]], format: int = tarfile.PAX_FORMAT) -> bytes:
+def tar_bytes(
+    members: Sequence[tuple[tarfile.TarInfo, bytes | None]], format: int = tarfile.PAX_FORMAT
+) -> bytes:
     buffer = io.BytesIO()
     with tarfile.open(fileobj=buffer, mode="w", format=format) as tar:
         for info, data in members:
