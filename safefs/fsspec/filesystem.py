@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime
 import os
+import shutil
 import stat
 from typing import Any, ClassVar
 
@@ -254,6 +255,8 @@ class SafeFileSystem(AbstractFileSystem):  # type: ignore[misc]  # fsspec is unt
         if mode == "xb":
             if self.root.exists(rel, follow_symlinks=False):
                 raise FileExistsError(17, "File exists", name)
+        elif self.root.is_dir(rel):
+            raise IsADirectoryError(21, "Is a directory", name)
         elif self.root.is_symlink(rel):
             # Written through the link, as LocalFileSystem (and pipe_file) write: the file it
             # leads to is replaced, the link stays. A link that leads out is refused.
@@ -322,6 +325,10 @@ class SafeFileSystem(AbstractFileSystem):  # type: ignore[misc]  # fsspec is unt
         if self.auto_mkdir:
             self._make_parent(dst)
         if self.root.is_file(src):
+            if self._same_file(src, dst):
+                raise shutil.SameFileError(
+                    f"{self._strip_protocol(path1)!r} and {self._strip_protocol(path2)!r} are the same file"
+                )
             with self.root.open(src, "rb") as source, self._open(path2, "wb") as target:
                 while chunk := source.read(1 << 20):
                     target.write(chunk)
@@ -329,6 +336,13 @@ class SafeFileSystem(AbstractFileSystem):  # type: ignore[misc]  # fsspec is unt
             self.root.mkdir(dst, parents=True, exist_ok=True)
         else:
             raise FileNotFoundError(self._strip_protocol(path1))
+
+    def _same_file(self, a: str, b: str) -> bool:
+        try:
+            one, two = self.root.stat(a), self.root.stat(b)
+        except (OSError, PathEscapeError):
+            return False
+        return (one.st_dev, one.st_ino) == (two.st_dev, two.st_ino)
 
     def mv(
         self, path1: Any, path2: Any, recursive: bool = True, maxdepth: int | None = None, **kwargs: Any
@@ -338,14 +352,22 @@ class SafeFileSystem(AbstractFileSystem):  # type: ignore[misc]  # fsspec is unt
         src, dst = self._path(path1), self._path(path2)
         if self.auto_mkdir:
             self._make_parent(dst)
-        if self.root.is_dir(dst) and src != dst:
+        if self.root.is_dir(dst) and src != dst and not self._same_file(src, dst):
             # Into an existing directory, as shutil.move (LocalFileSystem's mv) moves; never over
-            # an entry of that name already there.
+            # an existing entry of that name (a dangling link there is replaced, as shutil does).
             inside = f"{dst.rstrip('/')}/{src.rpartition('/')[2]}" if dst != "." else src.rpartition("/")[2]
-            if self.root.exists(inside, follow_symlinks=False):
-                raise FileExistsError(17, "Destination path already exists", "/" + inside)
-            self.root.rename(src, inside, replace=False)
+            if self.exists(inside):  # followed, as shutil.move asks os.path.exists
+                raise shutil.Error(f"Destination path '/{inside}' already exists")
+            self.root.rename(src, inside)
             return
+        if (
+            self.root.is_dir(src)
+            and not self.root.is_symlink(src)
+            and self.root.exists(dst, follow_symlinks=False)
+            and not self._same_file(src, dst)
+        ):
+            # shutil.move's copytree fallback when rename fails onto a file: FileExistsError
+            raise FileExistsError(17, "File exists", self._strip_protocol(path2))
         self.root.rename(src, dst)
 
     def get_file(
