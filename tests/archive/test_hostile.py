@@ -167,32 +167,6 @@ def test_many_same_name_members_in_flat_memory(tmp_path: Path) -> None:
     assert large < small + 512 * 1024, (small, large)
 
 
-@pytest.mark.slow
-def test_a_million_same_name_members_end_in_bounded_time_and_memory(tmp_path: Path) -> None:
-    (tmp_path / "same.tar.gz").write_bytes(_same_name_tar_gz(1_000_000))
-    done = subprocess.run(
-        [
-            "prlimit",
-            "--as=1073741824",
-            "--",
-            sys.executable,
-            "-c",
-            "from safefs.archive.cli import entry_point; entry_point()",
-            "same.tar.gz",
-            "-C",
-            "out",
-            "--max-members",
-            "0",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        cwd=tmp_path,
-    )
-    assert done.returncode == 0, done.stderr
-    assert os.listdir(tmp_path / "out") == ["x"]
-
-
 # -- 3: sparse members stay sparse ---------------------------------------------------------------
 
 
