@@ -46,8 +46,9 @@ lint: $(STAMP)
 official-mcp: $(STAMP)
 	$(PY) -c "from safefs_bench.mcp_client import official_server; print(official_server()[1])"
 
-# Debian packages some tests use: strace, for the system-call tests. Where it cannot be had (no
-# apt-get, not root, offline) those tests skip with the reason.
+# Debian packages some tests use: strace, for the system-call tests; GNU tar and bsdtar
+# (libarchive-tools), which the archive tests compare safefs-extract with. Where they cannot be had
+# (no apt-get, not root, offline) those tests skip with the reason.
 system-packages:
 	@command -v strace >/dev/null 2>&1 || { command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ] \
 		&& apt-get update -qq >/dev/null && apt-get install -y -qq strace >/dev/null; } \
@@ -55,6 +56,10 @@ system-packages:
 	@command -v bwrap >/dev/null 2>&1 || { command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ] \
 		&& apt-get update -qq >/dev/null && apt-get install -y -qq bubblewrap >/dev/null; } \
 		|| echo "bubblewrap is not installed: the sandbox's cost beside it is not measured"
+	@{ command -v tar >/dev/null 2>&1 && command -v bsdtar >/dev/null 2>&1; } \
+		|| { command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ] \
+		&& apt-get update -qq >/dev/null && apt-get install -y -qq tar libarchive-tools >/dev/null; } \
+		|| echo "tar or bsdtar is not installed: the archive comparison tests skip"
 
 test: lint official-mcp system-packages
 	$(PY) -m pytest --benchmark-disable

@@ -21,7 +21,7 @@ from safefs.errors import error
 if TYPE_CHECKING:
     from safefs._root import Root
 
-__all__ = ["PRIVILEGE_BITS", "TEMP_SUFFIX", "create_temp_beside", "kept_permissions"]
+__all__ = ["PRIVILEGE_BITS", "TEMP_SUFFIX", "create_temp_beside", "kept_permissions", "temp_path_beside"]
 
 # Never carried onto the new inode of a replacement: it is owned by the writer, and a write in
 # place would have had the kernel clear them too.
@@ -35,14 +35,21 @@ def kept_permissions(st_mode: int) -> int:
     return stat.S_IMODE(st_mode) & ~PRIVILEGE_BITS
 
 
+def temp_path_beside(path: str) -> str:
+    """A fresh temporary name in the directory of ``path`` (root-relative), for an entry that is
+    made there exclusively (a file opened ``"xb"``, a symlink, a hard link) and renamed over
+    ``path``; on ``FileExistsError`` the maker asks again."""
+    parent, _, base = path.rpartition("/")
+    name = os.fsdecode(temp_name(os.fsencode(base)))
+    return f"{parent}/{name}" if parent and parent != "." else name
+
+
 def create_temp_beside(root: Root, path: str) -> tuple[str, IO[bytes]]:
     """A new, empty temporary file in the directory of ``path`` (root-relative), open for
     writing: its root-relative path and the file. A name that exists already (planted, or a
     leftover) is never reused nor followed: the next name is tried."""
-    parent, _, base = path.rpartition("/")
     for _ in range(_ATTEMPTS):
-        name = os.fsdecode(temp_name(os.fsencode(base)))
-        temp = f"{parent}/{name}" if parent and parent != "." else name
+        temp = temp_path_beside(path)
         try:
             return temp, root.open(temp, "xb")
         except FileExistsError:

@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import datetime
 import os
+import shutil
 import stat
 from typing import Any, ClassVar
 
 from fsspec.spec import AbstractFileSystem
+from fsspec.utils import read_block
 
 from safefs import PathEscapeError, Root
 
@@ -54,12 +56,15 @@ class SafeFileSystem(AbstractFileSystem):  # type: ignore[misc]  # fsspec is unt
             raise ValueError("SafeFileSystem needs a root directory: root=... or safefs://PATH::ROOT")
         if target_protocol not in LOCAL_PROTOCOLS or target_options:
             raise ValueError(f"the root of a SafeFileSystem is a local directory, not {target_protocol}://")
+        chained = root is fo
         if isinstance(root, Root):
             self.root, self._owns_root = root, False
         else:
             try:
                 self.root, self._owns_root = Root(root), True
-            except NotADirectoryError:
+            except (NotADirectoryError, FileNotFoundError) as exc:
+                if isinstance(exc, FileNotFoundError) and not chained:
+                    raise
                 raise NotADirectoryError(
                     f"SafeFileSystem root {os.fspath(root)!r} is not a directory "
                     "(a chained URL reads safefs://PATH::ROOT: the path first, then the root)"
@@ -99,6 +104,8 @@ class SafeFileSystem(AbstractFileSystem):  # type: ignore[misc]  # fsspec is unt
         return self._info(name, self._rel(name))
 
     def _info(self, name: str, rel: str) -> dict[str, Any]:
+        """As LocalFileSystem's ``info`` of a path: a link is described by its target (a
+        dangling one is FileNotFoundError); one that leads out is described as the link itself."""
         st = self.root.lstat(rel)
         link = stat.S_ISLNK(st.st_mode)
         destination = None
@@ -106,12 +113,33 @@ class SafeFileSystem(AbstractFileSystem):  # type: ignore[misc]  # fsspec is unt
             destination = self.root.readlink(rel)
             try:
                 st = self.root.stat(rel)
+            except PathEscapeError:
+                pass  # described as the link itself
+            except NotADirectoryError:
+                raise FileNotFoundError(2, "No such file or directory", name) from None
+        return self._describe(name, st, st.st_size, link, destination)
+
+    def _entry_info(self, name: str, rel: str) -> dict[str, Any]:
+        """As LocalFileSystem's ``ls`` describes an entry: typed without following a link (a
+        link to a directory is ``other``, so walk, find and glob never enter it), its size the
+        target's (0 when dangling or leading out)."""
+        st = self.root.lstat(rel)
+        link = stat.S_ISLNK(st.st_mode)
+        size, destination = st.st_size, None
+        if link:
+            destination = self.root.readlink(rel)
+            try:
+                size = self.root.stat(rel).st_size
             except (OSError, PathEscapeError):
-                pass  # a dangling or escaping link: described as the link itself
+                size = 0
+        return self._describe(name, st, size, link, destination)
+
+    @staticmethod
+    def _describe(name: str, st: os.stat_result, size: int, link: bool, destination: Any) -> dict[str, Any]:
         kind = "directory" if stat.S_ISDIR(st.st_mode) else "file" if stat.S_ISREG(st.st_mode) else "other"
         out: dict[str, Any] = {
             "name": name,
-            "size": st.st_size,
+            "size": size,
             "type": kind,
             "created": st.st_ctime,
             "islink": link,
@@ -140,12 +168,21 @@ class SafeFileSystem(AbstractFileSystem):  # type: ignore[misc]  # fsspec is unt
                 found.append(child)
                 continue
             try:
-                found.append(self._info(child, self._rel(child)))
+                found.append(self._entry_info(child, self._rel(child)))
             except FileNotFoundError:
                 pass  # removed meanwhile
         return found
 
     def exists(self, path: Any, **kwargs: Any) -> bool:
+        """As LocalFileSystem: whether ``info`` answers (a dangling link does not exist)."""
+        try:
+            self.info(path)
+        except (FileNotFoundError, NotADirectoryError):
+            return False
+        return True
+
+    def lexists(self, path: Any, **kwargs: Any) -> bool:
+        """Whether the entry exists, a link counted whether it leads anywhere or not."""
         try:
             self.root.lstat(self._path(path))
         except (FileNotFoundError, NotADirectoryError):
@@ -207,17 +244,36 @@ class SafeFileSystem(AbstractFileSystem):  # type: ignore[misc]  # fsspec is unt
         replace on close (or on commit in a transaction); ``ab``: appended in place."""
         name = self._strip_protocol(path)
         rel = self._rel(name)
-        if mode == "rb":
-            return self.root.open(rel, "rb")
+        if mode in ("rb", "r+b", "rb+"):
+            return self.root.open(rel, mode)
         if mode not in ("wb", "xb", "ab"):
-            raise ValueError(f"unsupported mode {mode!r}: use rb, wb, xb or ab")
+            raise ValueError(f"unsupported mode {mode!r}: use rb, r+b, wb, xb or ab")
         if self.auto_mkdir:
             self._make_parent(rel)
         if mode == "ab":
             return self.root.open(rel, "ab")
-        if mode == "xb" and self.exists(name):
-            raise FileExistsError(name)
+        if mode == "xb":
+            if self.root.exists(rel, follow_symlinks=False):
+                raise FileExistsError(17, "File exists", name)
+        elif self.root.is_dir(rel):
+            raise IsADirectoryError(21, "Is a directory", name)
+        elif self.root.is_symlink(rel):
+            # Written through the link, as LocalFileSystem (and pipe_file) write: the file it
+            # leads to is replaced, the link stays. A link that leads out is refused.
+            rel = self.root.resolve(rel)
         return AtomicWriteFile(self.root, rel, exclusive=mode == "xb", autocommit=autocommit, path=name)
+
+    def read_block(self, fn: Any, offset: int, length: int, delimiter: bytes | None = None) -> bytes:
+        """``length`` bytes from ``offset`` (both moved to the next ``delimiter`` when given), as
+        fsspec's ``read_block``."""
+        with self.root.open(self._path(fn), "rb") as f:
+            size = os.fstat(f.fileno()).st_size
+            if length is None:
+                length = size
+            if size and offset + length > size:
+                length = size - offset
+            block: bytes = read_block(f, offset, length, delimiter)
+            return block
 
     def touch(self, path: Any, truncate: bool = True, **kwargs: Any) -> None:
         rel = self._path(path)
@@ -266,8 +322,13 @@ class SafeFileSystem(AbstractFileSystem):  # type: ignore[misc]  # fsspec is unt
     def cp_file(self, path1: Any, path2: Any, **kwargs: Any) -> None:
         """Copy a file (atomically, through the Root on both sides), or make the directory."""
         src, dst = self._path(path1), self._path(path2)
-        self._make_parent(dst)
+        if self.auto_mkdir:
+            self._make_parent(dst)
         if self.root.is_file(src):
+            if self._same_file(src, dst):
+                raise shutil.SameFileError(
+                    f"{self._strip_protocol(path1)!r} and {self._strip_protocol(path2)!r} are the same file"
+                )
             with self.root.open(src, "rb") as source, self._open(path2, "wb") as target:
                 while chunk := source.read(1 << 20):
                     target.write(chunk)
@@ -275,6 +336,13 @@ class SafeFileSystem(AbstractFileSystem):  # type: ignore[misc]  # fsspec is unt
             self.root.mkdir(dst, parents=True, exist_ok=True)
         else:
             raise FileNotFoundError(self._strip_protocol(path1))
+
+    def _same_file(self, a: str, b: str) -> bool:
+        try:
+            one, two = self.root.stat(a), self.root.stat(b)
+        except (OSError, PathEscapeError):
+            return False
+        return (one.st_dev, one.st_ino) == (two.st_dev, two.st_ino)
 
     def mv(
         self, path1: Any, path2: Any, recursive: bool = True, maxdepth: int | None = None, **kwargs: Any
@@ -284,8 +352,22 @@ class SafeFileSystem(AbstractFileSystem):  # type: ignore[misc]  # fsspec is unt
         src, dst = self._path(path1), self._path(path2)
         if self.auto_mkdir:
             self._make_parent(dst)
-        if self.root.is_dir(dst) and not self.root.is_dir(src):
-            dst = f"{dst.rstrip('/')}/{src.rpartition('/')[2]}"
+        if self.root.is_dir(dst) and src != dst and not self._same_file(src, dst):
+            # Into an existing directory, as shutil.move (LocalFileSystem's mv) moves; never over
+            # an existing entry of that name (a dangling link there is replaced, as shutil does).
+            inside = f"{dst.rstrip('/')}/{src.rpartition('/')[2]}" if dst != "." else src.rpartition("/")[2]
+            if self.exists(inside):  # followed, as shutil.move asks os.path.exists
+                raise shutil.Error(f"Destination path '/{inside}' already exists")
+            self.root.rename(src, inside)
+            return
+        if (
+            self.root.is_dir(src)
+            and not self.root.is_symlink(src)
+            and self.root.exists(dst, follow_symlinks=False)
+            and not self._same_file(src, dst)
+        ):
+            # shutil.move's copytree fallback when rename fails onto a file: FileExistsError
+            raise FileExistsError(17, "File exists", self._strip_protocol(path2))
         self.root.rename(src, dst)
 
     def get_file(

@@ -163,14 +163,19 @@ def test_command_line_refusal_is_one_line(tmp_path: Path) -> None:
         text=True,
         timeout=60,
     )
-    assert done.returncode == 1
-    assert done.stderr == "safefs-extract: d/x: path escapes workspace\n"
+    archive = tmp_path / "a.zip"
+    assert done.returncode == 2
+    assert done.stderr == (
+        f"safefs-extract: {archive}: d/x: refused: the path leads outside the destination\n"
+        f"safefs-extract: {archive}: 1 member(s) not extracted\n"
+    )
     assert not (outer / "x").exists()
 
 
 def test_command_line_truncated_archive(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main([str(_truncated_tar(tmp_path)), str(tmp_path / "out")]) == 1
-    assert capsys.readouterr().err == "safefs-extract: unexpected end of data\n"
+    archive = _truncated_tar(tmp_path)
+    assert main([str(archive), str(tmp_path / "out")]) == 2
+    assert capsys.readouterr().err == f"safefs-extract: {archive}: second: unexpected end of data\n"
 
 
 def test_a_zip_member_with_an_empty_name_is_a_clear_error(tmp_path: Path) -> None:
@@ -190,7 +195,7 @@ def test_failures_leave_no_descriptor_open(tmp_path: Path) -> None:
             extractall(truncated, tmp_path / "cut")
         with pytest.raises(OSError):
             extractall(open_zip(planted), outer / "dest")
-        assert main([str(truncated), str(tmp_path / "cli")]) == 1
+        assert main([str(truncated), str(tmp_path / "cli")]) == 2
     assert new_fds(before) == {}
 
 
