@@ -312,8 +312,8 @@ MUTATIONS: tuple[Mutation, ...] = (
         "archive-filter-skipped",
         "archive filter",
         "safefs/archive/tar.py",
-        "            tarinfo = apply(member, destination)",
-        "            tarinfo = member",
+        "        return self.apply(member, self.destination)",
+        "        return member",
         ("tests/archive/test_cpython_tar_filters.py", "tests/archive/test_escapes.py"),
     ),
     Mutation(
