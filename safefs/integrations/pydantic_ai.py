@@ -72,7 +72,10 @@ class LocalWorkspaceBackend(_UpstreamBackend):
     def __init__(self, working_dir: str | Path, *, env: Mapping[str, str] | None = None):
         super().__init__(working_dir, env=env)
         self._extra_env = dict(env or {})
-        self._root = LazyRoot(self.ref.id)
+        # The spelling the original keeps (``ref.id`` is its lexical normalization): the kernel
+        # resolves it when the root is opened, so ``link/..`` means what it means on disk.
+        expanded = Path(working_dir).expanduser()
+        self._root = LazyRoot(str(expanded if expanded.is_absolute() else Path.cwd() / expanded))
 
     # -- the root ----------------------------------------------------------------------------
 
@@ -121,9 +124,20 @@ class LocalWorkspaceBackend(_UpstreamBackend):
 
     async def stat(self, path: str) -> FileEntry:
         target = self._absolute(path)
-        info = await self._in_root(lambda root: root.stat(target))
-        is_dir = stat_module.S_ISDIR(info.st_mode)
         name = posixpath.basename(posixpath.normpath(target))
+
+        def described(root: safefs.Root) -> os.stat_result | None:
+            try:
+                return root.stat(target)
+            except safefs.PathEscapeError:
+                if not _unfollowable_link(root, target):
+                    raise
+                return None  # described as list_dir lists it, not followed
+
+        info = await self._in_root(described)
+        if info is None:
+            return FileEntry(name=name, path=path, is_dir=False, size=None)
+        is_dir = stat_module.S_ISDIR(info.st_mode)
         return FileEntry(name=name, path=path, is_dir=is_dir, size=None if is_dir else info.st_size)
 
     async def list_dir(self, path: str) -> Sequence[FileEntry]:
@@ -176,7 +190,16 @@ class LocalWorkspaceBackend(_UpstreamBackend):
 
     async def exists(self, path: str) -> bool:
         target = self._absolute(path)
-        return await self._in_root(lambda root: root.exists(target))
+
+        def exists(root: safefs.Root) -> bool:
+            try:
+                return root.exists(target)
+            except safefs.PathEscapeError:
+                if not _unfollowable_link(root, target):
+                    raise
+                return True  # the entry is there; where it leads is not for this workspace
+
+        return await self._in_root(exists)
 
     # -- SupportsRealpath --------------------------------------------------------------------
 
@@ -251,6 +274,15 @@ def _lies_under(anchor: str, path: str) -> bool:
 
 
 _by_name = attrgetter("name")
+
+
+def _unfollowable_link(root: safefs.Root, target: str) -> bool:
+    """Whether ``target`` names, inside the root, a symlink the root cannot follow (one leading
+    out): such an entry is listed, so ``stat`` and ``exists`` describe it rather than refuse."""
+    try:
+        return root.is_symlink(target)
+    except OSError:
+        return False
 
 
 def _file_entry(entry: safefs.DirEntry) -> FileEntry:
