@@ -207,7 +207,7 @@ class LocalWorkspaceBackend(_UpstreamBackend):
         target = self._absolute(path)
 
         def resolve(root: safefs.Root) -> str:
-            rel = root.resolve(target)
+            rel = _resolve_leniently(root, target)
             base = root.anchors[-1]
             return base if rel == "." else posixpath.join(base, rel)
 
@@ -274,6 +274,21 @@ def _lies_under(anchor: str, path: str) -> bool:
 
 
 _by_name = attrgetter("name")
+
+
+def _resolve_leniently(root: safefs.Root, path: str) -> str:
+    """``root.resolve(path)``, except that past a file used as a directory the rest is appended
+    as spelled (``..`` taking back a name), as ``os.path.realpath`` does where lstat fails."""
+    try:
+        return root.resolve(path)
+    except NotADirectoryError:
+        head, tail = posixpath.split(path.rstrip("/"))
+        if not head or head == path:
+            raise
+        joined = posixpath.normpath(posixpath.join(_resolve_leniently(root, head), tail))
+        if joined.split("/")[0] == "..":
+            raise safefs.PathEscapeError(path) from None
+        return joined
 
 
 def _unfollowable_link(root: safefs.Root, target: str) -> bool:
