@@ -19,6 +19,7 @@ difference from the original is listed in docs/integrations.md.
 
 from __future__ import annotations
 
+import errno
 import math
 import os
 import posixpath
@@ -120,7 +121,23 @@ class LocalWorkspaceBackend(_UpstreamBackend):
 
     async def write_bytes(self, path: str, data: bytes) -> None:
         target = self._absolute(path)
-        await self._in_root(lambda root: root.write_bytes(target, data, parents=True))
+
+        def write(root: safefs.Root) -> None:
+            try:
+                root.write_bytes(target, data, parents=True)
+            except FileExistsError:
+                raise NotADirectoryError(path) from None  # a parent exists and is no directory
+            except safefs.PathEscapeError:
+                raise
+            except OSError as exc:
+                # A parent that is a dangling or looping link: the original's mkdir finds it there.
+                if exc.errno in (errno.ENOENT, errno.ELOOP) and _not_a_directory(
+                    root, posixpath.dirname(target)
+                ):
+                    raise NotADirectoryError(path) from None
+                raise
+
+        await self._in_root(write)
 
     async def stat(self, path: str) -> FileEntry:
         target = self._absolute(path)
@@ -141,7 +158,7 @@ class LocalWorkspaceBackend(_UpstreamBackend):
         return FileEntry(name=name, path=path, is_dir=is_dir, size=None if is_dir else info.st_size)
 
     async def list_dir(self, path: str) -> Sequence[FileEntry]:
-        target = self._absolute(path)
+        target = str(Path(self._absolute(path)))  # spelled as the original's Path spells it
 
         def entries(root: safefs.Root) -> list[FileEntry]:
             # One listing of the directory, each entry's lstat taken on its fd: what the
@@ -289,6 +306,19 @@ def _resolve_leniently(root: safefs.Root, path: str) -> str:
         if joined.split("/")[0] == "..":
             raise safefs.PathEscapeError(path) from None
         return joined
+
+
+def _not_a_directory(root: safefs.Root, path: str) -> bool:
+    """Whether ``path`` names an entry (not followed) that does not lead to a directory."""
+    try:
+        if not root.exists(path, follow_symlinks=False):
+            return False
+    except OSError:
+        return False
+    try:
+        return not root.is_dir(path)
+    except OSError:
+        return True
 
 
 def _unfollowable_link(root: safefs.Root, target: str) -> bool:
