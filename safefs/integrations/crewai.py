@@ -63,7 +63,7 @@ class _Roots:
         with self._lock:
             root = self._held.get(directory)
             if root is None:
-                root = self._held[directory] = safefs.Root(directory)
+                root = self._held[directory] = safefs.Root(directory, absolute_links="anchored")
             return root
 
     def close(self) -> None:

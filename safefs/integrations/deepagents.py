@@ -141,6 +141,10 @@ class FilesystemBackend(_Original):
     # -- paths ---------------------------------------------------------------------------------
 
     def _root(self) -> safefs.Root:
+        if self._safefs_root.path != str(self.cwd):
+            # cwd reassigned: the original reads it on every call, so the root follows it.
+            self._safefs_root.close()
+            self._safefs_root = LazyRoot(str(self.cwd))
         return self._safefs_root.get()
 
     def _target(self, key: str) -> str:

@@ -62,7 +62,7 @@ class LocalEnvironment(_Original):
         directory = self.working_dir  # the original's RuntimeError when it is not set
         with self._root_lock:
             if self._root is None:
-                self._root = safefs.Root(directory)
+                self._root = safefs.Root(directory, absolute_links="anchored")
             return self._root
 
     def _release(self) -> None:
