@@ -42,3 +42,13 @@ def test_an_absolute_symlink_pointing_inside_is_followed(tmp_path: Path, kind: s
     os.symlink(ws / "data", ws / "abs")
     backend = KINDS[kind](root_dir=ws, virtual_mode=True)
     assert "inside" in str(_content(backend.read("/abs/f.txt")))
+
+
+@pytest.mark.parametrize("kind", list(KINDS))
+def test_a_root_given_through_a_symlink_takes_that_spelling(tmp_path: Path, kind: str) -> None:
+    (tmp_path / "real").mkdir()
+    (tmp_path / "real" / "inside.txt").write_text("hi")
+    os.symlink("real", tmp_path / "via")
+    backend = KINDS[kind](root_dir=str(tmp_path / "via"), virtual_mode=False)
+    assert _content(backend.read(str(tmp_path / "via" / "inside.txt"))) == "hi"
+    assert _content(backend.read(str(tmp_path / "real" / "inside.txt"))) == "hi"
