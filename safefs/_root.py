@@ -49,6 +49,7 @@ from safefs._resolve import (
     links,
     make_resolver,
 )
+from safefs._resolve.anchored import ABSOLUTE_LINKS, AbsoluteLinks, AnchoredResolver
 from safefs._resolve.metadata import set_times
 from safefs._tree import DirEntry, canonical, remove_tree_fd, scan_fd, walk_fd
 from safefs.errors import PathEscapeError, error, reporting, with_filename
@@ -131,7 +132,10 @@ class Root:
     ``resolver``: ``"auto"`` (openat2 where the kernel allows it, else the walk), ``"openat2"``
     or ``"walk"``. ``symlinks``: ``"beneath"`` (follow links that stay inside; any step above the
     root is a :class:`PathEscapeError`), ``"none"`` (refuse every symlink) or ``"in_root"``
-    (chroot-like: ``..`` stops at the root, absolute links start from it).
+    (chroot-like: ``..`` stops at the root, absolute links start from it). ``absolute_links``
+    (with ``"beneath"``): ``"refused"`` (an absolute link target is an escape) or ``"anchored"``
+    (a target under one of :attr:`anchors`, as tools writing absolute paths leave them, is
+    followed from the root's fd, never from the host's ``/``; any other is an escape).
 
     Paths are relative to the root; an absolute path is accepted when it lies under the root's
     own absolute path (as opened, or its realpath) and that spelling denotes the directory the
@@ -144,11 +148,16 @@ class Root:
         *,
         resolver: ResolverName = "auto",
         symlinks: SymlinkMode = "beneath",
+        absolute_links: AbsoluteLinks = "refused",
         _use_o_path: bool = True,
         _native_walk: bool = True,
     ) -> None:
         raw = to_bytes(path)
         use_o_path = _use_o_path and _sys.HAVE_O_PATH
+        if absolute_links not in ABSOLUTE_LINKS or (absolute_links == "anchored" and symlinks != "beneath"):
+            raise ValueError(
+                f'absolute_links must be one of {ABSOLUTE_LINKS} ("anchored" with symlinks="beneath")'
+            )
         # The root's own path is trusted: it is the one path we let the kernel follow.
         try:
             fd = _sys.openat(_sys.AT_FDCWD, raw, _sys.dir_flags(use_o_path), follow=True)
@@ -164,10 +173,14 @@ class Root:
         # "base/lnk/../ROOT" names, lexically, a directory other than the one opened.
         spellings = dict.fromkeys((os.path.abspath(raw), os.path.realpath(raw)))
         anchors = tuple(s for s in spellings if _same_dir(s, held))
+        if absolute_links == "anchored":
+            chosen = AnchoredResolver(chosen, anchors, use_o_path=use_o_path)
         self._init(fd, chosen, anchors[0] if anchors else os.path.realpath(raw), anchors)
 
     def _init(self, fd: int, resolver: Resolver, display: bytes, anchors: tuple[bytes, ...]) -> None:
         self._fd = fd
+        if isinstance(resolver, AnchoredResolver):
+            resolver = resolver.rebound(anchors)  # a sub-root's anchors are its own
         self._resolver = resolver
         self._display = display
         self._anchors = anchors
@@ -189,6 +202,11 @@ class Root:
     def symlinks(self) -> SymlinkMode:
         """The ``symlinks=`` mode: ``"beneath"``, ``"none"`` or ``"in_root"``."""
         return self._resolver.mode
+
+    @property
+    def absolute_links(self) -> AbsoluteLinks:
+        """The ``absolute_links=`` mode: ``"refused"`` or ``"anchored"``."""
+        return "anchored" if isinstance(self._resolver, AnchoredResolver) else "refused"
 
     @property
     def path(self) -> str:

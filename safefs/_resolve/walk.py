@@ -36,6 +36,7 @@ from typing import Final, TypeVar
 from safefs import _fastpath, _sys
 from safefs._paths import SPECIAL_NAMES, join, split_parent
 from safefs._resolve import metadata
+from safefs._resolve.anchors import beneath_anchors
 from safefs._resolve.base import MODES, BackendName, SymlinkMode
 from safefs._resolve.reading import read_head_opened, read_heads_each, read_opened
 from safefs._resolve.resolved import DirectoryPath, Resolved
@@ -70,10 +71,11 @@ class _Walk:
     innermost last; the root is below them), the link budget used so far, and (for
     ``canonical``) how many of the last names do not exist."""
 
-    __slots__ = ("flags", "links", "missing", "mode", "names", "root_fd", "stack")
+    __slots__ = ("anchors", "flags", "links", "missing", "mode", "names", "root_fd", "stack")
 
-    def __init__(self, root_fd: int, mode: SymlinkMode, flags: int) -> None:
+    def __init__(self, root_fd: int, mode: SymlinkMode, flags: int, anchors: tuple[bytes, ...] = ()) -> None:
         self.root_fd = root_fd
+        self.anchors = anchors  # absolute targets under these restart from the root (anchors.py)
         self.mode = mode
         self.flags = flags  # for open_component: directories looked through, never followed
         self.stack: list[int] = []
@@ -102,7 +104,8 @@ class _Walk:
 
     def link(self, dirfd: int, name: bytes, cause: OSError) -> bytes:
         """Follow the symlink ``name`` of ``dirfd``: its target, charged to the budget. An
-        absolute target restarts from the root (``in_root``) or is an escape."""
+        absolute target restarts from the root (``in_root``, or under one of ``anchors``) or is
+        an escape."""
         target = _link_target(dirfd, name, cause)
         self.links += 1
         if self.mode == "none" or self.links > MAX_SYMLINKS:
@@ -111,7 +114,10 @@ class _Walk:
             raise error(errno.ELOOP)  # never followed, as openat2's RESOLVE_NO_MAGICLINKS
         if target.startswith(b"/"):
             if self.mode != "in_root":
-                raise PathEscapeError()
+                inside = beneath_anchors(target, self.anchors)
+                if inside is None:
+                    raise PathEscapeError()
+                target = b"/" + inside
             _sys.close_all(self.stack)
             self.stack.clear()
             self.names.clear()
@@ -258,6 +264,7 @@ class WalkResolver:
         if mode not in MODES:
             raise ValueError(f"symlinks must be one of {MODES}, not {mode!r}")
         self.mode: SymlinkMode = mode
+        self.anchors: tuple[bytes, ...] = ()  # set by safefs._resolve.anchored only
         self.use_o_path = use_o_path and _sys.HAVE_O_PATH
         self.dir_flags = _sys.dir_flags(self.use_o_path)
         self._component_flags = _sys.open_flags(self.dir_flags)
@@ -300,12 +307,14 @@ class WalkResolver:
                 raise DirectoryPath(join(walk.rel(), whole))
             return Continue(target)
 
-        return _Walk(root_fd, self.mode, self._component_flags).run(rel, final, create=parents)
+        return _Walk(root_fd, self.mode, self._component_flags, anchors=self.anchors).run(
+            rel, final, create=parents
+        )
 
     def canonical(self, root_fd: int, rel: bytes, *, strict: bool) -> bytes:
         """See :meth:`Resolver.canonical`: worked out from the walk's own stack of real
         directories, each final name checked with one fstatat."""
-        walk = _Walk(root_fd, self.mode, self._component_flags)
+        walk = _Walk(root_fd, self.mode, self._component_flags, anchors=self.anchors)
         return walk.run(rel, _CANONICAL[strict], missing_ok=not strict)
 
     def open_read(self, root_fd: int, rel: bytes) -> int:
@@ -368,7 +377,7 @@ class WalkResolver:
                 cause = error(errno.ELOOP)
             return Continue(walk.link(cur, name, cause))
 
-        return _Walk(root_fd, self.mode, self._component_flags).run(rel, final)
+        return _Walk(root_fd, self.mode, self._component_flags, anchors=self.anchors).run(rel, final)
 
     def stat(self, root_fd: int, rel: bytes, *, follow: bool) -> os.stat_result:
         """See :meth:`Resolver.stat`. Without O_PATH, opening could block or need read

@@ -63,7 +63,8 @@ class MemoryStore:
 
     def __init__(self, memory_root: Path) -> None:
         make_private_dirs(memory_root)
-        self.root = safefs.Root(memory_root)
+        # Links the SDK follows with realpath: an absolute one into the directory included.
+        self.root = safefs.Root(memory_root, absolute_links="anchored")
 
     def close(self) -> None:
         self.root.close()

@@ -21,7 +21,8 @@ class LazyRoot:
     def get(self) -> safefs.Root:
         with self._lock:
             if self._root is None:
-                self._root = safefs.Root(self.path)
+                # Absolute links into the directory are followed, as the originals' realpath does.
+                self._root = safefs.Root(self.path, absolute_links="anchored")
             return self._root
 
     def close(self) -> None:

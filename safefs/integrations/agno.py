@@ -104,6 +104,10 @@ class FileTools(_Original):
     # -- the root --------------------------------------------------------------------------
 
     def _root(self) -> safefs.Root:
+        if self._safefs_root.path != str(self.base_dir):
+            # base_dir reassigned: the original reads it on every call, so the root follows it.
+            self._safefs_root.close()
+            self._safefs_root = LazyRoot(str(self.base_dir))
         try:
             return self._safefs_root.get()
         except OSError as exc:

@@ -212,11 +212,20 @@ class DirectoryReadTool(_HoldsRoots, _OriginalDirectoryReadTool):
         # entry's ``real`` is its path from the root, the start's real path included.
         prefix = root.anchors[-1].rstrip("/") + "/"
         try:
-            files = [
-                prefix + entry.real
-                for entry in Walk(root, directory, max_depth=None, ignore=False, skip_git=False)
-                if entry.kind == "file" or (entry.kind != "dir" and not leads_to_directory(root, entry))
-            ]
+            # os.walk's order: each directory's files, then its subdirectories', top down.
+            walk = Walk(root, directory, max_depth=None, ignore=False, skip_git=False)
+            by_dir: dict[str, list[str]] = {}
+            for entry in walk:
+                if entry.kind == "dir":
+                    by_dir.setdefault(entry.real, [])
+                elif entry.kind == "file" or not leads_to_directory(root, entry):
+                    parent = posixpath.dirname(entry.real) or "."
+                    by_dir.setdefault(parent, []).append(prefix + entry.real)
+            # The start directory's own files first: its key is the shortest.
+            start = min(by_dir, key=lambda d: (d.count("/") + (d != "."), d), default=None)
+            if start is not None:
+                by_dir = {start: by_dir.pop(start), **by_dir}
+            files = [path for listed in by_dir.values() for path in listed]
         except WorkspaceError:  # the walk could not start: the original's refusal, or no files
             _refuse_unlisted(root, directory)
             files = []  # a directory it cannot read: os.walk lists nothing there

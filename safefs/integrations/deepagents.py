@@ -132,7 +132,11 @@ class FilesystemBackend(_Original):
         max_file_size_mb: int = 10,
     ) -> None:
         super().__init__(root_dir=root_dir, virtual_mode=virtual_mode, max_file_size_mb=max_file_size_mb)
-        self._safefs_root = LazyRoot(str(self.cwd))
+        # Opened on root_dir as spelled (pinned to today's directory, as the original pins it),
+        # so both its spelling and the realpath the original keeps in cwd are the root's anchors.
+        self._safefs_cwd = str(self.cwd)
+        spelled = os.path.join(os.getcwd(), os.fspath(root_dir)) if root_dir else self._safefs_cwd
+        self._safefs_root = LazyRoot(spelled)
 
     def close(self) -> None:
         """Release the root's directory fd (the next operation opens it again)."""
@@ -141,6 +145,11 @@ class FilesystemBackend(_Original):
     # -- paths ---------------------------------------------------------------------------------
 
     def _root(self) -> safefs.Root:
+        if self._safefs_cwd != str(self.cwd):
+            # cwd reassigned: the original reads it on every call, so the root follows it.
+            self._safefs_root.close()
+            self._safefs_cwd = str(self.cwd)
+            self._safefs_root = LazyRoot(self._safefs_cwd)
         return self._safefs_root.get()
 
     def _target(self, key: str) -> str:

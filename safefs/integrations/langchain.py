@@ -16,8 +16,11 @@ the original is listed in docs/integrations.md.
 
 from __future__ import annotations
 
+import errno
 import io
+import os
 import posixpath
+import shutil
 import stat as stat_module
 from collections.abc import Callable
 
@@ -49,14 +52,25 @@ class _Refused(Exception):
     """A path argument leads outside ``root_dir``; carries the original's refusal text."""
 
 
+class _MissingRoot(Exception):
+    """``root_dir`` does not exist (yet): the call answers as the original does there."""
+
+
 class _ConfinedTool(BaseModel):
-    """The root every call of one tool works through, opened on ``root_dir`` at first use."""
+    """The root every call of one tool works through, opened on ``root_dir`` at first use and
+    opened again when ``root_dir`` is changed, as the original reads it on every call."""
 
     _roots: LazyRoots = PrivateAttr(default_factory=LazyRoots)
 
-    def _opened(self) -> safefs.Root:
+    def _directory(self) -> str:
         directory = getattr(self, "root_dir", None)
-        return self._roots.on(directory if directory is not None else ".")
+        return str(directory) if directory is not None else "."
+
+    def _opened(self) -> safefs.Root:
+        try:
+            return self._roots.on(self._directory())
+        except FileNotFoundError:
+            raise _MissingRoot() from None
 
     def close(self) -> None:
         """Release the root's directory fd (the next call opens it again)."""
@@ -66,13 +80,35 @@ class _ConfinedTool(BaseModel):
     def _refusal(arg_name: str, value: str) -> str:
         return INVALID_PATH_TEMPLATE.format(arg_name=arg_name, value=value)
 
-    def _call(self, work: Callable[[safefs.Root], str], **paths: str) -> str:
+    def _call(
+        self,
+        work: Callable[[safefs.Root], str],
+        *,
+        missing: Callable[[], str] | None = None,
+        create: bool = False,
+        **paths: str,
+    ) -> str:
         """``work(root)``, with the original's texts for a path leading out and for a failure.
 
         With two path arguments, each is judged first, so the refusal names the one that leads
-        out; otherwise the operation's own PathEscapeError says which."""
+        out; otherwise the operation's own PathEscapeError says which. ``root_dir`` missing:
+        ``missing()``, the original's answer there (its error, spelled with the caller's path
+        where the original names the host's), a path leading out still refused; with ``create``
+        (a write) the directory is made, as the original's write makes it."""
         try:
-            root = self._opened()
+            try:
+                root = self._opened()
+            except _MissingRoot:
+                for arg_name, value in paths.items():
+                    if _leaves(value, self._directory()):
+                        return self._refusal(arg_name, value)
+                if not create:
+                    if missing is not None:
+                        return missing()
+                    first = next(iter(paths.values()))
+                    return "Error: " + str(FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), first))
+                os.makedirs(self._directory(), exist_ok=True)  # as the original's write makes it
+                root = self._opened()
             if len(paths) > 1:
                 for arg_name, value in paths.items():
                     _within(root, arg_name, value)
@@ -87,6 +123,16 @@ class _ConfinedTool(BaseModel):
             return "Error: " + str(exc)
 
 
+def _leaves(value: str, directory: str) -> bool:
+    """Whether ``value`` leads out of ``directory``, which does not exist: nothing in it can be a
+    link, so only its spelling can (a ``..`` above it, an absolute path not under it, compared
+    by whole components as the original compares its resolved paths)."""
+    if not value.startswith("/"):
+        return posixpath.normpath(value).split("/")[0] == ".."
+    top = posixpath.normpath(posixpath.join(os.getcwd(), directory)).split("/")
+    return posixpath.normpath(value).split("/")[: len(top)] != top
+
+
 def _within(root: safefs.Root, arg_name: str, value: str) -> None:
     """Refuse ``value`` as the original refuses a path resolving outside ``root_dir``."""
     try:
@@ -95,6 +141,18 @@ def _within(root: safefs.Root, arg_name: str, value: str) -> None:
         raise _Refused(INVALID_PATH_TEMPLATE.format(arg_name=arg_name, value=value)) from None
     except (OSError, ValueError):
         pass  # not a refusal: the operation reports it in its own words
+
+
+def _resolved(root: safefs.Root, path: str) -> str:
+    """The canonical spelling of ``path`` as the original's non-strict resolve gives it, or
+    ``path`` as spelled where a file stands for a directory on the way (the operation then
+    answers in its own words); a path leading out is refused."""
+    try:
+        return root.resolve(path)
+    except safefs.PathEscapeError:
+        raise
+    except OSError:
+        return path
 
 
 def _into_directory(root: safefs.Root, source: str, destination: str) -> str:
@@ -112,7 +170,9 @@ class ReadFileTool(_ConfinedTool, _original.ReadFileTool):
             # Decoded as the original's text-mode open decodes: strict UTF-8, universal newlines.
             return io.TextIOWrapper(io.BytesIO(root.read_bytes(file_path)), encoding="utf-8").read()
 
-        return self._call(read, file_path=file_path)
+        return self._call(
+            read, missing=lambda: f"Error: no such file or directory: {file_path}", file_path=file_path
+        )
 
 
 class WriteFileTool(_ConfinedTool, _original.WriteFileTool):
@@ -124,17 +184,19 @@ class WriteFileTool(_ConfinedTool, _original.WriteFileTool):
         run_manager: CallbackManagerForToolRun | None = None,
     ) -> str:
         def write(root: safefs.Root) -> str:
-            parent = posixpath.dirname(file_path)
+            # The path the original resolves: a link's target, its missing directories made.
+            target = _resolved(root, file_path)
+            parent = posixpath.dirname(target)
             if parent:
                 root.mkdir(parent, parents=True, exist_ok=True)
             if append:
-                with root.open(file_path, "a", encoding="utf-8") as f:
+                with root.open(target, "a", encoding="utf-8") as f:
                     f.write(text)
             else:
-                root.write_text(file_path, text, encoding="utf-8")
+                root.write_text(target, text, encoding="utf-8")
             return f"File written successfully to {file_path}."
 
-        return self._call(write, file_path=file_path)
+        return self._call(write, create=True, file_path=file_path)
 
 
 class CopyFileTool(_ConfinedTool, _original.CopyFileTool):
@@ -145,14 +207,18 @@ class CopyFileTool(_ConfinedTool, _original.CopyFileTool):
         run_manager: CallbackManagerForToolRun | None = None,
     ) -> str:
         def copy(root: safefs.Root) -> str:
-            target = _into_directory(root, source_path, destination_path)
-            if root.is_symlink(source_path):
-                # As copy2(follow_symlinks=False): the link itself; safefs refuses one leading out.
-                root.symlink(root.readlink(source_path), target)
-            else:
-                mode = stat_module.S_IMODE(root.stat(source_path).st_mode)
-                root.write_bytes(target, root.read_bytes(source_path))
-                root.chmod(target, mode)
+            # As the original, which copies the paths it resolved: a link's target, its bytes.
+            source = root.resolve(source_path)
+            # shutil.copy2's order: into a directory, the same file, then the source opened.
+            target = _into_directory(root, source, _resolved(root, destination_path))
+            if root.exists(source) and root.exists(target) and root.resolve(target) == source:
+                raise shutil.SameFileError(f"{source_path!r} and {destination_path!r} are the same file")
+            info = root.stat(source)
+            if stat_module.S_ISDIR(info.st_mode):
+                raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), source_path)
+            mode = stat_module.S_IMODE(info.st_mode)
+            root.write_bytes(target, root.read_bytes(source))
+            root.chmod(target, mode)
             return f"File copied successfully from {source_path} to {destination_path}."
 
         return self._call(copy, source_path=source_path, destination_path=destination_path)
@@ -168,13 +234,42 @@ class MoveFileTool(_ConfinedTool, _original.MoveFileTool):
         def move(root: safefs.Root) -> str:
             if not root.exists(source_path):
                 return f"Error: no such file or directory {source_path}"
-            target = _into_directory(root, source_path, destination_path)
-            if target != destination_path and root.exists(target, follow_symlinks=False):
+            # As the original, which moves the paths it resolved: a link's target itself.
+            source = root.resolve(source_path)
+            destination = _resolved(root, destination_path)
+            if source == destination:
+                return f"File moved successfully from {source_path} to {destination_path}."
+            if source == ".":  # the root: whatever the destination, it lies inside
+                raise OSError(f"Cannot move a directory '{source}' into itself '{destination}'.")
+            target = _into_directory(root, source, destination)
+            if target != destination and root.exists(target, follow_symlinks=False):
                 raise OSError(f"Destination path '{target}' already exists")
-            root.rename(source_path, target)
+            try:
+                root.rename(source, target)
+            except OSError as exc:
+                # shutil.move's answers where its rename fails and it copies a directory over
+                if not root.is_dir(source):
+                    raise
+                if (target + "/").startswith(source + "/"):
+                    raise OSError(
+                        f"Cannot move a directory '{source}' into itself '{destination}'."
+                    ) from None
+                if isinstance(exc, FileNotFoundError) and root.exists(source):
+                    # copytree makes the missing directories of the destination
+                    root.mkdir(posixpath.dirname(target) or ".", parents=True, exist_ok=True)
+                    root.rename(source, target)
+                    return f"File moved successfully from {source_path} to {destination_path}."
+                if root.exists(target, follow_symlinks=False):
+                    raise FileExistsError(errno.EEXIST, os.strerror(errno.EEXIST), target) from None
+                raise
             return f"File moved successfully from {source_path} to {destination_path}."
 
-        return self._call(move, source_path=source_path, destination_path=destination_path)
+        return self._call(
+            move,
+            missing=lambda: f"Error: no such file or directory {source_path}",
+            source_path=source_path,
+            destination_path=destination_path,
+        )
 
 
 class DeleteFileTool(_ConfinedTool, _original.DeleteFileTool):
@@ -182,10 +277,12 @@ class DeleteFileTool(_ConfinedTool, _original.DeleteFileTool):
         def delete(root: safefs.Root) -> str:
             if not root.exists(file_path):
                 return f"Error: no such file or directory: {file_path}"
-            root.remove(file_path)
+            root.remove(root.resolve(file_path))  # the path the original resolved: a link's target
             return f"File deleted successfully: {file_path}."
 
-        return self._call(delete, file_path=file_path)
+        return self._call(
+            delete, missing=lambda: f"Error: no such file or directory: {file_path}", file_path=file_path
+        )
 
 
 class ListDirectoryTool(_ConfinedTool, _original.ListDirectoryTool):
@@ -217,7 +314,11 @@ class FileSearchTool(_ConfinedTool, _original.FileSearchTool):
                 return f"No files found for pattern {pattern} in directory {dir_path}"
             return "\n".join(found)
 
-        return self._call(search, dir_path=dir_path)
+        return self._call(
+            search,
+            missing=lambda: f"No files found for pattern {pattern} in directory {dir_path}",
+            dir_path=dir_path,
+        )
 
 
 def _walk(root: safefs.Root, start: str, *, max_depth: int | None) -> Walk:

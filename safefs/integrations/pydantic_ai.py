@@ -19,6 +19,7 @@ difference from the original is listed in docs/integrations.md.
 
 from __future__ import annotations
 
+import errno
 import math
 import os
 import posixpath
@@ -72,7 +73,10 @@ class LocalWorkspaceBackend(_UpstreamBackend):
     def __init__(self, working_dir: str | Path, *, env: Mapping[str, str] | None = None):
         super().__init__(working_dir, env=env)
         self._extra_env = dict(env or {})
-        self._root = LazyRoot(self.ref.id)
+        # The spelling the original keeps (``ref.id`` is its lexical normalization): the kernel
+        # resolves it when the root is opened, so ``link/..`` means what it means on disk.
+        expanded = Path(working_dir).expanduser()
+        self._root = LazyRoot(str(expanded if expanded.is_absolute() else Path.cwd() / expanded))
 
     # -- the root ----------------------------------------------------------------------------
 
@@ -117,17 +121,44 @@ class LocalWorkspaceBackend(_UpstreamBackend):
 
     async def write_bytes(self, path: str, data: bytes) -> None:
         target = self._absolute(path)
-        await self._in_root(lambda root: root.write_bytes(target, data, parents=True))
+
+        def write(root: safefs.Root) -> None:
+            try:
+                root.write_bytes(target, data, parents=True)
+            except FileExistsError:
+                raise NotADirectoryError(path) from None  # a parent exists and is no directory
+            except safefs.PathEscapeError:
+                raise
+            except OSError as exc:
+                # A parent that is a dangling or looping link: the original's mkdir finds it there.
+                if exc.errno in (errno.ENOENT, errno.ELOOP) and _not_a_directory(
+                    root, posixpath.dirname(target)
+                ):
+                    raise NotADirectoryError(path) from None
+                raise
+
+        await self._in_root(write)
 
     async def stat(self, path: str) -> FileEntry:
         target = self._absolute(path)
-        info = await self._in_root(lambda root: root.stat(target))
-        is_dir = stat_module.S_ISDIR(info.st_mode)
         name = posixpath.basename(posixpath.normpath(target))
+
+        def described(root: safefs.Root) -> os.stat_result | None:
+            try:
+                return root.stat(target)
+            except safefs.PathEscapeError:
+                if not _unfollowable_link(root, target):
+                    raise
+                return None  # described as list_dir lists it, not followed
+
+        info = await self._in_root(described)
+        if info is None:
+            return FileEntry(name=name, path=path, is_dir=False, size=None)
+        is_dir = stat_module.S_ISDIR(info.st_mode)
         return FileEntry(name=name, path=path, is_dir=is_dir, size=None if is_dir else info.st_size)
 
     async def list_dir(self, path: str) -> Sequence[FileEntry]:
-        target = self._absolute(path)
+        target = str(Path(self._absolute(path)))  # spelled as the original's Path spells it
 
         def entries(root: safefs.Root) -> list[FileEntry]:
             # One listing of the directory, each entry's lstat taken on its fd: what the
@@ -176,7 +207,16 @@ class LocalWorkspaceBackend(_UpstreamBackend):
 
     async def exists(self, path: str) -> bool:
         target = self._absolute(path)
-        return await self._in_root(lambda root: root.exists(target))
+
+        def exists(root: safefs.Root) -> bool:
+            try:
+                return root.exists(target)
+            except safefs.PathEscapeError:
+                if not _unfollowable_link(root, target):
+                    raise
+                return True  # the entry is there; where it leads is not for this workspace
+
+        return await self._in_root(exists)
 
     # -- SupportsRealpath --------------------------------------------------------------------
 
@@ -184,7 +224,7 @@ class LocalWorkspaceBackend(_UpstreamBackend):
         target = self._absolute(path)
 
         def resolve(root: safefs.Root) -> str:
-            rel = root.resolve(target)
+            rel = _resolve_leniently(root, target)
             base = root.anchors[-1]
             return base if rel == "." else posixpath.join(base, rel)
 
@@ -251,6 +291,43 @@ def _lies_under(anchor: str, path: str) -> bool:
 
 
 _by_name = attrgetter("name")
+
+
+def _resolve_leniently(root: safefs.Root, path: str) -> str:
+    """``root.resolve(path)``, except that past a file used as a directory the rest is appended
+    as spelled (``..`` taking back a name), as ``os.path.realpath`` does where lstat fails."""
+    try:
+        return root.resolve(path)
+    except NotADirectoryError:
+        head, tail = posixpath.split(path.rstrip("/"))
+        if not head or head == path:
+            raise
+        joined = posixpath.normpath(posixpath.join(_resolve_leniently(root, head), tail))
+        if joined.split("/")[0] == "..":
+            raise safefs.PathEscapeError(path) from None
+        return joined
+
+
+def _not_a_directory(root: safefs.Root, path: str) -> bool:
+    """Whether ``path`` names an entry (not followed) that does not lead to a directory."""
+    try:
+        if not root.exists(path, follow_symlinks=False):
+            return False
+    except OSError:
+        return False
+    try:
+        return not root.is_dir(path)
+    except OSError:
+        return True
+
+
+def _unfollowable_link(root: safefs.Root, target: str) -> bool:
+    """Whether ``target`` names, inside the root, a symlink the root cannot follow (one leading
+    out): such an entry is listed, so ``stat`` and ``exists`` describe it rather than refuse."""
+    try:
+        return root.is_symlink(target)
+    except OSError:
+        return False
 
 
 def _file_entry(entry: safefs.DirEntry) -> FileEntry:

@@ -459,6 +459,8 @@ def test_validate_path_answers_as_the_sdks_does(tmp_path: Path, kind: str) -> No
         "/memories/legit/file.txt",
         "/memories/link/file.txt",
         "/memories/link/new/deeper.txt",
+        "/memories/abslink/file.txt",
+        "/memories/abslink/new/deeper.txt",
         "/memories/../outside",
         "/memories/out/x",
         "/other/notes.txt",
@@ -469,11 +471,13 @@ def test_validate_path_answers_as_the_sdks_does(tmp_path: Path, kind: str) -> No
         legit = base / "memories" / "legit"
         legit.mkdir(parents=True)
         (legit / "file.txt").write_text("content")
-        # Relative: an absolute link is the listed difference (refused even when it lands inside).
         os.symlink("legit", base / "memories" / "link", target_is_directory=True)
+        # Absolute, pointing inside: followed from the memory directory, as realpath follows it.
+        os.symlink(legit.resolve(), base / "memories" / "abslink", target_is_directory=True)
         os.symlink(tmp_path, base / "memories" / "out")
         tool = cls(str(base))
         results[name] = [validated(tool, p, base) for p in paths]
     assert results["ours"] == results["sdk"]
     assert results["ours"][2] == ("ok", "memories/legit/file.txt")
-    assert results["ours"][4][0] == "error" and results["ours"][5][0] == "error"
+    assert results["ours"][4] == ("ok", "memories/legit/file.txt")
+    assert results["ours"][6][0] == "error" and results["ours"][7][0] == "error"

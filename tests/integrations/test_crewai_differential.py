@@ -67,7 +67,6 @@ DIFFERENCES: dict[int, str] = {
     22: "Error texts name the path as the agent gave it",
     30: "do not advertise `CREWAI_TOOLS_ALLOW_UNSAFE_PATHS`",
     31: "do not advertise `CREWAI_TOOLS_ALLOW_UNSAFE_PATHS`",
-    32: "**An absolute symlink is refused**",
 }
 
 

@@ -75,26 +75,20 @@ CALLS: list[tuple[str, tuple[Any, ...]]] = [
 ]
 
 VIRTUAL: dict[int, str] = {
-    0: ABSOLUTE_LINK,  # the original lists abs-link (as /a.txt)
     18: ERROR_TEXTS,
-    24: ABSOLUTE_LINK,
-    34: ABSOLUTE_LINK,
     35: NO_HOST_PATH,  # both refuse; the original's text names the host paths
     36: REFUSED,
     37: NO_HOST_PATH,
     38: REFUSED,
-    40: ABSOLUTE_LINK,
 }
 NON_VIRTUAL: dict[int, str] = {
     0: ABSOLUTE_LINK,
-    24: ABSOLUTE_LINK,
     34: ABSOLUTE_LINK,
     35: REFUSED,
     36: REFUSED,
     37: REFUSED,
     38: REFUSED,
     39: REFUSED,
-    40: ABSOLUTE_LINK,
 }
 
 

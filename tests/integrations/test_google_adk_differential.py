@@ -75,7 +75,6 @@ DIFFERENCES: dict[int, str] = {
     29: REFUSED,
     30: REFUSED,
     31: "A command stopped by its timeout reports `exit_code=-9`",
-    32: "**An absolute symlink is refused**",
 }
 
 

@@ -83,7 +83,6 @@ DIFFERENCES: dict[int, str] = {
     30: "**Error texts name the path as the model gave it**",
     43: "**`move_file` refuses an outside destination**",
     44: "**`file_search` lists a symlink leading outside as a file**",
-    45: "**An absolute symlink is refused**",
 }
 
 

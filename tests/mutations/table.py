@@ -59,7 +59,8 @@ MUTATIONS: tuple[Mutation, ...] = (
         "links-fail-open",
         "guarantee: the link judge fails closed",
         "safefs/_resolve/links.py",
-        "        except _Dangling:\n            return\n        except OSError as exc:\n            raise _refused(exc) from None",
+        "        except _Dangling:\n            return\n        except OSError as exc:\n"
+        "            raise _refused(exc) from None",
         "        except _Dangling:\n            return\n        except OSError as exc:\n"
         "            if isinstance(exc, PathEscapeError):\n                raise",
         ("tests/safefs/test_link_guarantee.py",),
