@@ -364,11 +364,15 @@ MUTATIONS: tuple[Mutation, ...] = (
         "langchain-append-falls-back-to-the-original",
         "drop-in (LangChain WriteFileTool)",
         "safefs/integrations/langchain.py",
-        '            if append:\n                with root.open(file_path, "a", encoding="utf-8") as f:\n'
+        '            if append:\n                with root.open(target, "a", encoding="utf-8") as f:\n'
         "                    f.write(text)",
         "            if append:\n"
         "                return _original.WriteFileTool._run(self, file_path, text, append, run_manager)",
-        ("tests/integrations/test_langchain_race.py", "tests/integrations/test_langchain_differential.py"),
+        (
+            "tests/integrations/test_langchain_race.py",
+            "tests/integrations/test_langchain_differential.py",
+            "tests/integrations/test_langchain_cases.py",
+        ),
         env="langchain",
     ),
 )
