@@ -1,13 +1,13 @@
 """The suite leaves nothing behind outside its temporary directories.
 
 A pytest plugin (``tests/conftest.py`` loads it for every run of ``tests/``): when the session
-starts it notes what lies at the top of ``/`` and of ``$HOME`` and what ``git status`` reports in
-the checkout (untracked files that no ``.gitignore`` rule covers, and changed tracked files); when
-it ends, anything new there fails the run (exit status 1), the entries named. Git-ignored build
-directories (``.venv``, ``.hypothesis``, ``.bench-node``, ...) are left to the tests that fill them.
+starts it notes what lies at the top of ``/`` and of ``$HOME`` and the checkout's untracked files
+that no ``.gitignore`` rule covers (``git status``); when it ends, anything new there fails the run
+(exit status 1), the entries named. Git-ignored build directories (``.venv``, ``.hypothesis``,
+``.bench-node``, ...) are left to the tests that fill them.
 
-Another program writing there while the suite runs is reported too: on a shared machine, look at
-the names before suspecting a test.
+A file someone else creates there while the suite runs (another program, or you in the checkout)
+is reported too: look at the names before suspecting a test.
 """
 
 from __future__ import annotations
@@ -45,8 +45,8 @@ def _entries(directory: str) -> frozenset[str]:
         return frozenset()
 
 
-def _git_status(checkout: Path) -> frozenset[str]:
-    """``git status`` of the checkout, without the ignored files; empty outside a git checkout."""
+def untracked_files(checkout: Path) -> frozenset[str]:
+    """The untracked files of the checkout that are not ignored; empty outside a git checkout."""
     try:
         done = subprocess.run(
             ["git", "-C", str(checkout), "status", "--porcelain=v1", "-z", "--untracked-files=all"],
@@ -58,11 +58,12 @@ def _git_status(checkout: Path) -> frozenset[str]:
         return frozenset()
     if done.returncode:
         return frozenset()
-    return frozenset(entry.decode(errors="replace") for entry in done.stdout.split(b"\0") if entry)
+    entries = (entry.decode(errors="replace") for entry in done.stdout.split(b"\0"))
+    return frozenset(entry.removeprefix("?? ") for entry in entries if entry.startswith("?? "))
 
 
 def snapshot() -> Snapshot:
-    return Snapshot(_entries("/"), _entries(os.environ.get("HOME", "")), _git_status(CHECKOUT))
+    return Snapshot(_entries("/"), _entries(os.environ.get("HOME", "")), untracked_files(CHECKOUT))
 
 
 _BEFORE = pytest.StashKey[Snapshot]()

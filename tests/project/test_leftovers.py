@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.leftovers import CHECKOUT
+from tests.leftovers import CHECKOUT, untracked_files
 
 LEAVES = """
 import os
@@ -60,3 +60,16 @@ def test_a_session_that_keeps_to_its_temp_dirs_passes(tmp_path: Path) -> None:
     done = run_session(tmp_path, CLEAN)
     assert done.returncode == pytest.ExitCode.OK, done.stdout + done.stderr
     assert "left behind" not in done.stdout
+
+
+def test_the_checkout_check_sees_new_untracked_files_and_not_ignored_ones(tmp_path: Path) -> None:
+    def git(*args: str) -> None:
+        subprocess.run(["git", "-C", str(tmp_path), *args], check=True, capture_output=True, timeout=60)
+
+    git("init", "-q")
+    (tmp_path / ".gitignore").write_text("build/\n")
+    before = untracked_files(tmp_path)
+    (tmp_path / "build").mkdir()
+    (tmp_path / "build" / "out.o").write_text("ignored\n")
+    (tmp_path / "stray.txt").write_text("left\n")
+    assert untracked_files(tmp_path) - before == {"stray.txt"}

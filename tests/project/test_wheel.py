@@ -31,6 +31,8 @@ import pytest
 
 from safefs_bench.mcp_client import mcp_session
 
+pytestmark = pytest.mark.slow  # builds three wheels and fresh environments
+
 PROJECT = Path(__file__).resolve().parents[2]
 NETWORK_TROUBLE = (
     "Could not find a version",
