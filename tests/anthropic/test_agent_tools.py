@@ -38,6 +38,7 @@ def run_agent(api: LoopbackMessagesAPI, *args: str) -> subprocess.CompletedProce
     )
 
 
+@pytest.mark.slow  # the agent CLI end to end with both tools
 def test_the_agent_offers_and_runs_anthropics_editor_and_bash_tools(
     tmp_path: Path, api: LoopbackMessagesAPI
 ) -> None:
