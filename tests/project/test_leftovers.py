@@ -35,7 +35,8 @@ def run_session(tmp_path: Path, source: str) -> subprocess.CompletedProcess[str]
     project = tmp_path / "project"
     project.mkdir()
     (project / "test_case.py").write_text(source)
-    env = {**os.environ, "HOME": str(home), "PYTHONPATH": str(CHECKOUT)}
+    env = {k: v for k, v in os.environ.items() if k != "PYTEST_ADDOPTS"}  # the outer run's options
+    env.update(HOME=str(home), PYTHONPATH=str(CHECKOUT))
     command = [sys.executable, "-m", "pytest", "-q", "-p", "tests.leftovers", "-p", "no:cacheprovider"]
     command += ["--rootdir", str(project), "--basetemp", str(tmp_path / "basetemp"), str(project)]
     return subprocess.run(
