@@ -110,6 +110,7 @@ def test_cost_table_and_machine_facts(contest_run: Any) -> None:
     assert machine["openat2_used"] is capabilities().native_extension
 
 
+@pytest.mark.slow  # a whole contest run of its own
 def test_without_renameat2_the_attack_is_refused_and_the_cost_phase_runs(tmp_path: Path) -> None:
     out = tmp_path / "c.json"
     stdout, stderr = io.StringIO(), io.StringIO()
