@@ -122,6 +122,7 @@ def test_token_budget_stops_the_run_and_answers_the_calls(
 # --- stop reasons --------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # an agent process per case
 @STREAM_MODES
 def test_a_tool_call_cut_off_by_max_tokens_is_never_executed(
     mode: list[str], ws: AgentWorkspace, messages_api: LoopbackMessagesAPI, tmp_path: Path, inline: Any
@@ -160,6 +161,7 @@ def test_a_tool_call_cut_off_by_max_tokens_is_never_executed(
     assert proc.stdout == "I will write it in smaller parts.\n"
 
 
+@pytest.mark.slow  # an agent process per case
 @STREAM_MODES
 @pytest.mark.parametrize(
     "reply, expected",
@@ -187,6 +189,7 @@ def test_a_reply_that_is_not_an_answer_exits_1_and_says_why(
     assert out == ""  # a cut-off text is not shown as the answer
 
 
+@pytest.mark.slow  # an agent process per case
 def test_pause_turn_continues_with_the_conversation_as_it_is(
     ws: AgentWorkspace, messages_api: LoopbackMessagesAPI, tmp_path: Path
 ) -> None:
@@ -276,6 +279,7 @@ def test_a_signal_kills_the_running_command_and_answers_every_call(
     assert survivors(marker) == []
 
 
+@pytest.mark.slow  # an agent process per case
 @pytest.mark.parametrize("how", ["mid-stream", "before-the-reply"])
 def test_ctrl_c_during_a_model_call_aborts_it_at_once(
     how: str,
@@ -322,6 +326,7 @@ def test_ctrl_c_during_a_model_call_aborts_it_at_once(
 # --- lone surrogates ---------------------------------------------------------------------
 
 
+@pytest.mark.slow  # an agent process per case
 @STREAM_MODES
 def test_a_lone_surrogate_from_the_model_is_an_error_result_not_a_crash(
     mode: list[str], ws: AgentWorkspace, messages_api: LoopbackMessagesAPI, tmp_path: Path, inline: Any
@@ -532,6 +537,7 @@ def test_a_server_that_never_accepts_fails_on_the_connect_timeout(ws: AgentWorks
     assert "did not answer in time" in line and "ANTHROPIC_BASE_URL" in line, line
 
 
+@pytest.mark.slow  # an agent process per case
 @STREAM_MODES
 def test_a_malformed_reply_is_one_clear_line(
     mode: list[str], ws: AgentWorkspace, messages_api: LoopbackMessagesAPI, inline: Any
@@ -785,6 +791,7 @@ def test_session_resumes_and_a_torn_line_is_reported(
     ]
 
 
+@pytest.mark.slow  # an agent process per case
 def test_on_a_terminal_the_answer_streams_to_stdout_once(
     ws: AgentWorkspace, messages_api: LoopbackMessagesAPI
 ) -> None:
