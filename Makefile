@@ -56,7 +56,7 @@ system-packages:
 
 # The inner loop: lint, then the suite without the tests marked slow, every race window shortened
 # (tests/race_window.py). About 5 minutes on an idle 2-core machine, estimated from its CPU time:
-# 6.4 CPU-minutes measured before the last slow marks, at load average 7 to 14 (33 min wall there).
+# 4.6 CPU-minutes measured (11.4 min wall at load average 4 to 5, 2 cores shared).
 CHECK_RACE_SECONDS := 0.5
 check: lint official-mcp
 	SAFEFS_RACE_SECONDS=$(CHECK_RACE_SECONDS) $(PY) -m pytest --benchmark-disable -m "not slow" -q tests
