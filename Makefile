@@ -1,12 +1,13 @@
-# Each target creates .venv when missing and installs the project with all its extras.
+# Each target creates .venv when missing and installs the project there with the extras of EXTRAS
+# (the agent frameworks' extras each get an environment of their own: tests/compat_envs.py).
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: demo test test-latest test-long test-mutations bench lint clean official-mcp system-packages constraints contest
+.PHONY: demo check test test-latest test-long test-mutations bench lint clean official-mcp system-packages constraints contest
 
-# What .venv installs: the project with every extra, and the distributions beside it.
+# What .venv installs: the project with these extras, and the distributions beside it.
 EXTRAS := tools,sandbox,mcp,anthropic,archive,fsspec,dev
 LOCAL_PROJECTS := -e '.[$(EXTRAS)]' -e ./agent -e './safefs_bench[plot]'
 # Every direct and transitive dependency of those, pinned: `make constraints` writes it.
@@ -61,8 +62,18 @@ system-packages:
 		&& apt-get update -qq >/dev/null && apt-get install -y -qq tar libarchive-tools >/dev/null; } \
 		|| echo "tar or bsdtar is not installed: the archive comparison tests skip"
 
+# The inner loop: lint, then the suite without the tests marked slow, every race window shortened
+# (tests/race_window.py). About 5 minutes on an idle 2-core machine, estimated from its CPU time:
+# 4.6 CPU-minutes measured (11.4 min wall at load average 4 to 5, 2 cores shared).
+CHECK_RACE_SECONDS := 0.5
+check: lint official-mcp
+	SAFEFS_RACE_SECONDS=$(CHECK_RACE_SECONDS) $(PY) -m pytest --benchmark-disable -m "not slow" -q tests
+
+# What CI runs (.ci/run): lint, the whole suite with the benchmarks run once each as tests, then
+# the compat environments. About 40 minutes on a fresh clone of a 2-core machine (CI's last run,
+# with pip; uv now builds each environment about three times as fast).
 test: lint official-mcp system-packages
-	$(PY) -m pytest --benchmark-disable
+	$(PY) -m pytest --benchmark-disable tests benchmarks
 	$(PY) tests/compat_envs.py oldest
 	$(PY) tests/compat_envs.py pinned
 
@@ -71,9 +82,13 @@ test: lint official-mcp system-packages
 test-latest: $(STAMP) official-mcp
 	$(PY) tests/compat_envs.py newest --report compat-latest.md
 
-# The link invariant (tests/safefs/test_link_invariant.py) with 45 times the calls make test runs.
+# The link invariant (tests/safefs/test_link_invariant.py) with 60 times the calls make test runs
+# (300 sequences of 40 calls against 10 of 20), then every race test (each module that imports
+# tests/race_window.py) with a window 10 times the default 1.5 s.
+RACE_TESTS = $(shell grep -rl --include='test_*.py' '^from tests.race_window import' tests)
 test-long: $(STAMP)
 	SAFEFS_LINK_EXAMPLES=300 SAFEFS_LINK_STEPS=40 $(PY) -m pytest tests/safefs/test_link_invariant.py --benchmark-disable
+	SAFEFS_RACE_SECONDS=15 $(PY) -m pytest --benchmark-disable $(RACE_TESTS)
 
 # Each mutation of tests/mutations/table.py (a bug planted in a safety check) in a copy of the tree,
 # with the tests that must fail on it; a table of killed and survived. Not part of `make test`.

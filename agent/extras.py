@@ -14,6 +14,10 @@ import sys
 EXTRAS: dict[str, tuple[str, ...]] = {
     "agent": ("anthropic", "pathspec"),
 }
+# extra name -> how to install it: safefs is on no package index, so from a clone of it.
+INSTALL: dict[str, str] = {
+    "agent": "in a clone of safefs, pip install . ./agent",
+}
 
 
 def missing_modules(extra: str) -> list[str]:
@@ -27,7 +31,7 @@ def require(extra: str, prog: str) -> None:
     if missing:
         sys.stderr.write(
             f"{prog}: error: this command needs the '{extra}' extra "
-            f"({', '.join(missing)} not installed): pip install 'safefs[{extra}]'\n"
+            f"({', '.join(missing)} not installed): {INSTALL[extra]}\n"
         )
         raise SystemExit(1)
 

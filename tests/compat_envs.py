@@ -32,6 +32,11 @@ main suite (or the pinned end, for an own_env table) tests it. An oldest or pinn
 kept and reused while the hash of what it was built from (the pins, the requirement, the
 pyproject.toml files) is the one recorded in it; newest is built afresh each time. Exit status 1
 when a test failed or an environment could not be built.
+
+What an environment installs, uv installs (``uv pip install --python``, uv from the dev extra,
+beside this interpreter or on PATH, its cache in ``.venv-compat/.uv-cache``); without uv, or with
+``SAFEFS_COMPAT_INSTALLER=pip``, the environment's own pip does. Each environment is still made by
+``python -m venv``, so pip is there for the oldest end's dry runs (``pip install --report``).
 """
 
 from __future__ import annotations
@@ -231,11 +236,42 @@ class Outcome:
         return self.status in ("passed", "same as pinned")
 
 
+# pip's settings from the environment that uv reads under names of its own.
+PIP_TO_UV = {"PIP_INDEX_URL": "UV_INDEX_URL", "PIP_EXTRA_INDEX_URL": "UV_EXTRA_INDEX_URL"}
+PIP_TO_UV_LISTS = {"PIP_FIND_LINKS": "UV_FIND_LINKS"}  # pip: space-separated; uv: comma-separated
+UV_CACHE = ENVS / ".uv-cache"
+
+
+def uv_command() -> str | None:
+    """uv beside this interpreter (the dev extra installs it) or on PATH; None means pip."""
+    if os.environ.get("SAFEFS_COMPAT_INSTALLER", "uv") == "pip":
+        return None
+    beside = Path(sys.executable).with_name("uv")
+    return str(beside) if beside.exists() else shutil.which("uv")
+
+
+def installer(python: Path) -> list[str]:
+    """The command that installs into the environment of ``python``, up to its arguments."""
+    uv = uv_command()
+    if uv is None:
+        return [str(python), "-m", "pip", "install", "--quiet"]
+    return [uv, "pip", "install", "--quiet", "--python", str(python)]
+
+
 def run(cmd: list[str], log: list[str]) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "PYTHONPATH")}
     env["PIP_DISABLE_PIP_VERSION_CHECK"] = "1"
+    env.setdefault("UV_CACHE_DIR", str(UV_CACHE))
+    for pip_name, uv_name in PIP_TO_UV.items():
+        if pip_name in os.environ:
+            env.setdefault(uv_name, os.environ[pip_name])
+    for pip_name, uv_name in PIP_TO_UV_LISTS.items():
+        if pip_name in os.environ:
+            env.setdefault(uv_name, ",".join(os.environ[pip_name].split()))
+    started = time.monotonic()
     done = subprocess.run(cmd, cwd=PROJECT, env=env, capture_output=True, text=True, check=False)
-    log.append(f"$ {' '.join(cmd)}\n{done.stdout[-4000:]}{done.stderr[-4000:]}")
+    took = time.monotonic() - started
+    log.append(f"$ {' '.join(cmd)}  ({took:.1f} s)\n{done.stdout[-4000:]}{done.stderr[-4000:]}")
     return done
 
 
@@ -319,9 +355,9 @@ def build(integration: Integration, end: str, log: list[str], dropped: dict[str,
     if run([sys.executable, "-m", "venv", str(env)], log).returncode:
         return None
     wanted = integration.wanted()
-    pip = [str(python), "-m", "pip", "install", "--quiet"]
-    if end == "newest":
-        wanted += ["--upgrade", "--upgrade-strategy", "eager"]
+    install = installer(python)
+    if end == "newest":  # a fresh environment: uv takes the newest release of everything anyway
+        wanted += ["--upgrade"] if uv_command() else ["--upgrade", "--upgrade-strategy", "eager"]
     else:
         pins: dict[str, str] | None = pinned(integration.pin_file)
         if end == "oldest":
@@ -337,7 +373,7 @@ def build(integration: Integration, end: str, log: list[str], dropped: dict[str,
         constraints = env / "constraints.txt"
         constraints.write_text("".join(f"{k}=={v}\n" for k, v in sorted(pins.items())))
         wanted += ["-c", str(constraints)]
-    if run([*pip, *wanted], log).returncode:
+    if run([*install, *wanted], log).returncode:
         return None
     stamp.write_text(wanted_hash + "\n" + json.dumps(dropped))
     return python

@@ -22,7 +22,11 @@ if TYPE_CHECKING:
 PROG = "safefs-mcp"
 EXTRA_MODULES = {"mcp", "mcp_types", "re2", "anyio", "jsonschema", "uvicorn", "starlette"}
 NEEDED_MODULES = ("mcp", "re2", "jsonschema")  # what the extra installs, checked unimported
-MISSING_EXTRA = f"{PROG}: the MCP server needs its extra: pip install 'safefs[mcp]'"
+# safefs is on no package index: the extra comes from the clone or the wheel safefs came from.
+MISSING_EXTRA = (
+    f"{PROG}: the MCP server needs the mcp extra: in a clone of safefs, pip install './[mcp]'; "
+    "beside a wheel in DIR, pip install --find-links DIR 'safefs[mcp]'"
+)
 ROOTS_HELP = (
     "what the client's roots do: 'narrow' (default) serves the part of the DIRs inside them "
     "and ignores a root outside every DIR; 'replace' serves the roots instead of the DIRs, as "

@@ -213,6 +213,7 @@ def test_description_of_an_edit_and_of_a_failing_one(ws: AgentWorkspace) -> None
     assert isinstance(ws.root, safefs.Root)
 
 
+@pytest.mark.slow  # many prompts on a pseudo-terminal
 def test_protected_paths_are_asked_every_time_and_a_silent_terminal_is_no(
     ws: AgentWorkspace, messages_api: LoopbackMessagesAPI, tmp_path: Path
 ) -> None:

@@ -307,13 +307,24 @@ def test_bad_input_is_an_error_result(ws: AgentWorkspace) -> None:
     bash.close()
 
 
-def test_the_private_tmp_is_not_the_hosts(ws: AgentWorkspace, bash: BashTool, mode: str) -> None:
+def test_the_private_tmp_is_not_the_hosts(ws: AgentWorkspace, mode: str, tmp_path: Path) -> None:
+    # The host's $TMPDIR, as the operator's environment gives it, is a directory of this test's own.
+    host_tmp = tmp_path / "host-tmp"
+    host_tmp.mkdir()
     marker = f"safefs-private-tmp-{os.getpid()}"
-    out = bash.execute({"command": f'touch "$TMPDIR/{marker}" && echo "$TMPDIR"'})
+    bash = BashTool(ws.root, sandbox=mode, base_env={"PATH": PATH, "TMPDIR": str(host_tmp)})
+    try:
+        out = bash.execute({"command": f'touch "$TMPDIR/{marker}" && echo "$TMPDIR"'})
+    finally:
+        bash.close()
     assert split(out.content)[0] == "exit status 0", out.content
     if mode == "auto":  # /tmp is a tmpfs of the command's own mount namespace, gone with it
         assert split(out.content)[3] == "/tmp\n"
         assert not Path("/tmp", marker).exists()
+        assert list(host_tmp.iterdir()) == []
+    else:  # unconfined: the command writes where the host's $TMPDIR says
+        assert split(out.content)[3] == f"{host_tmp}\n"
+        assert [p.name for p in host_tmp.iterdir()] == [marker]
 
 
 @pytest.mark.parametrize(

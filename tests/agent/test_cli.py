@@ -53,6 +53,7 @@ def in_process(monkeypatch: pytest.MonkeyPatch, messages_api: LoopbackMessagesAP
 # --- progress, prompt caching, usage -------------------------------------------------------
 
 
+@pytest.mark.slow  # waits out timeouts or runs several agent processes
 def test_progress_goes_to_stderr_and_only_the_answer_to_stdout(
     ws: AgentWorkspace, messages_api: LoopbackMessagesAPI, tmp_path: Path
 ) -> None:
@@ -121,6 +122,7 @@ def test_token_budget_stops_the_run_and_answers_the_calls(
 # --- stop reasons --------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # an agent process per case
 @STREAM_MODES
 def test_a_tool_call_cut_off_by_max_tokens_is_never_executed(
     mode: list[str], ws: AgentWorkspace, messages_api: LoopbackMessagesAPI, tmp_path: Path, inline: Any
@@ -159,6 +161,7 @@ def test_a_tool_call_cut_off_by_max_tokens_is_never_executed(
     assert proc.stdout == "I will write it in smaller parts.\n"
 
 
+@pytest.mark.slow  # an agent process per case
 @STREAM_MODES
 @pytest.mark.parametrize(
     "reply, expected",
@@ -186,6 +189,7 @@ def test_a_reply_that_is_not_an_answer_exits_1_and_says_why(
     assert out == ""  # a cut-off text is not shown as the answer
 
 
+@pytest.mark.slow  # an agent process per case
 def test_pause_turn_continues_with_the_conversation_as_it_is(
     ws: AgentWorkspace, messages_api: LoopbackMessagesAPI, tmp_path: Path
 ) -> None:
@@ -232,6 +236,7 @@ def _wait_for(condition: Any, proc: subprocess.Popen[str], what: str, seconds: f
         time.sleep(0.02)
 
 
+@pytest.mark.slow  # waits out timeouts or runs several agent processes
 @pytest.mark.parametrize(
     "signum, status",
     [(signal.SIGTERM, 128 + signal.SIGTERM), (signal.SIGHUP, 128 + signal.SIGHUP), (signal.SIGINT, 1)],
@@ -274,6 +279,7 @@ def test_a_signal_kills_the_running_command_and_answers_every_call(
     assert survivors(marker) == []
 
 
+@pytest.mark.slow  # an agent process per case
 @pytest.mark.parametrize("how", ["mid-stream", "before-the-reply"])
 def test_ctrl_c_during_a_model_call_aborts_it_at_once(
     how: str,
@@ -320,6 +326,7 @@ def test_ctrl_c_during_a_model_call_aborts_it_at_once(
 # --- lone surrogates ---------------------------------------------------------------------
 
 
+@pytest.mark.slow  # an agent process per case
 @STREAM_MODES
 def test_a_lone_surrogate_from_the_model_is_an_error_result_not_a_crash(
     mode: list[str], ws: AgentWorkspace, messages_api: LoopbackMessagesAPI, tmp_path: Path, inline: Any
@@ -352,6 +359,7 @@ def test_a_lone_surrogate_from_the_model_is_an_error_result_not_a_crash(
 # --- failed runs, --continue --------------------------------------------------------------
 
 
+@pytest.mark.slow  # waits out timeouts or runs several agent processes
 def test_failed_runs_leave_one_prompt_and_continue_resumes_it(
     ws: AgentWorkspace, messages_api: LoopbackMessagesAPI, tmp_path: Path, inline: Any
 ) -> None:
@@ -411,6 +419,7 @@ def test_continue_refuses_what_it_cannot_do(
 # --- redaction -----------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # waits out timeouts or runs several agent processes
 def test_a_short_key_changes_nothing_the_model_sees_or_the_session_holds(
     ws: AgentWorkspace, tmp_path: Path
 ) -> None:
@@ -430,6 +439,7 @@ def test_a_short_key_changes_nothing_the_model_sees_or_the_session_holds(
     assert results(session)[0].content == seen
 
 
+@pytest.mark.slow  # waits out timeouts or runs several agent processes
 def test_a_one_letter_key_keeps_the_session_resumable(
     ws: AgentWorkspace, tmp_path: Path, inline: Any
 ) -> None:
@@ -450,6 +460,7 @@ def test_a_one_letter_key_keeps_the_session_resumable(
     assert '"rol' in text and '"role"' not in text  # spelled "rol\u0065", structure intact
 
 
+@pytest.mark.slow  # waits out timeouts or runs several agent processes
 def test_a_key_cut_by_the_read_boundary_leaves_no_part_of_it_stored_or_shown(
     ws: AgentWorkspace, messages_api: LoopbackMessagesAPI, tmp_path: Path
 ) -> None:
@@ -483,6 +494,7 @@ def test_a_key_with_a_newline_is_named_before_any_request(
     assert messages_api.requests == []
 
 
+@pytest.mark.slow  # waits out timeouts or runs several agent processes
 def test_a_401_is_one_line_with_what_to_do(ws: AgentWorkspace, messages_api: LoopbackMessagesAPI) -> None:
     wrong = "sk-ant-real-process-wrong-key"
     proc = run_cli(messages_api, "--workspace", str(ws.path), "hi", key=wrong)
@@ -495,6 +507,7 @@ def test_a_401_is_one_line_with_what_to_do(ws: AgentWorkspace, messages_api: Loo
     assert wrong not in proc.stderr + proc.stdout
 
 
+@pytest.mark.slow  # waits out timeouts or runs several agent processes
 def test_a_server_that_never_accepts_fails_on_the_connect_timeout(ws: AgentWorkspace) -> None:
     # A listener with a full accept queue drops further SYNs: to a client this is a blackholed
     # address, made on loopback. The SDK's 5 s connect timeout (three attempts) ends the run; a
@@ -524,6 +537,7 @@ def test_a_server_that_never_accepts_fails_on_the_connect_timeout(ws: AgentWorks
     assert "did not answer in time" in line and "ANTHROPIC_BASE_URL" in line, line
 
 
+@pytest.mark.slow  # an agent process per case
 @STREAM_MODES
 def test_a_malformed_reply_is_one_clear_line(
     mode: list[str], ws: AgentWorkspace, messages_api: LoopbackMessagesAPI, inline: Any
@@ -642,6 +656,7 @@ def test_version() -> None:
     assert proc.stdout == f"safefs-agent {safefs.__version__}\n"
 
 
+@pytest.mark.slow  # waits out timeouts or runs several agent processes
 def test_the_prompt_from_stdin_and_a_reader_that_goes_away(
     ws: AgentWorkspace, messages_api: LoopbackMessagesAPI, tmp_path: Path
 ) -> None:
@@ -776,6 +791,7 @@ def test_session_resumes_and_a_torn_line_is_reported(
     ]
 
 
+@pytest.mark.slow  # an agent process per case
 def test_on_a_terminal_the_answer_streams_to_stdout_once(
     ws: AgentWorkspace, messages_api: LoopbackMessagesAPI
 ) -> None:

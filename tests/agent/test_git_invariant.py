@@ -23,6 +23,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
@@ -43,6 +44,8 @@ from tests.sandbox.host_git import (
     make_superproject,
     must_git,
 )
+
+pytestmark = pytest.mark.slow  # a property test against the host's git
 
 SANDBOX = sandbox_refusal() is None
 DIRECTORIES = [".", "libs", "libs/sub", ".husky", ".husky/_", "src", "src/pkg", "githooks", "cfg"]

@@ -291,6 +291,7 @@ DENIED_WRITES = pytest.mark.parametrize(
 )
 
 
+@pytest.mark.slow  # the agent CLI once per spelling and rule
 @SPELLINGS
 @DENIED_WRITES
 def test_rules_hold_for_every_absolute_spelling_of_the_workspace(

@@ -35,11 +35,13 @@ def scores(request: pytest.FixtureRequest) -> Scores:
     return measured
 
 
+@pytest.mark.slow  # the whole corpus through the scanner
 def test_the_documented_kinds_are_found_as_gitleaks_finds_them(scores: Scores) -> None:
     assert scores.documented.total > 900
     assert scores.documented.rate >= 0.95, scores.documented.missed[:20]
 
 
+@pytest.mark.slow  # the whole corpus through the scanner
 def test_gitleaks_true_positives_are_redacted(scores: Scores) -> None:
     assert scores.gitleaks_tps.total > 6000
     assert scores.gitleaks_tps.rate >= 0.90, scores.gitleaks_tps.missed[:20]

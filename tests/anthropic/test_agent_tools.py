@@ -38,6 +38,7 @@ def run_agent(api: LoopbackMessagesAPI, *args: str) -> subprocess.CompletedProce
     )
 
 
+@pytest.mark.slow  # the agent CLI end to end with both tools
 def test_the_agent_offers_and_runs_anthropics_editor_and_bash_tools(
     tmp_path: Path, api: LoopbackMessagesAPI
 ) -> None:
@@ -91,6 +92,7 @@ def test_the_agent_offers_and_runs_anthropics_editor_and_bash_tools(
     assert "outside\n" not in shell_out
 
 
+@pytest.mark.slow  # the agent CLI end to end
 def test_the_editor_tool_is_judged_by_its_command_in_the_default_mode(
     tmp_path: Path, api: LoopbackMessagesAPI
 ) -> None:

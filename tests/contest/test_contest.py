@@ -46,6 +46,7 @@ def runs_of(data: dict[str, Any], strategy: str) -> list[dict[str, Any]]:
 
 
 @needs_renameat2
+@pytest.mark.slow  # the whole contest, one second per attack
 def test_contest_exits_zero_and_prints_one_table(contest_run: Any) -> None:
     proc, data = contest_run
     assert proc.returncode == 0, proc.stderr
@@ -59,6 +60,7 @@ def test_contest_exits_zero_and_prints_one_table(contest_run: Any) -> None:
 
 
 @needs_renameat2
+@pytest.mark.slow  # the whole contest, one second per attack
 def test_safefs_strategies_never_escape(contest_run: Any) -> None:
     _proc, data = contest_run
     for name in SAFEFS_STRATEGIES:
@@ -75,6 +77,7 @@ def test_safefs_strategies_never_escape(contest_run: Any) -> None:
 
 
 @needs_renameat2
+@pytest.mark.slow  # the whole contest, one second per attack
 def test_realpath_guard_escapes_on_reads_and_writes(contest_run: Any) -> None:
     _proc, data = contest_run
     runs = runs_of(data, REALPATH)
@@ -86,6 +89,7 @@ def test_realpath_guard_escapes_on_reads_and_writes(contest_run: Any) -> None:
 
 
 @needs_renameat2
+@pytest.mark.slow  # the whole contest, one second per attack
 def test_cost_table_and_machine_facts(contest_run: Any) -> None:
     _proc, data = contest_run
     for name, info in data["strategies"].items():
@@ -106,6 +110,7 @@ def test_cost_table_and_machine_facts(contest_run: Any) -> None:
     assert machine["openat2_used"] is capabilities().native_extension
 
 
+@pytest.mark.slow  # a whole contest run of its own
 def test_without_renameat2_the_attack_is_refused_and_the_cost_phase_runs(tmp_path: Path) -> None:
     out = tmp_path / "c.json"
     stdout, stderr = io.StringIO(), io.StringIO()
@@ -136,6 +141,7 @@ def test_bad_arguments_are_a_clear_error(argv: list[str], message: str) -> None:
 
 
 @needs_renameat2
+@pytest.mark.slow  # the whole contest, one second per attack
 def test_landlock_row_never_escapes_or_says_why_not(contest_run: Any) -> None:
     proc, data = contest_run
     info = data["strategies"][LANDLOCK]

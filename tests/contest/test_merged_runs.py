@@ -22,6 +22,8 @@ from safefs_bench.strategies import CONTEST_STRATEGIES, FRAMEWORK_STRATEGIES
 from tests import compat_envs
 from tests.contest.test_contest import bench_command
 
+pytestmark = pytest.mark.slow  # several contest runs
+
 SECONDS = "0.05"
 Runs = dict[str, tuple[Path, dict[str, Any]]]  # name -> (its JSON file, its numbers)
 needs_renameat2 = pytest.mark.skipif(not capabilities().renameat2, reason="the attack phase needs renameat2")

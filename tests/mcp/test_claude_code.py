@@ -30,6 +30,8 @@ import pytest
 from tests.agent.messages_api_server import LoopbackMessagesAPI, serve, text_reply, tool_reply
 from tests.mcp.node_clients import CLAUDE_CODE, client_env, npm_binary
 
+pytestmark = pytest.mark.slow  # Claude Code from npm, driven through whole sessions
+
 README = Path(__file__).resolve().parents[2] / "README.md"
 API_KEY = "sk-ant-loopback-claude-code"
 LIST = "mcp__safefs__list_allowed_directories"

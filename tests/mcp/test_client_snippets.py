@@ -21,6 +21,8 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from safefs.mcp.cli import parser
 from safefs.mcp.tools import tools_for
 from tests.mcp.fake_model import FakeModel, function_call, message
@@ -34,6 +36,8 @@ from tests.mcp.node_clients import (
     client_env,
     npm_binary,
 )
+
+pytestmark = pytest.mark.slow  # real MCP clients, installed from npm on first use
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 PLACEHOLDER_COMMAND = "/abs/path/.venv/bin/safefs-mcp"

@@ -164,6 +164,7 @@ def _threads_of_server(ws: Path) -> int:
     raise AssertionError("the server process was not found")
 
 
+@pytest.mark.slow  # waits out a long call
 @pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="counts threads in /proc")
 def test_a_long_call_blocks_nothing_and_stops_when_cancelled(tmp_path: Path) -> None:
     ws = tmp_path / "ws"

@@ -363,6 +363,7 @@ def _directory_fds(pid: int) -> int:
     return held
 
 
+@pytest.mark.slow  # many sessions over HTTP
 @pytest.mark.skipif(not Path("/proc/self/fd").exists(), reason="counts fds in /proc")
 def test_roots_changes_over_http_leave_no_fd_behind(tmp_path: Path) -> None:
     """Each change makes the next call ask for the roots and open the new sub-root; the one it

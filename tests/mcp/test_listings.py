@@ -10,6 +10,8 @@ import re
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from safefs.mcp.node_format import format_size
 from tests.mcp.client import mcp_client
 
@@ -65,6 +67,7 @@ def test_a_pattern_that_starts_with_a_directory_obeys_the_ignore_rules(tmp_path:
 ENTRIES = 100_005
 
 
+@pytest.mark.slow  # a listing of many thousand entries
 def test_a_listing_too_long_to_show_counts_totals_and_sorts_every_entry(tmp_path: Path) -> None:
     ws = tmp_path / "big"
     ws.mkdir()

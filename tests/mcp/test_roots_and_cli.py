@@ -223,7 +223,10 @@ def test_missing_mcp_extra_names_the_install_command(tmp_path: Path) -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=60
     )
     assert done.returncode == 2
-    assert done.stderr == "safefs-mcp: the MCP server needs its extra: pip install 'safefs[mcp]'\n"
+    assert done.stderr == (
+        "safefs-mcp: the MCP server needs the mcp extra: in a clone of safefs, pip install './[mcp]'; "
+        "beside a wheel in DIR, pip install --find-links DIR 'safefs[mcp]'\n"
+    )
 
 
 def _raw_roots_session(ws: Path, answer: dict[str, object]) -> str:

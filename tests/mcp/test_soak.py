@@ -13,7 +13,10 @@ import pytest
 from safefs.mcp.stdio_server import MAX_PENDING, MAX_RUNNING
 from tests.mcp.raw_stdio import RawServer, call
 
-pytestmark = pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads the server's /proc")
+pytestmark = [
+    pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads the server's /proc"),
+    pytest.mark.slow,  # 10,000 calls
+]
 
 ROUNDS = 10
 CALLS_PER_ROUND = 1000

@@ -9,6 +9,7 @@ compat.toml and pin files and on planted ones.
 from __future__ import annotations
 
 import re
+import sys
 import tomllib
 from pathlib import Path
 
@@ -226,3 +227,36 @@ def test_the_report_names_the_pins_left_to_pip() -> None:
     pin = pinned(pydantic_ai.pin_file)["pydantic-ai-slim"]
     assert f"| pydantic-ai | oldest | `pydantic-ai-slim<3,>=2.52` | 2.52.0 | {pin} | passed |" in text
     assert f"- pydantic-graph: {why}" in text
+
+
+def test_the_environments_are_installed_by_the_uv_of_the_dev_extra_or_else_by_pip(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    python = tmp_path / "env" / "bin" / "python"
+    monkeypatch.delenv("SAFEFS_COMPAT_INSTALLER", raising=False)
+    uv = compat_envs.uv_command()
+    assert uv is not None and Path(uv).name == "uv", "the dev extra installs uv beside this interpreter"
+    assert compat_envs.installer(python) == [uv, "pip", "install", "--quiet", "--python", str(python)]
+    monkeypatch.setenv("SAFEFS_COMPAT_INSTALLER", "pip")
+    assert compat_envs.uv_command() is None
+    assert compat_envs.installer(python) == [str(python), "-m", "pip", "install", "--quiet"]
+
+
+def test_uv_gets_pips_index_settings_and_a_cache_in_the_ignored_environments_directory(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("PIP_FIND_LINKS", "/srv/wheels /srv/more")
+    monkeypatch.setenv("PIP_INDEX_URL", "https://mirror.example/simple")
+    for name in ("UV_FIND_LINKS", "UV_INDEX_URL", "UV_CACHE_DIR"):
+        monkeypatch.delenv(name, raising=False)
+    log: list[str] = []
+    names = ("UV_FIND_LINKS", "UV_INDEX_URL", "UV_CACHE_DIR")
+    code = f"import os; print(*(os.environ[n] for n in {names!r}))"
+    done = compat_envs.run([sys.executable, "-c", code], log)
+    assert done.stdout.split() == [
+        "/srv/wheels,/srv/more",
+        "https://mirror.example/simple",
+        str(compat_envs.ENVS / ".uv-cache"),
+    ]
+    assert ".venv-compat/" in (PROJECT / ".gitignore").read_text().splitlines()
+    assert re.search(r"\(\d+\.\d s\)", log[0]), log[0]

@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # installs safefs into a fresh environment
+
 PROJECT = Path(__file__).resolve().parents[2]
 NETWORK_TROUBLE = (
     "Could not find a version",

@@ -31,6 +31,8 @@ import pytest
 
 from safefs_bench.mcp_client import mcp_session
 
+pytestmark = pytest.mark.slow  # builds three wheels and fresh environments
+
 PROJECT = Path(__file__).resolve().parents[2]
 NETWORK_TROUBLE = (
     "Could not find a version",
@@ -281,7 +283,7 @@ def test_bare_install_is_the_library_alone(wheelhouse: Wheelhouse, tmp_path: Pat
     served = installed.run("safefs-mcp", str(installed.cwd))
     assert served.returncode != 0, (served.stdout, served.stderr)
     assert "Traceback" not in served.stderr and served.stderr.count("\n") == 1, served.stderr
-    assert "pip install 'safefs[mcp]'" in served.stderr
+    assert "pip install './[mcp]'" in served.stderr
     assert not installed.bin("safefs-agent").exists()
     # Extraction needs no extra: a real tar unpacks beneath the directory, from the bare install.
     archive = tmp_path / "one.tar"

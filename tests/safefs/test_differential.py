@@ -327,6 +327,7 @@ def check_canonical_prefix(root: safefs.Root, path: str, canonical: str) -> None
         assert stat.S_ISDIR(st.st_mode), (path, canonical)
 
 
+@pytest.mark.slow  # a long property run against the kernel
 @pytest.mark.parametrize("mode", MODES)
 @settings(
     max_examples=EXAMPLES_PER_MODE,
@@ -545,6 +546,7 @@ def check_changes(mode: safefs.SymlinkMode, entries: list[Entry], steps: list[tu
                 root.close()
 
 
+@pytest.mark.slow  # a long property run against the kernel
 @pytest.mark.parametrize("mode", MODES)
 @settings(
     max_examples=EXAMPLES_PER_MODE // 2,

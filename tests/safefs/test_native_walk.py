@@ -142,6 +142,7 @@ def test_scenario_table(tmp_path: Path, case: Any, use_o_path: bool) -> None:
         os.close(fd)
 
 
+@pytest.mark.slow  # a long property run
 @settings(
     max_examples=120,
     deadline=None,

@@ -140,6 +140,7 @@ def our_lines(tree: Path, pattern: str, flags: str) -> list[str]:
         return grep(root, pattern, mode=mode, before=before, after=after, max_results=10**6).entries
 
 
+@pytest.mark.slow  # a long property run beside ripgrep
 @pytest.mark.parametrize("flags", list(MODES))
 def test_grep_answers_as_ripgrep_does(tree: Path, flags: str) -> None:
     disagreements = []

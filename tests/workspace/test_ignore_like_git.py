@@ -258,6 +258,7 @@ def _consistent_bytes(names: list[bytes]) -> list[bytes]:
     return [os.fsencode(n) for n in _consistent([os.fsdecode(n) for n in names])]
 
 
+@pytest.mark.slow  # a long property run beside git
 @settings(max_examples=150, deadline=None)
 @given(names=byte_paths, top=byte_rules, nested=byte_rules)
 def test_random_trees_with_multibyte_names_and_byte_patterns_agree_with_git(

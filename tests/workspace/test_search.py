@@ -228,6 +228,7 @@ def test_an_ignored_tree_is_never_entered(tmp_path: Path) -> None:
         print(f"directories listed: ignoring 2, not ignoring {len(listed)}")
 
 
+@pytest.mark.slow  # a tree of 100,000 files
 @pytest.mark.skipif(shutil.which("git") is None, reason="compares with git ls-files")
 def test_glob_beside_an_ignored_node_modules_of_100k_files(tmp_path: Path) -> None:
     """A repository with a real-sized ignored ``node_modules/`` (100,000 files): glob gives what
