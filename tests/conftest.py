@@ -1,6 +1,23 @@
 """What every run of the suite shares: nothing may be left in ``/``, ``$HOME`` or the checkout
-(``tests/leftovers.py``)."""
+(``tests/leftovers.py``).
+
+Libraries the tests drive keep caches and data under the user's home (matplotlib's font cache,
+a framework's storage under ``~/.local/share``); a machine that never ran them has no such
+directory yet, and a run must leave it as it found it. Their XDG directories, and matplotlib's,
+are a temporary directory of the session's, unless the caller chose others.
+"""
 
 from __future__ import annotations
 
+import atexit
+import os
+import shutil
+import tempfile
+
 pytest_plugins = ["tests.leftovers"]
+
+_HOME_STATE = tempfile.mkdtemp(prefix="safefs-tests-home-state-")
+atexit.register(shutil.rmtree, _HOME_STATE, ignore_errors=True)
+for _variable in ("XDG_CACHE_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "MPLCONFIGDIR"):
+    if _variable not in os.environ:
+        os.environ[_variable] = os.path.join(_HOME_STATE, _variable.lower())
