@@ -146,7 +146,13 @@ MUTATIONS: tuple[Mutation, ...] = (
         "safefs/_atomic.py",
         "    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL",
         "    flags = os.O_WRONLY | os.O_CREAT",
-        ("tests/safefs/test_api.py", "tests/safefs/test_crash.py"),
+        (
+            "tests/safefs/test_api.py",
+            "tests/safefs/test_crash.py",
+            HARDENING,
+            "-k",
+            "planted or atomic or write",
+        ),
     ),
     Mutation(
         "write-bytes-keeps-setuid",
@@ -162,7 +168,7 @@ MUTATIONS: tuple[Mutation, ...] = (
         "safefs/_atomic.py",
         "    if perm is not None:\n        os.fchmod(fd, perm)",
         "    if False:\n        os.fchmod(fd, perm)",
-        ("tests/safefs/test_api.py", "-k", "mode or perm"),
+        ("tests/safefs/test_api.py", HARDENING, "-k", "mode or perm or setuid or umask"),
     ),
     # -- path anchoring (guarantee: absolute paths only under a spelling of the held directory)
     Mutation(
@@ -323,7 +329,11 @@ MUTATIONS: tuple[Mutation, ...] = (
         "safefs/fsspec/files.py",
         "self._root.rename(self._temp, self._rel, replace=not self._exclusive)",
         "self._root.rename(self._temp, self._rel, replace=True)",
-        ("tests/fsspec/test_filesystem.py", "tests/fsspec/test_race.py"),
+        (
+            "tests/fsspec/test_filesystem.py",
+            "tests/fsspec/test_race.py",
+            "tests/fsspec/test_local_behaviour.py",
+        ),
     ),
     # -- the MCP server -----------------------------------------------------------------------
     Mutation(

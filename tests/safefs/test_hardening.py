@@ -219,6 +219,30 @@ def test_every_write_path_drops_setuid_and_setgid(
     assert p.read_bytes() == written
 
 
+@pytest.mark.parametrize("how", ["small", "large", "large-named", "parents", "workspace"])
+def test_every_write_path_keeps_the_bits_a_umask_would_clear(
+    flavour: Flavour,
+    workspace: Workspace,
+    open_root: Callable[..., safefs.Root],
+    monkeypatch: pytest.MonkeyPatch,
+    how: str,
+) -> None:
+    """A replaced file keeps its permission bits, those the writer's umask would take from a new
+    file included: the new inode is given them explicitly, not through the creation mode."""
+    root = open_root(["d/planted"])
+    p = workspace.root_path / "d" / "planted"
+    os.chmod(p, 0o666)
+    if how == "large-named":
+        monkeypatch.setattr(_atomic, "_tmpfile_works", False)
+    umask = os.umask(0o077)
+    try:
+        written = _write_via(how, root, "d/planted")
+    finally:
+        os.umask(umask)
+    assert stat.S_IMODE(p.stat().st_mode) == 0o666
+    assert p.read_bytes() == written
+
+
 def test_a_hard_link_planted_at_the_temp_name_is_never_written_through(
     flavour: Flavour,
     workspace: Workspace,
