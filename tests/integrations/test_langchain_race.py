@@ -59,3 +59,18 @@ def test_the_original_escapes_and_the_drop_in_does_not(op: str, swap: str) -> No
     counts = race_each(ToolVictim, IMPLEMENTATIONS, op, swap, SECONDS)
     # about 1 in 70 read through a swapped directory here; the others escape too rarely to require
     assert_race(counts, "langchain", original_escapes=(op, swap) == ("read", "dir"))
+
+
+class AppendingVictim(ToolVictim):
+    """``write_file`` with ``append=True``: the drop-in appends through its root as it writes, and
+    never hands the call to the original's check-then-open."""
+
+    def write(self, rel: str, data: bytes) -> None:
+        text = self.writer.run({"file_path": rel, "text": data.decode(), "append": True})
+        if text.startswith("Error"):
+            raise PermissionError(text)
+
+
+def test_an_append_through_a_swapped_directory_never_escapes() -> None:
+    counts = race_each(AppendingVictim, IMPLEMENTATIONS, "write", "dir", SECONDS)
+    assert_race(counts, "langchain", original_escapes=False)
