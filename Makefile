@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed-stamp
 .PHONY: demo check test test-latest test-long test-mutations bench lint clean official-mcp system-packages constraints contest
 
 # What .venv installs: the project with these extras, and the distributions beside it.
-EXTRAS := tools,sandbox,mcp,anthropic,archive,fsspec,dev
+EXTRAS := tools,sandbox,mcp,anthropic,archive,fsspec,upath,dev
 LOCAL_PROJECTS := -e '.[$(EXTRAS)]' -e ./agent -e './safefs_bench[plot]'
 # Every direct and transitive dependency of those, pinned: `make constraints` writes it.
 CONSTRAINTS := constraints.txt

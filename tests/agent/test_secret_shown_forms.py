@@ -137,11 +137,11 @@ def test_a_key_in_string_echo_or_quoted_lines_is_found_as_read_and_grep_show_it(
 def test_the_same_text_without_a_key_is_left_alone(lines: list[int]) -> None:
     """Code that handles PEM markers and short base64 strings between them is not a key."""
     text = (
-        'if line == "-----BEGIN RSA PRIVATE KEY-----":\n'
+        f'if line == "-----BEGIN RSA {PRIV}-----":\n'
         "    inside = True\n"
         '    digest = "q3lE9mC0u1ZxPlq2oA7JbvXn"\n'
         "    count = count + 1\n"
-        'elif line == "-----END RSA PRIVATE KEY-----":\n'
+        f'elif line == "-----END RSA {PRIV}-----":\n'
         "    inside = False\n"
     )
     shown = "\n".join(f"{n:6}\t{line}" for n, line in enumerate(text.splitlines(), 1)) if lines else text
