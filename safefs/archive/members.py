@@ -9,6 +9,7 @@ replaced by a rename once the new entry is complete.
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from collections.abc import Callable, Sequence
@@ -200,7 +201,7 @@ class MemberWriter:
     def _create_then_rename(self, name: str, create: Callable[[str], None]) -> None:
         self.forget_directories()  # a link may change what later names designate
         if self.keep_old and self.root.exists(name, follow_symlinks=False):
-            raise FileExistsError(name)
+            raise FileExistsError(errno.EEXIST, os.strerror(errno.EEXIST), name)
         while True:
             temp = temp_path_beside(name)
             try:
@@ -216,7 +217,7 @@ class MemberWriter:
         else:
             if stat.S_ISDIR(st.st_mode):
                 _discard(self.root, temp)
-                raise IsADirectoryError(name)
+                raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), name)
         try:
             self.root.rename(temp, name)
         finally:
