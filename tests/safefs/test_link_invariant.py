@@ -211,6 +211,8 @@ def make_machine(flavour: Flavour, outcomes: Counter[str], attacker: Attacker) -
                 os.symlink("../../../../outside/secret", self.top / "e" / "f" / "g" / "m" / "l")
             self.act("rename", "e/f/g/m", "e/m", pick=-1)
             (self.top / "e" / "shut").chmod(0o755)
+            # And one link that leads inside, so that every sequence makes a link to follow.
+            self.act("symlink", "g", "e/f/in", pick=-1)
 
         def pair(self, args: tuple[object, ...], pick: int) -> tuple[str, str] | None:
             """A directory the call uses (a parent of one of its paths) and a symlink beside it to

@@ -231,7 +231,13 @@ while not os.path.exists(stop):
     with open(path) as f:
         seen = int(f.read().split("seq=", 1)[1].split("\\n", 1)[0])
     if seen < last:
-        lost += 1  # an edit made on an older content replaced our write
+        # An edit exchanged in over our write shows for an instant before the edit, seeing our
+        # write in the file it displaced, puts it back: lost only if it is still gone after that.
+        time.sleep(0.2)
+        with open(path) as f:
+            seen = int(f.read().split("seq=", 1)[1].split("\\n", 1)[0])
+        if seen < last:
+            lost += 1  # an edit made on an older content replaced our write
     time.sleep(random.random() * 0.03)
     last += 1
     with open(path + ".w", "w") as f:
