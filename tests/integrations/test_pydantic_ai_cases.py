@@ -102,3 +102,31 @@ def test_working_dir_with_dotdot_after_a_symlink_is_physical(tmp_path: Path, kin
     assert os.path.realpath(working) == str((tmp_path / "releases" / "data").resolve())
     assert _go(backend.read_bytes(os.path.join(working, "which"))) == b"releases/data\n"
     assert [e.name for e in _go(backend.list_dir(working))] == ["which"]
+
+
+LOOPS = ["a", "b", "b/z", "x", "q/r", "a/../data/f.txt"]
+
+
+@pytest.mark.parametrize("spelled", LOOPS)
+def test_realpath_of_looping_links_is_spelled_as_the_original_spells_it(tmp_path: Path, spelled: str) -> None:
+    """``os.path.realpath`` stops at a link met twice and appends the rest; so does the drop-in,
+    beneath the root (a loop is not an error for ``realpath``)."""
+    answers = []
+    for kind, backend_type in KINDS.items():
+        ws = _tree(tmp_path / kind)
+        os.symlink("a", ws / "a")  # a -> a
+        os.symlink("c", ws / "b")  # b -> c -> b
+        os.symlink("b", ws / "c")
+        os.symlink("data/../a", ws / "x")
+        (ws / "q").mkdir()
+        os.symlink("../x", ws / "q" / "r")
+        answers.append(_go(backend_type(ws).realpath(str(ws / spelled))).replace(str(ws), "<ws>"))
+    assert answers[0].startswith("<ws>"), answers
+    assert answers[1] == answers[0]
+
+
+def test_realpath_of_a_loop_climbing_out_is_refused(tmp_path: Path) -> None:
+    ws = _tree(tmp_path)
+    os.symlink("a", ws / "a")
+    with pytest.raises(PermissionError):
+        _go(DropIn(ws).realpath(str(ws / "a" / ".." / ".." / "outside" / "secret")))
