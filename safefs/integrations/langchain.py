@@ -16,13 +16,14 @@ the original is listed in docs/integrations.md.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import io
 import os
 import posixpath
 import shutil
 import stat as stat_module
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 from langchain_community.agent_toolkits import FileManagementToolkit as _OriginalToolkit
 from langchain_community.tools import file_management as _original
@@ -155,6 +156,25 @@ def _resolved(root: safefs.Root, path: str) -> str:
         return path
 
 
+def _exists_followed(root: safefs.Root, path: str) -> bool:
+    """``os.path.exists`` as shutil.move asks it (a dangling link is no obstacle: the rename
+    replaces it); a link leading out counts as there, so nothing is moved over it."""
+    try:
+        return root.exists(path)
+    except safefs.PathEscapeError:
+        return True
+
+
+@contextlib.contextmanager
+def _naming(argument: str) -> Iterator[None]:
+    """A path leading out met inside the block is refused as ``argument``'s (the path the model
+    gave, so the refusal names its parameter)."""
+    try:
+        yield
+    except safefs.PathEscapeError as exc:
+        raise safefs.PathEscapeError(argument) from exc
+
+
 def _into_directory(root: safefs.Root, source: str, destination: str) -> str:
     """``destination``, or ``destination/<name of source>`` when it is a directory (shutil's rule)."""
     if root.is_dir(destination):
@@ -210,15 +230,19 @@ class CopyFileTool(_ConfinedTool, _original.CopyFileTool):
             # As the original, which copies the paths it resolved: a link's target, its bytes.
             source = root.resolve(source_path)
             # shutil.copy2's order: into a directory, the same file, then the source opened.
-            target = _into_directory(root, source, _resolved(root, destination_path))
-            if root.exists(source) and root.exists(target) and root.resolve(target) == source:
+            with _naming(destination_path):
+                target = _into_directory(root, source, _resolved(root, destination_path))
+                same = root.exists(source) and root.exists(target) and root.resolve(target) == source
+            if same:
                 raise shutil.SameFileError(f"{source_path!r} and {destination_path!r} are the same file")
             info = root.stat(source)
             if stat_module.S_ISDIR(info.st_mode):
                 raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), source_path)
             mode = stat_module.S_IMODE(info.st_mode)
-            root.write_bytes(target, root.read_bytes(source))
-            root.chmod(target, mode)
+            data = root.read_bytes(source)
+            with _naming(destination_path):  # the name inside it may be a link leading out
+                root.write_bytes(target, data)
+                root.chmod(target, mode)
             return f"File copied successfully from {source_path} to {destination_path}."
 
         return self._call(copy, source_path=source_path, destination_path=destination_path)
@@ -242,7 +266,7 @@ class MoveFileTool(_ConfinedTool, _original.MoveFileTool):
             if source == ".":  # the root: whatever the destination, it lies inside
                 raise OSError(f"Cannot move a directory '{source}' into itself '{destination}'.")
             target = _into_directory(root, source, destination)
-            if target != destination and root.exists(target, follow_symlinks=False):
+            if target != destination and _exists_followed(root, target):
                 raise OSError(f"Destination path '{target}' already exists")
             try:
                 root.rename(source, target)

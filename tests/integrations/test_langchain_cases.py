@@ -161,3 +161,35 @@ def test_append_through_a_symlink_leading_out_is_refused(tmp_path: Path) -> None
     text = tool.run({"file_path": "log", "text": "x", "append": True})
     assert text.startswith("Error: Access denied to file_path"), text
     assert (outside / "log").read_text() == "kept\n"
+
+
+def _beside_a_dangling_link(ws: Path) -> None:
+    (ws / "a").write_text("moved\n")
+    (ws / "d").mkdir()
+    os.symlink("nothing", ws / "d" / "a")
+
+
+@pytest.mark.parametrize("kind", list(KITS))
+def test_move_into_a_directory_replaces_a_dangling_link_of_that_name(tmp_path: Path, kind: str) -> None:
+    """shutil.move asks os.path.exists, which follows: a dangling link is no obstacle."""
+    (ws, tools) = _both(tmp_path, _beside_a_dangling_link)[kind]
+    assert _run(tools, "move_file", source_path="a", destination_path="d") == (
+        "File moved successfully from a to d."
+    )
+    assert not (ws / "d" / "a").is_symlink() and (ws / "d" / "a").read_text() == "moved\n"
+
+
+def test_copy_into_a_directory_through_its_link_leading_out_is_refused(tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "a").write_text("secret\n")
+
+    def build(ws: Path) -> None:
+        (ws / "a").write_text("payload\n")
+        (ws / "e").mkdir()
+        os.symlink(outside / "a", ws / "e" / "a")
+
+    (_ws, tools) = _both(tmp_path, build)["drop-in"]
+    answer = _run(tools, "copy_file", source_path="a", destination_path="e")
+    assert answer.startswith("Error: Access denied to destination_path: e."), answer
+    assert (outside / "a").read_text() == "secret\n"
