@@ -274,8 +274,8 @@ def _unplanned(
     for place, names in places.items():
         for name in _listing(root, place, listings) or []:
             path = name if place == "." else f"{place}/{name}"
-            if name.casefold() != gitrepos.DOT_GIT or path in plan.repositories:
-                continue
+            if name.casefold() != gitrepos.DOT_GIT or path in plan.repositories or _protected(plan, path):
+                continue  # not a .git, or one there when planned (a placeholder: read-only since)
             if names is None or gitrepos.DOT_GIT in names or not root.exists(path, follow_symlinks=False):
                 continue  # judged as the command's own
             plan.stale = True

@@ -278,9 +278,7 @@ class LinuxSandbox:
         plan.finish()
         return plan
 
-    def _disable_repositories(
-        self, plan: git.GitPlan, record: changes.ChangeRecord | None
-    ) -> tuple[str, ...]:
+    def _disable_repositories(self, plan: git.GitPlan, record: changes.Record | None) -> tuple[str, ...]:
         """Notes on the repositories the command made, disabled (:mod:`safefs.sandbox.git`),
         judged where the kernel recorded changes, or by a search of the workspace when it kept
         no complete record."""
