@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib.readers  # noqa: F401  (imported lazily by the tool; the child cannot read the library)
 import os
+import shlex
 import shutil
 import subprocess
 import tempfile
@@ -15,6 +16,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import safefs
 from agent.tools.bash import BashTool
@@ -200,3 +203,122 @@ def test_the_record_is_the_watch_for_an_ordinary_user(workspace: Path) -> None:
 
     assert as_user(ordinary_user(), kind, fork=True) == "Span"
     assert as_user(0, kind) == "ChangeRecord"
+
+
+# -- the invariant: every entry changed is in the record at its directory ----------------------
+
+NAMES = st.sampled_from(["a", "b", "HEAD", "head", ".git"])
+DIRS = st.sampled_from([".", "a0", "a0/b", "a1/b/c", "a2", "x", "x/y"])
+OPS = st.one_of(
+    st.tuples(st.just("mkdir -p"), DIRS, NAMES),
+    st.tuples(st.just("touch"), DIRS, NAMES),
+    st.tuples(st.just("append"), DIRS, NAMES),
+    st.tuples(st.just("chmod 0311"), DIRS, NAMES),
+    st.tuples(st.just("chmod 0755"), DIRS, NAMES),
+    st.tuples(st.just("mv"), DIRS, NAMES, DIRS, NAMES),
+    st.tuples(st.just("ln"), DIRS, NAMES, DIRS, NAMES),
+    st.tuples(st.just("rm -rf"), DIRS, NAMES),
+)
+
+
+def script(ops: list[tuple[str, ...]]) -> str:
+    lines = []
+    for op in ops:
+        path = shlex.quote(f"{op[1]}/{op[2]}")
+        if op[0] == "append":
+            lines.append(f"echo x >> {path}")
+        elif op[0] in ("mv", "ln"):
+            lines.append(f"{op[0]} -T {path} {shlex.quote(f'{op[3]}/{op[4]}')}")
+        else:
+            lines.append(f"{op[0]} {path}")
+    return "\n".join(f"{{ {line}; }} 2>/dev/null" for line in lines) + "\ntrue\n"
+
+
+INODES: dict[int, tuple[int, int, int]] = {}  # inode -> links, modification time, mode (last snapshot)
+
+
+def snapshot(ws: Path) -> dict[tuple[str, str], tuple[int, int]]:
+    """Every entry as (its directory, its name) -> (inode, change time); directories the
+    script left unreadable are made readable first (as the judgement after a command does)."""
+    for dirpath, dirnames, _ in os.walk(ws):
+        for name in dirnames:
+            path = os.path.join(dirpath, name)
+            mode = os.lstat(path).st_mode
+            if mode & 0o500 != 0o500:
+                os.chmod(path, mode & 0o7777 | 0o700)
+    found = {}
+    for dirpath, dirnames, filenames in os.walk(ws):
+        where = os.path.relpath(dirpath, ws)
+        for name in dirnames + filenames:
+            st_ = os.lstat(os.path.join(dirpath, name))
+            found[(where, name)] = (st_.st_ino, st_.st_ctime_ns)
+            INODES[st_.st_ino] = (st_.st_nlink, st_.st_mtime_ns, st_.st_mode)
+    return found
+
+
+def missed(ws: Path, batches: list[list[tuple[str, ...]]]) -> list[object]:
+    """What the record left out, batch by batch (one span each, the watches kept between)."""
+    problems: list[object] = []
+    with safefs.Root(ws) as root:
+        keeper = watch.Watch(root)
+        try:
+            for ops in batches:
+                before = snapshot(ws)
+                kept = dict(INODES)
+                span = keeper.begin()
+                assert span is not None
+                subprocess.run(["bash", "-c", script(ops)], cwd=ws, env={"PATH": PATH}, check=True)
+                span.end()
+                found = span.directories()
+                after = snapshot(ws)  # after the record: the snapshot's own chmods are not the script's
+                if found is None:
+                    problems.append("no record")
+                    continue
+                # a directory that only lost entries changed nothing git could use: not watched
+                emptied = {where for where, name in before if (where, name) not in after}
+                by_inode: dict[tuple[int, int], list[tuple[str, str]]] = {}
+                for entry, ident in after.items():
+                    by_inode.setdefault(ident, []).append(entry)
+                unchanged = set(before.values())
+                for (where, name), ident in after.items():
+                    if ident in unchanged and before.get((where, name)) != ident:
+                        continue  # carried along by a directory renamed, itself unchanged
+                    links, mtime, mode = INODES[ident[0]]
+                    was = kept.get(ident[0])
+                    if was is not None and links < was[0] and (mtime, mode) == was[1:]:
+                        continue  # only lost a name elsewhere (removals are not watched)
+                    if before.get((where, name), (None, None))[0] != ident[0]:
+                        if name not in found.get(where, set()):  # new here: recorded here
+                            problems.append(["new", where, name, ops])
+                    elif before[(where, name)] != ident and not any(
+                        n in found.get(w, set()) or os.path.normpath(f"{w}/{n}") in found.keys() | emptied
+                        for w, n in by_inode[ident]
+                    ):
+                        # recorded at one of its names, or (a directory changed within) itself
+                        problems.append(["changed", where, name, ops])
+        finally:
+            keeper.close()
+    return problems
+
+
+@pytest.mark.slow
+@settings(max_examples=25, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+@given(batches=st.lists(st.lists(OPS, min_size=1, max_size=12), min_size=1, max_size=3))
+def test_every_changed_entry_is_recorded_at_its_directory(batches: list[list[tuple[str, ...]]]) -> None:
+    """A second process runs random makes, writes, modes, renames, links and removals (as the
+    ordinary user, between spans too): every entry new in a directory is in the record at that
+    directory, and every entry whose inode changed at one of the directories naming it."""
+    base = Path(tempfile.mkdtemp(prefix="safefs-watch-prop-", dir=WORLD_PARENT))
+    try:
+        base.chmod(0o755)
+        ws = base / "ws"
+        for i in range(3):
+            (ws / f"a{i}" / "b" / "c").mkdir(parents=True)
+        chown_tree(base, ordinary_user())
+        problems = as_user(ordinary_user(), lambda: missed(ws, batches), fork=True)
+        assert problems == [], problems
+    finally:
+        for dirpath, dirnames, _ in os.walk(base):
+            for name in dirnames:
+                os.chmod(os.path.join(dirpath, name), 0o755)
+        shutil.rmtree(base, ignore_errors=True)
