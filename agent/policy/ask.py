@@ -293,8 +293,10 @@ class TerminalApprover:
         tools: Iterable[Tool] | None = None,
         rules: PathRules | None = None,
         timeout: float | None = DEFAULT_ASK_TIMEOUT,
+        mode: str = "ask",
     ) -> None:
         self.root = root
+        self.decided_by = f"mode:{mode}"  # who decided when nobody at the terminal did
         self.rules = rules  # protected paths are asked about every time, "always" or not
         self.timeout = timeout
         self.sandbox = sandbox
@@ -311,17 +313,17 @@ class TerminalApprover:
                 return Decision(True, decided_by="person:always")
             with self._session() as tty:
                 if tty is None:
-                    return deny(NO_TERMINAL, decided_by="mode:ask")
+                    return deny(NO_TERMINAL, decided_by=self.decided_by)
                 try:
                     answer = self._ask(tty, call, protected)
                 except OSError:  # the terminal went away while asking
-                    return deny(NO_TERMINAL, decided_by="mode:ask")
+                    return deny(NO_TERMINAL, decided_by=self.decided_by)
         if answer == "always":
             self._always.add(call.name)
         if answer == "no":
             return deny(DENIED_BY_PERSON, decided_by="person")
         if answer == "timeout":
-            return deny(NO_ANSWER.format(seconds=self.timeout), decided_by="mode:ask")
+            return deny(NO_ANSWER.format(seconds=self.timeout), decided_by=self.decided_by)
         return Decision(True, decided_by="person")
 
     @contextlib.contextmanager
@@ -333,8 +335,11 @@ class TerminalApprover:
             if tty is not None:
                 tty.close()
 
-    def _protected(self, call: ToolCall) -> PathRule | None:
+    def protected(self, call: ToolCall) -> PathRule | None:
         """The protected-config or git rule one of a writing call's paths falls under."""
+        return self._protected(call)
+
+    def _protected(self, call: ToolCall) -> PathRule | None:
         if self.rules is None or not writes(call):
             return None
         for path in self.paths(call):
@@ -377,3 +382,15 @@ class TerminalApprover:
                 return answer
             tty.write("Please answer y or n.\n" if protected is not None else "Please answer y, n or a.\n")
         return "no"
+
+
+def protected_writes_asked(approver: TerminalApprover) -> Callable[[ToolCall], Decision]:
+    """``--mode full``: a write to a path a rule protects (a starter file, a hooks path) is asked
+    at the terminal, every time, with no "always"; every other call is the next hook's."""
+
+    def policy(call: ToolCall) -> Decision:
+        if approver.protected(call) is None:
+            return Decision(True)
+        return approver(call)
+
+    return policy

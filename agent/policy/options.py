@@ -134,8 +134,8 @@ def permissions(
     rules = PathRules(allow=args.allow_path, deny=args.deny_path, extra=extra)
     sandbox = describe_sandbox(tools)
     approver = (
-        TerminalApprover(root, sandbox=sandbox, tools=tools, rules=rules, timeout=args.ask_timeout)
-        if mode == "ask"
+        TerminalApprover(root, sandbox=sandbox, tools=tools, rules=rules, timeout=args.ask_timeout, mode=mode)
+        if mode in ("ask", "full")
         else None
     )
     if audit is not None:

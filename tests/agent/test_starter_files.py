@@ -16,6 +16,8 @@ import pytest
 
 import safefs
 from agent.messages import ToolCall
+from agent.policy.ask import NO_TERMINAL, TerminalApprover
+from agent.policy.sensitive import PathRules
 from agent.policy.setup import permission_policy
 from agent.tools.bash import BashTool
 from agent.tools.write import WriteTool
@@ -66,6 +68,28 @@ def test_the_file_tools_refuse_each(workspace: Path, mode: str) -> None:
                 allowed.append(path)
     assert allowed == []
     assert list(workspace.iterdir()) == []
+
+
+def test_in_full_mode_each_is_asked(workspace: Path) -> None:
+    """``--mode full`` with a person's approver: every starter file goes to the person (here
+    no terminal, so each is declined for want of one; ``.envrc`` is refused outright, as a
+    sensitive path), and any other write does not."""
+    workspace.mkdir()
+    with safefs.Root(workspace) as root:
+        tool = WriteTool(root)
+        approver = TerminalApprover(root, tools=[tool], rules=PathRules(), terminal=lambda: None, mode="full")
+        policy = permission_policy("full", root, tools=[tool], approver=approver, rules=PathRules())
+        decisions = {
+            path: policy(ToolCall("w", "write", {"path": file_in(path), "content": "x\n"}))
+            for path, _who in STARTER_FILES
+        }
+        plain = policy(ToolCall("w", "write", {"path": "src/main.py", "content": "x\n"}))
+    envrc = decisions.pop(".envrc")  # a sensitive path too: never read or written
+    assert not envrc.approved and envrc.decided_by == "rule:.envrc"
+    assert {path: (d.approved, d.reason, d.decided_by) for path, d in decisions.items()} == {
+        path: (False, NO_TERMINAL, "mode:full") for path, _who in STARTER_FILES if path != ".envrc"
+    }
+    assert plain.approved and plain.decided_by == "mode:full"
 
 
 @needs_sandbox
@@ -145,3 +169,35 @@ def test_ask_mode_asks_about_each_at_a_real_terminal(
         assert b"[a]lways" not in shown.split(b"protected:")[1], (path, shown)
     written = [path for path, _ in STARTER_FILES if (ws.path / file_in(path)).exists()]
     assert written == []
+
+
+def test_full_mode_asks_about_each_at_a_real_terminal(
+    ws: AgentWorkspace, messages_api: LoopbackMessagesAPI, tmp_path: Path
+) -> None:
+    """``--mode full`` through a pseudo-terminal: a plain write runs unasked; a write to each
+    starter file is a question marked protected, with no "always"; the person's "yes" writes
+    the first, "no" keeps every other from being written."""
+    calls = [("plain", "write", {"path": "notes.txt", "content": "x\n"})]
+    calls += [
+        (f"w{i}", "write", {"path": file_in(path), "content": "x\n"})
+        for i, (path, _) in enumerate(STARTER_FILES)
+    ]
+    messages_api.queue(tool_reply("", *calls))
+    messages_api.queue(text_reply("done"))
+    asked = [path for path, _ in STARTER_FILES if path != ".envrc"]
+    proc, term = start_agent(ws, messages_api, "--mode", "full", "--session", str(tmp_path / "run.jsonl"))
+    questions = []
+    try:
+        for n, _path in enumerate(asked):
+            questions.append(term.read_until(PROTECTED_PROMPT))
+            os.write(term.master, b"y\n" if n == 0 else b"n\n")
+    finally:
+        finish(proc, term)
+    assert b"path as given: 'notes.txt'" not in b"".join(questions)  # never asked about
+    for path, shown in zip(asked, questions, strict=True):
+        assert file_in(path).encode() in shown, (path, shown)
+        assert b"protected: protected config path" in shown, (path, shown)
+        assert b"[a]lways" not in shown.split(b"protected:")[1], (path, shown)
+    assert (ws.path / "notes.txt").read_text() == "x\n"
+    written = [path for path, _ in STARTER_FILES if (ws.path / file_in(path)).exists()]
+    assert written == [asked[0]]
