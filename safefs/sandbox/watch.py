@@ -103,6 +103,7 @@ class Watch:
         self._spans: list[Span] = []
         self._lock = threading.Lock()
         self._top = -1
+        self._unavailable = False  # the whole tree could not be watched: searched after each command
 
     # -- the tree of watches
 
@@ -321,11 +322,15 @@ class Watch:
     def begin(self) -> Span | None:
         """A span recording from now on; None where the whole tree cannot be watched."""
         with self._lock:
+            if self._unavailable:
+                return None
             if self.fd < 0 and not self._build():
+                self._unavailable = True  # not tried again: each try would cost a whole walk
                 return None
             self._drain()
             # the queue overflowed, or a new directory was unwatchable: made afresh
             if self.fd < 0 and not self._build():
+                self._unavailable = True
                 return None
             span = Span(self)
             self._spans.append(span)

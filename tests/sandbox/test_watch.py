@@ -322,3 +322,21 @@ def test_every_changed_entry_is_recorded_at_its_directory(batches: list[list[tup
             for name in dirnames:
                 os.chmod(os.path.join(dirpath, name), 0o755)
         shutil.rmtree(base, ignore_errors=True)
+
+
+def test_a_tree_that_cannot_be_watched_whole_gives_no_record(workspace: Path) -> None:
+    """A directory the agent cannot read (another user's, mode 0700): no watch on it, so no
+    record at all (the caller searches, and its search refuses what it cannot read), and the
+    walk is not tried again for each command."""
+    (workspace / "a1" / "theirs").mkdir()
+    (workspace / "a1" / "theirs").chmod(0o700)  # root's, in the ordinary user's workspace
+
+    def twice() -> list[bool]:
+        with safefs.Root(workspace) as root:
+            keeper = watch.Watch(root)
+            try:
+                return [keeper.begin() is None, keeper.begin() is None, keeper.fd == -1]
+            finally:
+                keeper.close()
+
+    assert as_user(ordinary_user(), twice, fork=True) == [True, True, True]
