@@ -339,6 +339,46 @@ class TerminalApprover:
         """The protected-config or git rule one of a writing call's paths falls under."""
         return self._protected(call)
 
+    def keep_starter(self, path: str, aside: str) -> bool:
+        """``--mode full``: a starter file a command made was set aside to ``aside``; the person
+        is shown what it holds and asked whether to put it back (every time; no answer, end
+        of input or no terminal: no)."""
+        colour = self._colour if self._colour is not None else os.environ.get("NO_COLOR") is None
+        bold = (lambda s: f"{_BOLD}{s}{_RESET}") if colour else (lambda s: s)
+        lines = [
+            bold("A command made a file that an editor, a shell or a tool runs when the folder is opened:"),
+            f"  path:       {literal(path)!r}",
+            f"  set aside:  {literal(aside)!r}",
+        ]
+        if self.root.is_file(aside) and not self.root.is_symlink(aside):
+            try:
+                content = _current_text(self.root, aside)
+            except ValueError as exc:
+                lines.append(f"  note: {exc}")
+            else:
+                lines += ["  " + line for line in coloured_diff(None, content or "", path, colour=colour)]
+        else:
+            lines.append("  (a directory or a link: look at it before you keep it)")
+        with self._lock, self._session() as tty:
+            if tty is None:
+                return False
+            try:
+                tty.write("\n" + "\n".join(lines) + "\n")
+                for _ in range(3):
+                    tty.write("Keep it? [y]es / [n]o (asked every time): ")
+                    tty.flush()
+                    line = tty.readline(self.timeout)
+                    if not line:  # no answer in time, or end of input
+                        tty.write("\n")
+                        return False
+                    answer = _ANSWERS.get(line.strip().lower())
+                    if answer in ("yes", "no"):
+                        return answer == "yes"
+                    tty.write("Please answer y or n.\n")
+            except OSError:
+                return False
+        return False
+
     def _protected(self, call: ToolCall) -> PathRule | None:
         if self.rules is None or not writes(call):
             return None

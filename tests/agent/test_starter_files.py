@@ -15,10 +15,11 @@ from pathlib import Path
 import pytest
 
 import safefs
-from agent.messages import ToolCall
+from agent.messages import ToolCall, ToolResult
 from agent.policy.ask import NO_TERMINAL, TerminalApprover
 from agent.policy.sensitive import PathRules
 from agent.policy.setup import permission_policy
+from agent.session import Session
 from agent.tools.bash import BashTool
 from agent.tools.write import WriteTool
 from safefs.workspace.starters import STARTER_FILES, starter_paths
@@ -201,3 +202,41 @@ def test_full_mode_asks_about_each_at_a_real_terminal(
     assert (ws.path / "notes.txt").read_text() == "x\n"
     written = [path for path, _ in STARTER_FILES if (ws.path / file_in(path)).exists()]
     assert written == [asked[0]]
+
+
+@needs_sandbox
+def test_full_mode_asks_whether_to_keep_what_a_command_made(
+    ws: AgentWorkspace, messages_api: LoopbackMessagesAPI, tmp_path: Path
+) -> None:
+    """``--mode full`` through a pseudo-terminal: starter files a bash command makes are set
+    aside by its sandbox, then the person is shown each and asked; "yes" puts one back, "no"
+    leaves it set aside, and a plain file the command made is never asked about."""
+    command = (
+        "mkdir .vscode && echo '{}' > .vscode/tasks.json && "
+        "echo '{\"mcpServers\": {}}' > .mcp.json && touch notes.txt"
+    )
+    messages_api.queue(tool_reply("", ("b1", "bash", {"command": command})))
+    messages_api.queue(text_reply("done"))
+    session = tmp_path / "run.jsonl"
+    proc, term = start_agent(ws, messages_api, "--mode", "full", "--session", str(session))
+    keep = b"Keep it? [y]es / [n]o (asked every time): "
+    try:
+        first = term.read_until(keep)
+        os.write(term.master, b"y\n")
+        second = term.read_until(keep)
+        os.write(term.master, b"n\n")
+    finally:
+        finish(proc, term)
+    assert b"path:       '.vscode'" in first and b"set aside:  '.vscode.untrusted'" in first, first
+    assert b"path:       '.mcp.json'" in second and b'+{"mcpServers": {}}' in second, second
+    assert b"path:       'notes.txt'" not in first + second
+    assert (ws.path / ".vscode" / "tasks.json").read_text() == "{}\n"  # kept
+    assert not (ws.path / ".mcp.json").exists()
+    assert (ws.path / ".mcp.json.untrusted").exists()
+    assert (ws.path / "notes.txt").exists()
+    with Session.open(session) as stored:
+        (result,) = [m for m in stored.messages if isinstance(m, ToolResult)]
+    assert "note: .vscode.untrusted put back as .vscode, as the person chose" in result.content, (
+        result.content
+    )
+    assert "set aside: .vscode -> .vscode.untrusted; .mcp.json -> .mcp.json.untrusted" in result.content
