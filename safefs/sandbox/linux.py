@@ -196,6 +196,7 @@ class LinuxSandbox:
         outcome), the person having chosen to keep it; read-only from the next command on."""
         with self._git_lock:
             git.restore_starter(self.root, path, aside)
+            self._base = None  # planned afresh by the next command, which finds it read-only
 
     def _idmap_userns(self) -> int:
         """The user namespace mapping the workspace owner's ids to the dropped ones (made once)."""

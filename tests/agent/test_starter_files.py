@@ -240,3 +240,19 @@ def test_full_mode_asks_whether_to_keep_what_a_command_made(
         result.content
     )
     assert "set aside: .vscode -> .vscode.untrusted; .mcp.json -> .mcp.json.untrusted" in result.content
+
+
+@needs_sandbox
+def test_a_starter_file_put_back_is_read_only_to_the_next_command(workspace: Path) -> None:
+    workspace.mkdir()
+    with safefs.Root(workspace) as root:
+        tool = BashTool(root, base_env={"PATH": PATH})
+        tool.keep_starter = lambda path, aside: path == ".envrc"
+        try:
+            made = tool.execute({"command": "echo 'export A=1' > .envrc"}).content
+            changed = tool.execute({"command": "echo 'export A=2' > .envrc"}).content
+        finally:
+            tool.close()
+    assert "note: .envrc.untrusted put back as .envrc, as the person chose" in made, made
+    assert "Read-only file system" in changed, changed
+    assert (workspace / ".envrc").read_text() == "export A=1\n"
