@@ -118,6 +118,8 @@ sandbox_ffibuilder.cdef(
     long sbx_fanotify_init(unsigned int flags, unsigned int event_flags);
     long sbx_fanotify_mark(int group, unsigned int flags, uint64_t mask, int dirfd, const char *path);
     long sbx_open_by_handle(int mount_fd, const void *handle, int flags);
+    long sbx_inotify_init(int flags);
+    long sbx_inotify_add_watch(int fd, const char *path, uint32_t mask);
     long sbx_install_seccomp(const void *filter, unsigned short len);
     """
 )

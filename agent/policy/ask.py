@@ -293,8 +293,10 @@ class TerminalApprover:
         tools: Iterable[Tool] | None = None,
         rules: PathRules | None = None,
         timeout: float | None = DEFAULT_ASK_TIMEOUT,
+        mode: str = "ask",
     ) -> None:
         self.root = root
+        self.decided_by = f"mode:{mode}"  # who decided when nobody at the terminal did
         self.rules = rules  # protected paths are asked about every time, "always" or not
         self.timeout = timeout
         self.sandbox = sandbox
@@ -311,17 +313,17 @@ class TerminalApprover:
                 return Decision(True, decided_by="person:always")
             with self._session() as tty:
                 if tty is None:
-                    return deny(NO_TERMINAL, decided_by="mode:ask")
+                    return deny(NO_TERMINAL, decided_by=self.decided_by)
                 try:
                     answer = self._ask(tty, call, protected)
                 except OSError:  # the terminal went away while asking
-                    return deny(NO_TERMINAL, decided_by="mode:ask")
+                    return deny(NO_TERMINAL, decided_by=self.decided_by)
         if answer == "always":
             self._always.add(call.name)
         if answer == "no":
             return deny(DENIED_BY_PERSON, decided_by="person")
         if answer == "timeout":
-            return deny(NO_ANSWER.format(seconds=self.timeout), decided_by="mode:ask")
+            return deny(NO_ANSWER.format(seconds=self.timeout), decided_by=self.decided_by)
         return Decision(True, decided_by="person")
 
     @contextlib.contextmanager
@@ -333,8 +335,51 @@ class TerminalApprover:
             if tty is not None:
                 tty.close()
 
-    def _protected(self, call: ToolCall) -> PathRule | None:
+    def protected(self, call: ToolCall) -> PathRule | None:
         """The protected-config or git rule one of a writing call's paths falls under."""
+        return self._protected(call)
+
+    def keep_starter(self, path: str, aside: str) -> bool:
+        """``--mode full``: a starter file a command made was set aside to ``aside``; the person
+        is shown what it holds and asked whether to put it back (every time; no answer, end
+        of input or no terminal: no)."""
+        colour = self._colour if self._colour is not None else os.environ.get("NO_COLOR") is None
+        bold = (lambda s: f"{_BOLD}{s}{_RESET}") if colour else (lambda s: s)
+        lines = [
+            bold("A command made a file that an editor, a shell or a tool runs when the folder is opened:"),
+            f"  path:       {literal(path)!r}",
+            f"  set aside:  {literal(aside)!r}",
+        ]
+        if self.root.is_file(aside) and not self.root.is_symlink(aside):
+            try:
+                content = _current_text(self.root, aside)
+            except ValueError as exc:
+                lines.append(f"  note: {exc}")
+            else:
+                lines += ["  " + line for line in coloured_diff(None, content or "", path, colour=colour)]
+        else:
+            lines.append("  (a directory or a link: look at it before you keep it)")
+        with self._lock, self._session() as tty:
+            if tty is None:
+                return False
+            try:
+                tty.write("\n" + "\n".join(lines) + "\n")
+                for _ in range(3):
+                    tty.write("Keep it? [y]es / [n]o (asked every time): ")
+                    tty.flush()
+                    line = tty.readline(self.timeout)
+                    if not line:  # no answer in time, or end of input
+                        tty.write("\n")
+                        return False
+                    answer = _ANSWERS.get(line.strip().lower())
+                    if answer in ("yes", "no"):
+                        return answer == "yes"
+                    tty.write("Please answer y or n.\n")
+            except OSError:
+                return False
+        return False
+
+    def _protected(self, call: ToolCall) -> PathRule | None:
         if self.rules is None or not writes(call):
             return None
         for path in self.paths(call):
@@ -377,3 +422,15 @@ class TerminalApprover:
                 return answer
             tty.write("Please answer y or n.\n" if protected is not None else "Please answer y, n or a.\n")
         return "no"
+
+
+def protected_writes_asked(approver: TerminalApprover) -> Callable[[ToolCall], Decision]:
+    """``--mode full``: a write to a path a rule protects (a starter file, a hooks path) is asked
+    at the terminal, every time, with no "always"; every other call is the next hook's."""
+
+    def policy(call: ToolCall) -> Decision:
+        if approver.protected(call) is None:
+            return Decision(True)
+        return approver(call)
+
+    return policy

@@ -19,6 +19,7 @@ from agent.policy.sensitive import PathRules
 from agent.policy.setup import Permissions, prepare
 from agent.secret_scanner import SecretScanner
 from agent.tools.base import Tool
+from agent.tools.bash import BashTool
 
 
 def add_run_options(run: argparse.ArgumentParser) -> None:
@@ -134,10 +135,14 @@ def permissions(
     rules = PathRules(allow=args.allow_path, deny=args.deny_path, extra=extra)
     sandbox = describe_sandbox(tools)
     approver = (
-        TerminalApprover(root, sandbox=sandbox, tools=tools, rules=rules, timeout=args.ask_timeout)
-        if mode == "ask"
+        TerminalApprover(root, sandbox=sandbox, tools=tools, rules=rules, timeout=args.ask_timeout, mode=mode)
+        if mode in ("ask", "full")
         else None
     )
+    if mode == "full" and approver is not None:
+        for tool in tools:
+            if isinstance(tool, BashTool):  # a starter file a command makes: kept if the person says so
+                tool.keep_starter = approver.keep_starter
     if audit is not None:
         audit.record(
             "run_start",

@@ -65,13 +65,15 @@ def path_rules(
     *,
     tools: Iterable[Tool] | None = None,
     person_decides_protected: bool = False,
+    person_decides: frozenset[str] = frozenset(),
 ) -> Policy:
     """Deny a call whose path, as given or canonicalised through ``root``, a rule denies, with a
     reason naming the rule. Each call's paths are the ones its tool declares among ``tools``
     (by default the built-in file tools). With ``person_decides_protected`` (``ask`` mode),
     protected-config and git paths are not denied here: the person is asked about each such
-    write (:class:`agent.policy.ask.TerminalApprover`)."""
-    skip = ASKED_EVERY_TIME if person_decides_protected else frozenset()
+    write (:class:`agent.policy.ask.TerminalApprover`); ``person_decides`` names the kinds of
+    rule left to the person so in other modes (``full``: protected config)."""
+    skip = (ASKED_EVERY_TIME if person_decides_protected else frozenset()) | person_decides
     return _rule_policy(rules, root, tools, _denied_message, skip)
 
 

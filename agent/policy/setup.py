@@ -9,11 +9,12 @@ import safefs
 from agent.audit import AuditLog
 from agent.messages import ToolCall
 from agent.policy.approval import Policy, compose
+from agent.policy.ask import TerminalApprover, protected_writes_asked
 from agent.policy.gitdirs import refuse_repository_writes
 from agent.policy.guard import DeniedFiles, ToolCallAudit, guard_tools
 from agent.policy.modes import mode_notice, mode_policy, unavailable_tools
 from agent.policy.rules import path_rules, refuse_placeholder_writes
-from agent.policy.sensitive import PathRules
+from agent.policy.sensitive import PROTECTED_CONFIG, PathRules
 from agent.secret_scanner import SecretScanner
 from agent.tools.base import Tool
 
@@ -30,18 +31,24 @@ def permission_policy(
     placeholder refusal, then ``mode``: the first denial wins. Each call's paths are the ones
     its tool declares among ``tools`` (``Tool.target_paths``; without tools, the built-in file
     tools'). In ``ask`` mode a write to a protected-config or git path is not refused by the
-    rules but asked about, every time, by ``approver``; a write making a repository is refused
-    in every mode."""
+    rules but asked about, every time, by ``approver``; in ``full`` mode with a
+    :class:`~agent.policy.ask.TerminalApprover`, so is a write to a protected-config path (the
+    starter files; git's paths stay refused). A write making a repository is refused in every
+    mode."""
+    full_asks = mode == "full" and isinstance(approver, TerminalApprover)
     return compose(
         path_rules(
             rules if rules is not None else PathRules(),
             root,
             tools=tools or None,
             person_decides_protected=mode == "ask",
+            person_decides=frozenset({PROTECTED_CONFIG}) if full_asks else frozenset(),
         ),
         refuse_repository_writes(root, tools=tools or None),
         refuse_placeholder_writes,
         mode_policy(mode, approver=approver),
+        # last, so that the person's answer is the one on record
+        *([protected_writes_asked(approver)] if isinstance(approver, TerminalApprover) and full_asks else []),
     )
 
 

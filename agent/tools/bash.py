@@ -18,7 +18,7 @@ from __future__ import annotations
 import os
 import signal
 import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import safefs
@@ -108,6 +108,9 @@ class BashTool(Tool):
         )
         #: The layers the commands get, as the last result stated them (for the audit log).
         self.sandbox_layers = self.sandbox.describe()
+        #: Asked about each starter file a command made, which its sandbox set aside: given its
+        #: path and where it lies now, True puts it back (``--mode full``: the person is asked).
+        self.keep_starter: Callable[[str, str], bool] | None = None
 
     def close(self) -> None:
         self.sandbox.close()
@@ -131,6 +134,23 @@ class BashTool(Tool):
         )
         return self._result(outcome)
 
+    def _kept(self, set_aside: tuple[tuple[str, str], ...]) -> tuple[str, ...]:
+        """Each starter file set aside that :attr:`keep_starter` says to keep, put back."""
+        restore = getattr(self.sandbox, "restore", None)
+        if self.keep_starter is None or restore is None:
+            return ()
+        kept: list[str] = []
+        for path, aside in set_aside:
+            if not self.keep_starter(path, aside):
+                continue
+            try:
+                restore(path, aside)
+            except OSError as exc:
+                kept.append(f"note: {aside} could not be put back as {path}: {exc.strerror or exc}")
+                continue
+            kept.append(f"note: {aside} put back as {path}, as the person chose")
+        return tuple(kept)
+
     def _result(self, outcome: CommandOutcome) -> ToolOutput:
         if outcome.setup_error is not None:
             return ToolOutput(
@@ -152,7 +172,7 @@ class BashTool(Tool):
         if outcome.layers is not None:  # the precise list of what was read-only for it
             self.sandbox_layers = outcome.layers
         layers = self.sandbox_layers
-        notes = "".join(f"\n{note}" for note in outcome.notes)
+        notes = "".join(f"\n{note}" for note in outcome.notes + self._kept(outcome.set_aside))
         return ToolOutput(
             f"{status}\n{layers}\n{killed_line(outcome.killed)}\n{text}{notes}", is_error=failed
         )

@@ -13,8 +13,8 @@ The record is complete or it is not used: when the kernel's queue overflowed (a 
 changed more than ``/proc/sys/fs/fanotify/max_queued_events`` entries in distinct places),
 :meth:`ChangeRecord.directories` returns ``None`` and the caller searches the whole workspace
 instead. A filesystem mark and opening handles need ``CAP_SYS_ADMIN`` and
-``CAP_DAC_READ_SEARCH``: :func:`start` returns ``None`` for an agent that is not root, and the
-caller searches after each command.
+``CAP_DAC_READ_SEARCH``: :func:`start` returns ``None`` for an agent that is not root, and
+:class:`Recorders` gives the inotify watches of :mod:`safefs.sandbox.watch` instead.
 """
 
 from __future__ import annotations
@@ -23,9 +23,10 @@ import errno
 import os
 import struct
 import threading
+from typing import Protocol
 
 import safefs
-from safefs.sandbox import landlock
+from safefs.sandbox import landlock, watch
 
 FAN_CLOEXEC = 0x1
 FAN_NONBLOCK = 0x2
@@ -202,21 +203,33 @@ def group(root: safefs.Root) -> ChangeRecord | None:
         return None
 
 
+class Record(Protocol):
+    """What a command's record gives: :meth:`end` when the command is over, then the
+    directories changed (``None``: not complete, search the workspace)."""
+
+    def end(self) -> None: ...
+
+    def directories(self) -> dict[str, set[str]] | None: ...
+
+
 class Recorders:
-    """The groups of one workspace, each lent to one command at a time (commands may run at
-    once), kept until :meth:`close`."""
+    """The records of one workspace, one lent to each command (commands may run at once), kept
+    until :meth:`close`: fanotify groups where the kernel gives them (root), else the watches
+    of :mod:`safefs.sandbox.watch` (an ordinary user), else none (the workspace is searched
+    after each command)."""
 
     def __init__(self, root: safefs.Root) -> None:
         self.root = root
         self._free: list[ChangeRecord] = []
         self._lock = threading.Lock()
         self._unavailable = False
+        self._watch: watch.Watch | None = None
 
-    def take(self) -> ChangeRecord | None:
-        """A group watching from now on, or None where there can be none."""
+    def take(self) -> Record | None:
+        """A record from now on, or None where there can be none."""
         with self._lock:
             if self._unavailable:
-                return None
+                return self._watched()
             record = self._free.pop() if self._free else None
         if record is None:
             record = group(self.root)
@@ -225,15 +238,24 @@ class Recorders:
                 record.close()
             with self._lock:
                 self._unavailable = True
-            return None
+                return self._watched()
         return record
 
-    def give_back(self, record: ChangeRecord) -> None:
-        with self._lock:
-            self._free.append(record)
+    def _watched(self) -> Record | None:
+        if self._watch is None:
+            self._watch = watch.Watch(self.root)
+        return self._watch.begin()
+
+    def give_back(self, record: Record) -> None:
+        if isinstance(record, ChangeRecord):
+            with self._lock:
+                self._free.append(record)
 
     def close(self) -> None:
         with self._lock:
             free, self._free = self._free, []
+            watched, self._watch = self._watch, None
         for record in free:
             record.close()
+        if watched is not None:
+            watched.close()

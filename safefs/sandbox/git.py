@@ -236,15 +236,16 @@ def disable_new_repositories(
 
 def set_aside_new_starters(
     root: safefs.Root, plan: GitPlan, changed: Mapping[str, Iterable[str]] | None
-) -> list[str]:
+) -> list[tuple[str, str]]:
     """Starter files at a top that were not there (or were another file) when the plan was
     made: set aside when the command made them (the record says so, or there is no record);
-    made by someone else, they are read-only from the next command on."""
+    made by someone else, they are read-only from the next command on. Returns each set aside,
+    as its path and the path it was set aside to."""
     touched: set[str] | None = None
     if changed is not None:
         touched = set(changed)
         touched.update(posixpath.join(d, n) if d != "." else n for d, names in changed.items() for n in names)
-    done: list[str] = []
+    done: list[tuple[str, str]] = []
     for path in _starter_places(plan):
         try:
             st = root.lstat(path)
@@ -256,8 +257,15 @@ def set_aside_new_starters(
             plan.stale = True
             continue
         parent = posixpath.dirname(path) or "."
-        done.append(f"{path} -> {_set_aside(root, path, list(root.listdir(parent)))}")
+        done.append((path, _set_aside(root, path, list(root.listdir(parent)))))
     return done
+
+
+def restore_starter(root: safefs.Root, path: str, aside: str) -> None:
+    """Put a starter file set aside back (the person chose to keep it); ``FileExistsError``
+    when something has taken its name since. From the next command on it is read-only, as one
+    the person made."""
+    root.rename(aside, path, replace=False)
 
 
 def _unplanned(
@@ -274,8 +282,8 @@ def _unplanned(
     for place, names in places.items():
         for name in _listing(root, place, listings) or []:
             path = name if place == "." else f"{place}/{name}"
-            if name.casefold() != gitrepos.DOT_GIT or path in plan.repositories:
-                continue
+            if name.casefold() != gitrepos.DOT_GIT or path in plan.repositories or _protected(plan, path):
+                continue  # not a .git, or one there when planned (a placeholder: read-only since)
             if names is None or gitrepos.DOT_GIT in names or not root.exists(path, follow_symlinks=False):
                 continue  # judged as the command's own
             plan.stale = True

@@ -39,6 +39,7 @@
 #include <linux/seccomp.h>
 #include <stddef.h>
 #include <sys/fanotify.h>
+#include <sys/inotify.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/mount.h>
@@ -180,6 +181,18 @@ long sbx_fanotify_init(unsigned int flags, unsigned int event_flags)
 long sbx_fanotify_mark(int group, unsigned int flags, uint64_t mask, int dirfd, const char *path)
 {
     return neg_errno(fanotify_mark(group, flags, mask, dirfd, path));
+}
+
+/* The same record for an agent without CAP_SYS_ADMIN (safefs.sandbox.watch): an inotify
+ * instance with a watch on each directory of the workspace. */
+long sbx_inotify_init(int flags)
+{
+    return neg_errno(inotify_init1(flags));
+}
+
+long sbx_inotify_add_watch(int fd, const char *path, uint32_t mask)
+{
+    return neg_errno(inotify_add_watch(fd, path, mask));
 }
 
 /* A directory by its handle (bytes as the event carried them: a struct file_handle), opened

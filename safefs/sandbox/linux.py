@@ -191,6 +191,13 @@ class LinuxSandbox:
                 os.close(self._idmap_fd)
                 self._idmap_fd = None
 
+    def restore(self, path: str, aside: str) -> None:
+        """Put back a starter file a command made and that was set aside (``set_aside`` of its
+        outcome), the person having chosen to keep it; read-only from the next command on."""
+        with self._git_lock:
+            git.restore_starter(self.root, path, aside)
+            self._base = None  # planned afresh by the next command, which finds it read-only
+
     def _idmap_userns(self) -> int:
         """The user namespace mapping the workspace owner's ids to the dropped ones (made once)."""
         with self._lock:
@@ -243,7 +250,7 @@ class LinuxSandbox:
                 except BaseException:
                     self._disable_repositories(plan, record)  # whatever ran of it
                     raise
-                disabled = self._disable_repositories(plan, record)
+                disabled, set_aside = self._disable_repositories(plan, record)
             finally:
                 if record is not None:
                     self._recorders.give_back(record)
@@ -251,7 +258,9 @@ class LinuxSandbox:
             read_only = f"read-only: {', '.join(plan.read_only)}" if plan.read_only else "nothing read-only"
             if plan.hidden:
                 read_only += f"; hidden: {', '.join(plan.hidden)}"
-            return dataclasses.replace(outcome, notes=outcome.notes + notes, layers=self._layers(read_only))
+            return dataclasses.replace(
+                outcome, notes=outcome.notes + notes, layers=self._layers(read_only), set_aside=set_aside
+            )
         except OSError as exc:
             return CommandOutcome(b"", None, setup_error=str(exc))
         finally:
@@ -279,8 +288,8 @@ class LinuxSandbox:
         return plan
 
     def _disable_repositories(
-        self, plan: git.GitPlan, record: changes.ChangeRecord | None
-    ) -> tuple[str, ...]:
+        self, plan: git.GitPlan, record: changes.Record | None
+    ) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...]]:
         """Notes on the repositories the command made, disabled (:mod:`safefs.sandbox.git`),
         judged where the kernel recorded changes, or by a search of the workspace when it kept
         no complete record."""
@@ -295,7 +304,7 @@ class LinuxSandbox:
                     self._base = None
             except OSError as exc:
                 self._broken = f"a repository the last command made could not be disabled ({exc})"
-                return (f"note: {self._broken}; no further command will run",)
+                return (f"note: {self._broken}; no further command will run",), ()
         notes = []
         if done:
             notes.append(
@@ -305,9 +314,9 @@ class LinuxSandbox:
         if starters:
             notes.append(
                 "note: this command made files that an editor, a shell or a tool runs when the "
-                "folder is opened or used, set aside: " + "; ".join(starters)
+                "folder is opened or used, set aside: " + "; ".join(f"{a} -> {b}" for a, b in starters)
             )
-        return tuple(notes)
+        return tuple(notes), tuple(starters)
 
     def _spec(
         self,

@@ -41,6 +41,7 @@ class CommandOutcome:
     setup_error: str | None = None  # the sandbox could not be set up; nothing ran
     notes: tuple[str, ...] = ()  # lines for the end of the result (low disk space)
     layers: str | None = None  # the layers this command got, when more precise than describe()
+    set_aside: tuple[tuple[str, str], ...] = ()  # starter files it made: (path, where set aside)
 
 
 # -- processes of a PID namespace ------------------------------------------------------------------

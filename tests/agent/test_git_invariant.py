@@ -17,6 +17,7 @@ runs), and hypothesis keeps any counterexample it finds for the next run.
 
 from __future__ import annotations
 
+import importlib.readers  # noqa: F401  (imported lazily by the tool; the child cannot read the library)
 import itertools
 import os
 import shutil
@@ -26,7 +27,13 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
-from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
+from hypothesis.stateful import (
+    RuleBasedStateMachine,
+    invariant,
+    precondition,
+    rule,
+    run_state_machine_as_test,
+)
 
 import safefs
 from agent.messages import ToolCall
@@ -35,7 +42,8 @@ from agent.policy.sensitive import PathRules
 from agent.policy.setup import permission_policy
 from agent.tools.bash import BashTool
 from agent.tools.write import WriteTool
-from tests.sandbox.harness import PATH, sandbox_refusal
+from tests.sandbox import host_git
+from tests.sandbox.harness import PATH, as_user, ordinary_user, sandbox_refusal
 from tests.sandbox.host_git import (
     commit_empty,
     fsmonitor_config,
@@ -265,3 +273,33 @@ AgentAgainstHostGit.TestCase.settings = settings(
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
 )
 TestAgentAgainstHostGit = AgentAgainstHostGit.TestCase
+
+
+@pytest.mark.skipif(not SANDBOX, reason=f"no sandbox: {sandbox_refusal()}")
+def test_the_invariant_with_the_agent_an_ordinary_user() -> None:
+    """The same search with the agent an ordinary user (made with ``useradd``; the machine runs
+    in a child dropped to it), whose sandbox records what a command changed with an inotify
+    watch on every directory instead of fanotify's filesystem mark; the person's git runs as
+    that user too, the workspace's owner."""
+
+    def search() -> dict[str, int]:
+        host_git._HOME.clear()  # a home of this user's own
+        try:
+            run_state_machine_as_test(
+                AgentAgainstHostGit,
+                settings=settings(
+                    max_examples=8,
+                    stateful_step_count=5,
+                    deadline=None,
+                    database=None,  # the checkout is not this user's to write
+                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+                ),
+            )
+        finally:
+            for home in host_git._HOME:
+                shutil.rmtree(home, ignore_errors=True)
+        return COUNTS
+
+    counts = as_user(ordinary_user(), search, fork=True)
+    print(f"git invariant search as an ordinary user: {counts}")
+    assert counts["commands"] > 0

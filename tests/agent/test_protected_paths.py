@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from agent.policy.ask import NO_TERMINAL
 from tests.agent.cli_runs import results
 from tests.agent.conftest import AgentWorkspace
 from tests.agent.messages_api_server import LoopbackMessagesAPI, text_reply, tool_reply
@@ -65,9 +66,13 @@ def test_no_write_tool_writes_protected_config_in_any_mode(
     got = run_writes(inline, messages_api, ws, tmp_path, PROTECTED, "--mode", mode, "--sandbox", "off")
     written = [p for p in PROTECTED if (ws.path / p).exists()]
     assert written == []
-    assert all(" denied: " in text for text in got.values()), got
     assert "git repository path (rule '.git'; no option lifts it)" in got[".git/commondir"]
-    assert "protected config path (built-in rule '.vscode/'" in got[".VSCode/settings.json"]
+    if mode == "edit":
+        assert all(" denied: " in text for text in got.values()), got
+        assert "protected config path (built-in rule '.vscode/'" in got[".VSCode/settings.json"]
+    else:  # full: the person is asked, and with no terminal to ask at, nothing is written
+        assert all(" denied: " in text or NO_TERMINAL in text for text in got.values()), got
+        assert NO_TERMINAL in got[".VSCode/settings.json"], got
 
 
 def test_the_edit_tool_is_held_to_the_same_list(
