@@ -83,6 +83,32 @@ def _leaves_missing(path: str, base_dir: str) -> bool:
     return posixpath.normpath(path).split("/")[: len(top)] != top
 
 
+def _canonical(root: safefs.Root, path: str) -> str:
+    """``path`` as the root resolves it (not strict); where a name on the way is no directory,
+    as spelled (the write then answers in its own words). A path leading out is refused."""
+    try:
+        return root.resolve(path)
+    except safefs.PathEscapeError:
+        raise
+    except OSError:
+        return posixpath.normpath(root.relative(path))
+
+
+def _file_under(root: safefs.Root, top: str, filename: str) -> str | None:
+    """The file ``filename`` names in the directory ``top`` (canonical), as the original resolves
+    it, spelled from ``top``: None where it is ``top`` itself or does not lie under it (``..``,
+    an absolute name elsewhere, a symlink leading out of it)."""
+    joined = _beneath(root, filename) if posixpath.isabs(filename) else posixpath.join(top, filename)
+    try:
+        file = _canonical(root, joined)
+    except (safefs.PathEscapeError, ValueError):
+        return None
+    prefix = "" if top == "." else top + "/"
+    if file == top or not file.startswith(prefix):
+        return None
+    return file[len(prefix) :]
+
+
 def _filename_escapes(filename: str) -> bool:
     """The original's refusal of a ``filename`` leaving its directory, judged lexically (``..``,
     an absolute name, the directory itself); a symlink in it is judged by the directory's root."""
@@ -129,7 +155,11 @@ class FileReadTool(_HoldsRoots, _OriginalFileReadTool):
             root, target = self._root_on(os.path.dirname(declared)), os.path.basename(declared)
             display = format_path_for_display(declared, self.base_dir)
         else:
-            display = format_path_for_display(file_path, self.base_dir)
+            # The original names the path it resolved, shown again: a link loop's shown path
+            # gains a name each time.
+            display = format_path_for_display(
+                format_path_for_display(file_path, self.base_dir), self.base_dir
+            )
             try:
                 root = self._root_on(self.base_dir)
             except FileNotFoundError:
@@ -209,7 +239,12 @@ class FileWriterTool(_HoldsRoots, _OriginalFileWriterTool):
             assert self.base_dir is not None  # the current directory exists
             if _leaves_missing(directory, self.base_dir):
                 return self._refused(os.path.join(self.base_dir, directory), self.base_dir)
-            if _filename_escapes(filename):
+            into = posixpath.normpath(posixpath.join(self.base_dir, directory))
+            if (
+                _leaves_missing(filename, into) or posixpath.normpath(filename) == into
+                if posixpath.isabs(filename)
+                else _filename_escapes(filename)
+            ):
                 return FILENAME_ESCAPES
             try:
                 os.makedirs(self.base_dir, exist_ok=True)
@@ -229,27 +264,25 @@ class FileWriterTool(_HoldsRoots, _OriginalFileWriterTool):
 
     def _write(self, root: safefs.Root, filename: str, content: str, directory: str, overwrite: bool) -> str:
         try:
-            root.resolve(directory)
+            top = _canonical(root, directory)
         except safefs.PathEscapeError:
             return self._refused(os.path.join(root.anchors[-1], directory), root.anchors[-1])
-        except OSError:
-            pass  # missing yet: created below
-        # The filename stays inside the target directory: judged lexically here (".." and an
-        # absolute name), and by the directory's own root below (a symlink leading out of it).
-        if _filename_escapes(filename):
+        # The file is the one the original resolves (a link's target, ``..`` physical), spelled
+        # from the directory it resolves to, and must lie under it; a symlink swapped in
+        # meanwhile is judged by the directory's own root below.
+        name = _file_under(root, top, filename)
+        if name is None:
             return FILENAME_ESCAPES
-        name = posixpath.normpath(filename)
+        directory = top
         display = name
         try:
-            root.mkdir(directory, parents=True, exist_ok=True)
+            # One makedirs of the file's directory, as the original's: its answers are makedirs'.
+            root.mkdir(posixpath.dirname(posixpath.join(directory, name)), parents=True, exist_ok=True)
             with root.opendir(directory) as target_dir:
-                parent = posixpath.dirname(name)
-                if parent:
-                    target_dir.mkdir(parent, parents=True, exist_ok=True)
                 return self._put(target_dir, name, content, overwrite, display)
         except safefs.PathEscapeError:
             return FILENAME_ESCAPES
-        except (FileExistsError, NotADirectoryError):
+        except FileExistsError:  # makedirs' answer where a file stands for the directory itself
             return (
                 f"Error: Cannot write to {display} because a file already exists where a directory is needed."
             )
