@@ -102,3 +102,34 @@ def test_a_listing_spelled_through_a_symlink_to_the_current_directory(
     monkeypatch.chdir(tmp_path / "via")
     text = cls().run(directory=str(tmp_path / "via" / "d" / "e"))
     assert text == f"File paths: \n-{tmp_path / 'ws' / 'd' / 'e' / 'deep.txt'}"
+
+
+@pytest.mark.parametrize("cls", [OriginalWrite, FileWriterTool])
+def test_a_write_names_and_writes_the_file_its_filename_resolves_to(tmp_path: Path, cls: type) -> None:
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "a").write_text("a")
+    os.symlink("a", ws / "link")
+    os.symlink("made", ws / "dangling")
+    tool = cls(base_dir=str(ws))
+    assert (
+        tool.run(filename="link", content="x") == "File a already exists and overwrite option was not passed."
+    )
+    assert tool.run(filename="dangling", content="d") == "Content successfully written to made"
+    assert (ws / "made").read_text() == "d"
+    assert tool.run(filename=str(ws / "abs.txt"), content="abs") == "Content successfully written to abs.txt"
+    assert (ws / "abs.txt").read_text() == "abs"
+
+
+@pytest.mark.parametrize("cls", [OriginalWrite, FileWriterTool])
+def test_a_file_in_the_way_gets_makedirs_answer(tmp_path: Path, cls: type) -> None:
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "a").write_text("a")
+    tool = cls(base_dir=str(ws))
+    assert tool.run(filename="new.txt", content="x", directory="a") == (
+        "Error: Cannot write to new.txt because a file already exists where a directory is needed."
+    )
+    assert tool.run(filename="d/new.txt", content="x", directory="a") == (
+        "Error: Could not create the directory for d/new.txt. Not a directory"
+    )
