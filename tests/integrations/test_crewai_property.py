@@ -112,7 +112,7 @@ def _out_dir_links(base: Path, cwd: Path, directory: str) -> set[str]:
     """The paths, spelled as the listing spells them (``<base>``), of links under ``directory``
     that the host resolves to a directory outside ``cwd`` (os.walk takes them for directories;
     the drop-in does not follow them, so lists them)."""
-    found = set()
+    found: set[str] = set()
     top = Path(os.path.realpath(Path(cwd) / directory))
     real_cwd = os.path.realpath(cwd)
     if not top.is_dir():
