@@ -166,6 +166,7 @@ def test_the_named_differences_are_documented() -> None:
         assert documented(phrase), phrase
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(spec=twin_random.specs(), calls=st.lists(CALLS, min_size=1, max_size=8))
 def test_drop_ins_answer_as_the_originals_on_random_trees(

@@ -198,6 +198,7 @@ async def _sequence(spec: twin_random.Spec, calls: list[tuple[str, dict[str, Any
                 await toolset.close()
 
 
+@pytest.mark.slow
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(spec=twin_random.specs(), calls=st.lists(CALLS, min_size=1, max_size=8))
 def test_drop_in_answers_as_the_original_on_random_trees(
