@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 import posixpath
 import stat
+from collections.abc import Callable
 from itertools import islice
 from typing import Any
 
@@ -150,16 +151,14 @@ class FileReadTool(_HoldsRoots, _OriginalFileReadTool):
             # The file the developer declared, trusted outside base_dir as the original trusts it.
             assert declared is not None
             root, target = self._root_on(os.path.dirname(declared)), os.path.basename(declared)
-            display = format_path_for_display(declared, self.base_dir)
+            display = self._shown(declared)
         elif declared is not None and self._resolve_declared(file_path) == declared:
             root, target = self._root_on(os.path.dirname(declared)), os.path.basename(declared)
-            display = format_path_for_display(declared, self.base_dir)
+            display = self._shown(declared)
         else:
             # The original names the path it resolved, shown again: a link loop's shown path
             # gains a name each time.
-            display = format_path_for_display(
-                format_path_for_display(file_path, self.base_dir), self.base_dir
-            )
+            display = self._shown(file_path, again=True)
             try:
                 root = self._root_on(self.base_dir)
             except FileNotFoundError:
@@ -168,7 +167,7 @@ class FileReadTool(_HoldsRoots, _OriginalFileReadTool):
                 assert self.base_dir is not None  # the current directory exists
                 if _leaves_missing(file_path, self.base_dir):
                     return self._refused(os.path.join(self.base_dir, file_path), self.base_dir)
-                return f"Error: File not found at path: {display}"
+                return f"Error: File not found at path: {display()}"
             except OSError as exc:
                 return f"Error: Failed to read file {file_path}. {format_error_for_display(exc)}"
             target = _beneath(root, file_path)
@@ -182,12 +181,26 @@ class FileReadTool(_HoldsRoots, _OriginalFileReadTool):
         except ValueError:
             return None
 
+    def _shown(self, path: str, *, again: bool = False) -> Callable[[], str]:
+        """How the original shows ``path`` in an error text, worked out only when one is given."""
+
+        def shown() -> str:
+            once = format_path_for_display(path, self.base_dir)
+            return format_path_for_display(once, self.base_dir) if again else once
+
+        return shown
+
     @staticmethod
     def _refused(path: str, base_dir: str) -> str:
         return "Error: Invalid file path: " + format_sandbox_error(_outside(path, base_dir), READ_REMEDY)
 
     def _read(
-        self, root: safefs.Root, target: str, display: str, start_line: int, line_count: int | None
+        self,
+        root: safefs.Root,
+        target: str,
+        display: Callable[[], str],
+        start_line: int,
+        line_count: int | None,
     ) -> str:
         try:
             with root.open(target, "r", encoding=self.encoding) as file:
@@ -202,17 +215,17 @@ class FileReadTool(_HoldsRoots, _OriginalFileReadTool):
         except safefs.PathEscapeError:
             return self._refused(os.path.join(root.anchors[-1], target), root.anchors[-1])
         except FileNotFoundError:
-            return f"Error: File not found at path: {display}"
+            return f"Error: File not found at path: {display()}"
         except PermissionError:
-            return f"Error: Permission denied when trying to read file: {display}"
+            return f"Error: Permission denied when trying to read file: {display()}"
         except UnicodeDecodeError:
             return (
-                f"Error: Failed to decode file {display} as {self.encoding}. "
+                f"Error: Failed to decode file {display()} as {self.encoding}. "
                 f"Pass a different 'encoding' to FileReadTool if the file uses "
                 f"another text encoding."
             )
         except Exception as exc:
-            return f"Error: Failed to read file {display}. {format_error_for_display(exc)}"
+            return f"Error: Failed to read file {display()}. {format_error_for_display(exc)}"
 
 
 class FileWriterTool(_HoldsRoots, _OriginalFileWriterTool):
