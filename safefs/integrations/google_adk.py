@@ -82,7 +82,7 @@ class LocalEnvironment(_Original):
         else:
             raise TypeError(f"content must be str or bytes, not {type(content).__name__}")
         root, target = self._opened(), _spelled(path)
-        await asyncio.to_thread(_confined, path, lambda: root.write_bytes(target, data, parents=True))
+        await asyncio.to_thread(_confined, path, lambda: _write(root, target, data))
 
     # -- commands ----------------------------------------------------------------------------
 
@@ -119,6 +119,22 @@ def _spelled(path: str | Path) -> str:
     """``path`` as the original spells it: through ``Path``, which drops ``.`` components and
     repeated slashes (``a.txt/.`` is ``a.txt``); ``..`` stays for the root to judge."""
     return os.fspath(Path(path))
+
+
+def _write(root: safefs.Root, path: str, data: bytes) -> None:
+    """The original's write: the path resolved (a link's target, a dangling link's too), its
+    directory made (``makedirs``: ``File exists`` where a file stands in its place), then the
+    file written."""
+    try:
+        rel = root.resolve(path)
+    except safefs.PathEscapeError:
+        raise
+    except OSError:
+        rel = os.path.normpath(root.relative(path))  # a file on the way: makedirs reports it
+    parent = os.path.dirname(rel)
+    if parent:
+        root.mkdir(parent, parents=True, exist_ok=True)
+    root.write_bytes(rel, data)
 
 
 def _confined(path: str | Path, operation: Callable[[], _T]) -> _T:
