@@ -68,9 +68,8 @@ system-packages:
 # shared one (load 10 to 15): 328 s and 355 s in two runs, the tests 281 s and 317 s of it (the
 # two workers within 1% of each other), lint, collection and the rest 47 s and 38 s. What the
 # tests wait beyond their CPU time, w: in one process (the secrets corpus too) it took 423 s on an
-# idle machine for 402 s of CPU,
-# of which 107 s in child processes (which may overlap it), so 21 s <= w <= 128 s. Wall time
-# (tests + w) / 2 + rest: 189 s to 270 s.
+# idle machine for 402 s of CPU, 107 s of it in child processes (which may overlap it), so
+# 21 s <= w <= 128 s. Wall time (tests + w) / 2 + rest: 189 s to 270 s.
 CHECK_RACE_SECONDS := 0.5
 CHECK_WORKERS := auto
 check: lint official-mcp
