@@ -62,12 +62,19 @@ system-packages:
 		&& apt-get update -qq >/dev/null && apt-get install -y -qq tar libarchive-tools >/dev/null; } \
 		|| echo "tar or bsdtar is not installed: the archive comparison tests skip"
 
-# The inner loop: lint, then the suite without the tests marked slow, every race window shortened
-# (tests/race_window.py). About 5 minutes on an idle 2-core machine, estimated from its CPU time:
-# 4.6 CPU-minutes measured (11.4 min wall at load average 4 to 5, 2 cores shared).
+# The inner loop: lint, then the suite without the tests marked slow on a worker per core
+# (pytest-xdist, whole files per worker), every race window shortened (tests/race_window.py).
+# About 4 minutes on an idle 2-core machine, estimated from CPU time (user+sys) measured on a
+# shared one (load 10 to 15): 328 s and 355 s in two runs, the tests 281 s and 317 s of it (the
+# two workers within 1% of each other), lint, collection and the rest 47 s and 38 s. What the
+# tests wait beyond their CPU time, w: in one process (the secrets corpus too) it took 423 s on an
+# idle machine for 402 s of CPU, 107 s of it in child processes (which may overlap it), so
+# 21 s <= w <= 128 s. Wall time (tests + w) / 2 + rest: 189 s to 270 s.
 CHECK_RACE_SECONDS := 0.5
+CHECK_WORKERS := auto
 check: lint official-mcp
-	SAFEFS_RACE_SECONDS=$(CHECK_RACE_SECONDS) $(PY) -m pytest --benchmark-disable -m "not slow" -q tests
+	SAFEFS_RACE_SECONDS=$(CHECK_RACE_SECONDS) $(PY) -m pytest --benchmark-disable -m "not slow" -q \
+		-n $(CHECK_WORKERS) --dist loadfile tests
 
 # What CI runs (.ci/run): lint, the whole suite with the benchmarks run once each as tests, then
 # the compat environments. About 40 minutes on a fresh clone of a 2-core machine (CI's last run,

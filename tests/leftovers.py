@@ -8,6 +8,10 @@ that no ``.gitignore`` rule covers (``git status``); when it ends, anything new 
 
 A file someone else creates there while the suite runs (another program, or you in the checkout)
 is reported too: look at the names before suspecting a test.
+
+Under pytest-xdist (``make check`` runs the suite on a worker per core) only the controlling
+process checks: it starts before its workers and ends after them, so one worker's test cannot be
+mistaken for another's leftover.
 """
 
 from __future__ import annotations
@@ -69,8 +73,13 @@ def snapshot() -> Snapshot:
 _BEFORE = pytest.StashKey[Snapshot]()
 
 
+def _is_xdist_worker(session: pytest.Session) -> bool:
+    return hasattr(session.config, "workerinput")
+
+
 def pytest_sessionstart(session: pytest.Session) -> None:
-    session.stash[_BEFORE] = snapshot()
+    if not _is_xdist_worker(session):
+        session.stash[_BEFORE] = snapshot()
 
 
 @pytest.hookimpl(trylast=True)

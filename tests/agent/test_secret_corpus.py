@@ -11,7 +11,10 @@ import pytest
 from agent.secret_scanner import SecretScanner
 from tests.agent.secrets_corpus import CORPUS, FORMS, Scores, score
 
-pytestmark = pytest.mark.skipif(not CORPUS.is_dir(), reason=f"no secrets corpus at {CORPUS}")
+pytestmark = [
+    pytest.mark.skipif(not CORPUS.is_dir(), reason=f"no secrets corpus at {CORPUS}"),
+    pytest.mark.slow,  # the whole corpus through the scanner (tests/agent/test_secret_scanner.py: the kinds)
+]
 
 
 @pytest.fixture(scope="module")

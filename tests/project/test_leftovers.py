@@ -29,7 +29,9 @@ def test_leaves_nothing(tmp_path) -> None:
 """
 
 
-def run_session(tmp_path: Path, source: str) -> subprocess.CompletedProcess[str]:
+def run_session(
+    tmp_path: Path, source: str, workers: tuple[str, ...] = ()
+) -> subprocess.CompletedProcess[str]:
     home = tmp_path / "home"
     home.mkdir()
     project = tmp_path / "project"
@@ -38,7 +40,7 @@ def run_session(tmp_path: Path, source: str) -> subprocess.CompletedProcess[str]
     env = {k: v for k, v in os.environ.items() if k != "PYTEST_ADDOPTS"}  # the outer run's options
     env.update(HOME=str(home), PYTHONPATH=str(CHECKOUT))
     command = [sys.executable, "-m", "pytest", "-q", "-p", "tests.leftovers", "-p", "no:cacheprovider"]
-    command += ["--rootdir", str(project), "--basetemp", str(tmp_path / "basetemp"), str(project)]
+    command += ["--rootdir", str(project), "--basetemp", str(tmp_path / "basetemp"), *workers, str(project)]
     return subprocess.run(
         command,
         cwd=project,
@@ -50,8 +52,10 @@ def run_session(tmp_path: Path, source: str) -> subprocess.CompletedProcess[str]
     )
 
 
-def test_a_file_left_in_home_fails_the_session(tmp_path: Path) -> None:
-    done = run_session(tmp_path, LEAVES)
+# Alone, and as make check runs it: on pytest-xdist workers, where the controller checks.
+@pytest.mark.parametrize("workers", [(), ("-n", "2")], ids=["one-process", "xdist"])
+def test_a_file_left_in_home_fails_the_session(tmp_path: Path, workers: tuple[str, ...]) -> None:
+    done = run_session(tmp_path, LEAVES, workers)
     assert done.returncode == pytest.ExitCode.TESTS_FAILED, done.stdout + done.stderr
     assert "1 passed" in done.stdout
     assert f"{tmp_path / 'home'}/stray-file" in done.stdout, done.stdout
