@@ -1,0 +1,136 @@
+"""The Claude Agent SDK and its bundled Claude Code binary, run against a fake Messages API on
+127.0.0.1, with the options of ``safefs_options``: a scripted model reads, edits, greps, globs,
+writes and runs a command through the safefs tools, and every escape it tries is refused.
+
+The binary gets a home and a config directory of the test's own (nothing is left in ``$HOME``)
+and no network but the fake server. The built-in file and shell tools must not even be offered
+to the model: the test reads the tools the binary sent."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("claude_agent_sdk")
+
+import claude_agent_sdk
+
+import safefs
+from safefs.integrations.claude_agent_sdk import BUILT_IN_TOOLS, safefs_options
+from tests.integrations.fake_anthropic_stream import FakeStreamingMessages
+from tests.integrations.support import twin
+
+pytestmark = pytest.mark.slow
+
+SECRET = "outside the workdir"
+
+
+REMINDER = re.compile(r"\n*<system-reminder>.*?</system-reminder>", re.DOTALL)
+
+
+def _text(content: Any) -> str:
+    """A tool result's text, whether the binary sent a string or a list of blocks, without the
+    reminders the binary adds to it (the tokens left)."""
+    text = content if isinstance(content, str) else "".join(block.get("text", "") for block in content)
+    return REMINDER.sub("", text)
+
+
+def _results(model: FakeStreamingMessages) -> list[tuple[str, bool]]:
+    """(text, is_error) of every tool result the binary sent back, in order."""
+    body = model.requests[-1]
+    return [
+        (_text(block.get("content", "")), bool(block.get("is_error")))
+        for message in body["messages"]
+        if message["role"] == "user" and isinstance(message["content"], list)
+        for block in message["content"]
+        if block.get("type") == "tool_result"
+    ]
+
+
+def _run(root: safefs.Root, base: Path, model: FakeStreamingMessages) -> list[Any]:
+    (base / "home").mkdir()
+    (base / "config").mkdir()
+    env = {
+        "ANTHROPIC_BASE_URL": model.address,
+        "ANTHROPIC_API_KEY": "sk-ant-fake",
+        "HOME": str(base / "home"),
+        "CLAUDE_CONFIG_DIR": str(base / "config"),
+        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+        "DISABLE_AUTOUPDATER": "1",
+    }
+    options = safefs_options(root, model="claude-sonnet-4-5", env=env, max_turns=40)
+
+    async def go() -> list[Any]:
+        return [m async for m in claude_agent_sdk.query(prompt="Work on the project.", options=options)]
+
+    return asyncio.run(asyncio.wait_for(go(), 180))
+
+
+def test_a_scripted_model_works_through_the_drop_in_and_its_escapes_are_refused(tmp_path: Path) -> None:
+    work = twin(tmp_path, "claude")
+    base = work.parent
+    (work / "notes.txt").write_text("alpha\nbeta\ngamma\n")
+    (work / "src").mkdir()
+    (work / "src" / "app.py").write_text("def beta():\n    return 1\n")
+    os.symlink("..", work / "up")  # a link leading out of the workspace
+    secret = base / "secret.txt"
+    tool = "mcp__safefs__{}".format
+    inside = str(work / "notes.txt")  # absolute, under the root: as the model is told its cwd
+    calls: list[tuple[str, dict[str, Any]]] = [
+        (tool("Read"), {"file_path": inside}),
+        (tool("Edit"), {"file_path": inside, "old_string": "beta", "new_string": "BETA"}),
+        (tool("Grep"), {"pattern": "beta|BETA", "output_mode": "content", "-i": True}),
+        (tool("Glob"), {"pattern": "**/*.py"}),
+        (tool("Write"), {"file_path": "out/report.txt", "content": "done\n"}),
+        (tool("Bash"), {"command": "cat notes.txt && echo ran > ran.txt"}),
+        # the escapes
+        (tool("Read"), {"file_path": str(secret)}),
+        (tool("Read"), {"file_path": "../secret.txt"}),
+        (tool("Read"), {"file_path": "up/secret.txt"}),
+        (tool("Write"), {"file_path": "up/planted.txt", "content": "x"}),
+        (tool("Edit"), {"file_path": "up/secret.txt", "old_string": "outside", "new_string": "EDITED"}),
+        (tool("Grep"), {"pattern": "outside", "path": "up"}),
+        (tool("Glob"), {"pattern": "*.txt", "path": str(base)}),
+        (tool("Bash"), {"command": f"cat {secret}; cat ../secret.txt; echo x > ../planted.txt"}),
+    ]
+    root = safefs.Root(work)
+    try:
+        with FakeStreamingMessages(calls, "All done.") as model:
+            messages = _run(root, base, model)
+    finally:
+        root.close()
+
+    offered = {t["name"] for t in model.requests[0]["tools"]}
+    assert not offered & set(BUILT_IN_TOOLS), (
+        f"built-in tools offered: {sorted(offered & set(BUILT_IN_TOOLS))}"
+    )
+    assert {tool(n) for n in ("Read", "Write", "Edit", "Glob", "Grep", "Bash")} <= offered
+    assert isinstance(messages[-1], claude_agent_sdk.ResultMessage)
+    assert messages[-1].result == "All done."
+
+    results = _results(model)
+    assert len(results) == len(calls)
+    for (name, args), (text, error) in zip(calls, results, strict=True):
+        print(f"{name} {args} -> error={error}: {text[:120]!r}")
+    work_results, escapes = results[:6], results[6:]
+    read, edit, grep, glob, write, bash = work_results
+    assert read == ("1\talpha\n2\tbeta\n3\tgamma\n4\t", False)
+    assert edit == (f"The file {inside} has been updated successfully.", False)
+    assert grep == ("notes.txt:2:BETA\nsrc/app.py:1:def beta():", False)
+    assert glob == ("src/app.py", False)
+    assert write == ("File created successfully at: out/report.txt", False)
+    assert bash == ("alpha\nBETA\ngamma", False)
+    assert (work / "notes.txt").read_text() == "alpha\nBETA\ngamma\n"
+    assert (work / "out" / "report.txt").read_text() == "done\n"
+    assert (work / "ran.txt").read_text() == "ran\n"
+
+    for (name, args), (text, error) in zip(calls[6:], escapes, strict=True):
+        assert SECRET not in text, f"{name} {args} read the secret"
+        assert error, f"{name} {args} was not refused: {text!r}"
+    assert secret.read_text() == SECRET + "\n"
+    assert sorted(p.name for p in base.iterdir()) == ["config", "home", "secret.txt", "work"]
