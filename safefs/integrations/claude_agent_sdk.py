@@ -90,6 +90,11 @@ class ToolError(Exception):
     SDK reports an exception raised by a tool handler as an error result with its text.)"""
 
 
+def _refused(message: str) -> ToolError:
+    """A call Claude Code's tool refuses before it acts, in the binary's own wrapping."""
+    return ToolError(f"<tool_use_error>{message}</tool_use_error>")
+
+
 # -- the tools' parameters, as Claude Code's tools declare them --------------------------------
 
 
@@ -320,7 +325,8 @@ def _read(root: safefs.Root, args: dict[str, Any]) -> str:
             f"<system-reminder>Warning: the file exists but is shorter than the provided offset ({first}). "
             f"The file has {lines.total_text} lines.</system-reminder>"
         )
-    return "\n".join(f"{first + i}\t{line}" for i, line in enumerate(text.split("\n")))
+    numbered = "\n".join(f"{first + i}\t{line}" for i, line in enumerate(text.split("\n")))
+    return numbered.rstrip()  # as the binary trims its own tools' results
 
 
 def _write(root: safefs.Root, args: dict[str, Any]) -> str:
@@ -344,7 +350,7 @@ def _edit(root: safefs.Root, args: dict[str, Any]) -> str:
     new: str = args["new_string"]
     replace_all = bool(args.get("replace_all", False))
     if old == new:
-        raise ToolError("No changes to make: old_string and new_string are exactly the same.")
+        raise _refused("No changes to make: old_string and new_string are exactly the same.")
     if not old:
         return _fill(root, path, new)
     try:
@@ -352,10 +358,10 @@ def _edit(root: safefs.Root, args: dict[str, Any]) -> str:
     except WorkspaceError as exc:
         message = str(exc)
         if "text not found" in message:
-            raise ToolError(f"String to replace not found in file.\nString: {old}") from None
+            raise _refused(f"String to replace not found in file.\nString: {old}") from None
         many = _OCCURS.search(message)
         if many is not None:
-            raise ToolError(
+            raise _refused(
                 f"Found {many.group(1)} matches of the string to replace, but replace_all is false. "
                 "To replace all occurrences, set replace_all to true. To replace only one occurrence, "
                 f"please provide more context to uniquely identify the instance.\nString: {old}"
@@ -372,7 +378,7 @@ def _fill(root: safefs.Root, path: str, new: str) -> str:
     """An empty ``old_string``: Claude Code creates the file, or fills an empty one."""
     try:
         if root.exists(path) and root.stat(path).st_size > 0:
-            raise ToolError("Cannot create new file - file already exists.")
+            raise _refused("Cannot create new file - file already exists.")
         write_text(root, path, new)
     except (OSError, WorkspaceError) as exc:
         raise _failure(exc, path) from None

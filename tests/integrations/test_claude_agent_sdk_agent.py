@@ -8,9 +8,7 @@ to the model: the test reads the tools the binary sent."""
 
 from __future__ import annotations
 
-import asyncio
 import os
-import re
 from pathlib import Path
 from typing import Any
 
@@ -22,53 +20,13 @@ import claude_agent_sdk
 
 import safefs
 from safefs.integrations.claude_agent_sdk import BUILT_IN_TOOLS, safefs_options
+from tests.integrations.claude_code import MODEL, binary_env, results, run_session
 from tests.integrations.fake_anthropic_stream import FakeStreamingMessages
 from tests.integrations.support import twin
 
 pytestmark = pytest.mark.slow
 
 SECRET = "outside the workdir"
-
-
-REMINDER = re.compile(r"\n*<system-reminder>.*?</system-reminder>", re.DOTALL)
-
-
-def _text(content: Any) -> str:
-    """A tool result's text, whether the binary sent a string or a list of blocks, without the
-    reminders the binary adds to it (the tokens left)."""
-    text = content if isinstance(content, str) else "".join(block.get("text", "") for block in content)
-    return REMINDER.sub("", text)
-
-
-def _results(model: FakeStreamingMessages) -> list[tuple[str, bool]]:
-    """(text, is_error) of every tool result the binary sent back, in order."""
-    body = model.requests[-1]
-    return [
-        (_text(block.get("content", "")), bool(block.get("is_error")))
-        for message in body["messages"]
-        if message["role"] == "user" and isinstance(message["content"], list)
-        for block in message["content"]
-        if block.get("type") == "tool_result"
-    ]
-
-
-def _run(root: safefs.Root, base: Path, model: FakeStreamingMessages) -> list[Any]:
-    (base / "home").mkdir()
-    (base / "config").mkdir()
-    env = {
-        "ANTHROPIC_BASE_URL": model.address,
-        "ANTHROPIC_API_KEY": "sk-ant-fake",
-        "HOME": str(base / "home"),
-        "CLAUDE_CONFIG_DIR": str(base / "config"),
-        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
-        "DISABLE_AUTOUPDATER": "1",
-    }
-    options = safefs_options(root, model="claude-sonnet-4-5", env=env, max_turns=40)
-
-    async def go() -> list[Any]:
-        return [m async for m in claude_agent_sdk.query(prompt="Work on the project.", options=options)]
-
-    return asyncio.run(asyncio.wait_for(go(), 180))
 
 
 def test_a_scripted_model_works_through_the_drop_in_and_its_escapes_are_refused(tmp_path: Path) -> None:
@@ -101,7 +59,8 @@ def test_a_scripted_model_works_through_the_drop_in_and_its_escapes_are_refused(
     root = safefs.Root(work)
     try:
         with FakeStreamingMessages(calls, "All done.") as model:
-            messages = _run(root, base, model)
+            options = safefs_options(root, model=MODEL, env=binary_env(base, model), max_turns=40)
+            messages = run_session(options)
     finally:
         root.close()
 
@@ -113,11 +72,11 @@ def test_a_scripted_model_works_through_the_drop_in_and_its_escapes_are_refused(
     assert isinstance(messages[-1], claude_agent_sdk.ResultMessage)
     assert messages[-1].result == "All done."
 
-    results = _results(model)
-    assert len(results) == len(calls)
-    for (name, args), (text, error) in zip(calls, results, strict=True):
+    got = results(model)
+    assert len(got) == len(calls)
+    for (name, args), (text, error) in zip(calls, got, strict=True):
         print(f"{name} {args} -> error={error}: {text[:120]!r}")
-    work_results, escapes = results[:6], results[6:]
+    work_results, escapes = got[:6], got[6:]
     read, edit, grep, glob, write, bash = work_results
     assert read == ("1\talpha\n2\tbeta\n3\tgamma\n4\t", False)
     assert edit == (f"The file {inside} has been updated successfully.", False)
