@@ -78,7 +78,7 @@ def test_a_scripted_model_works_through_the_drop_in_and_its_escapes_are_refused(
         print(f"{name} {args} -> error={error}: {text[:120]!r}")
     work_results, escapes = got[:6], got[6:]
     read, edit, grep, glob, write, bash = work_results
-    assert read == ("1\talpha\n2\tbeta\n3\tgamma\n4\t", False)
+    assert read == ("1\talpha\n2\tbeta\n3\tgamma\n4", False)
     assert edit == (f"The file {inside} has been updated successfully.", False)
     assert grep == ("notes.txt:2:BETA\nsrc/app.py:1:def beta():", False)
     assert glob == ("src/app.py", False)
