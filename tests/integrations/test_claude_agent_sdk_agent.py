@@ -93,3 +93,37 @@ def test_a_scripted_model_works_through_the_drop_in_and_its_escapes_are_refused(
         assert error, f"{name} {args} was not refused: {text!r}"
     assert secret.read_text() == SECRET + "\n"
     assert sorted(p.name for p in base.iterdir()) == ["config", "home", "secret.txt", "work"]
+
+
+def test_claude_codes_own_tools_allowed_by_name_reach_outside_the_working_directory(tmp_path: Path) -> None:
+    """The premise, checked on the installed binary: its built-in tools, allowed by name as the
+    SDK's examples allow them, read and write outside ``cwd`` (only inside this test's own temp
+    tree). The same calls through the safefs tools are refused above."""
+    work = twin(tmp_path, "original")
+    base = work.parent
+    os.symlink("..", work / "up")
+    secret = base / "secret.txt"
+    calls: list[tuple[str, dict[str, Any]]] = [
+        ("Read", {"file_path": str(secret)}),
+        ("Read", {"file_path": str(work / ".." / "secret.txt")}),
+        ("Read", {"file_path": str(work / "up" / "secret.txt")}),
+        ("Write", {"file_path": str(base / "planted.txt"), "content": "planted\n"}),
+    ]
+    tools = ["Read", "Write"]
+    with FakeStreamingMessages(calls, "done") as model:
+        options = claude_agent_sdk.ClaudeAgentOptions(
+            cwd=str(work),
+            tools=tools,
+            allowed_tools=tools,
+            permission_mode="dontAsk",
+            model=MODEL,
+            env=binary_env(base, model),
+        )
+        run_session(options)
+    got = results(model)
+    for (name, args), (text, error) in zip(calls, got, strict=True):
+        print(f"Claude Code {name} {args['file_path']} -> error={error}: {text[:80]!r}")
+    reads_out = sum(SECRET in text for text, _ in got[:3])
+    print(f"Claude Code's own tools: {reads_out} of 3 reads outside got the secret")
+    assert reads_out > 0, "the built-in Read no longer reaches outside cwd: say so in docs/integrations.md"
+    print(f"Claude Code's own Write outside: {'landed' if (base / 'planted.txt').exists() else 'refused'}")
