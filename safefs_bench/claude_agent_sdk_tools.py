@@ -25,6 +25,18 @@ from typing import Any
 
 from safefs_bench.strategies import Strategy, StrategyUnavailable
 
+READ_LINES = 2000  # the lines one Read returns when no limit is given, in both implementations
+
+
+def _whole(numbered: str) -> bytes:
+    """The file from ``Read``'s text (``1\t<line>`` per line; the empty line after a final
+    newline shows as its number alone). A read that stopped at the line limit is refused, as a
+    read cut at a size limit is: one call does not read the file whole."""
+    lines = numbered.rstrip().split("\n")
+    if len(lines) >= READ_LINES:
+        raise OSError(f"Read returns at most {READ_LINES} lines a call")
+    return "\n".join(line.partition("\t")[2] for line in lines).encode("utf-8")
+
 
 class ClaudeAgentSdkTools(Strategy):
     """``Read``, ``Write`` and ``Glob`` of ``file_tools`` on a root on the workspace."""
@@ -51,8 +63,7 @@ class ClaudeAgentSdkTools(Strategy):
         return str(result["content"][0]["text"])
 
     def read(self, rel: str) -> bytes:
-        numbered = self._call("Read", {"file_path": rel})  # "1\t<line>\n2": the last line is empty
-        return "\n".join(line.partition("\t")[2] for line in numbered.split("\n")).encode("utf-8")
+        return _whole(self._call("Read", {"file_path": rel}))
 
     def write(self, rel: str, data: bytes) -> None:
         self._call("Write", {"file_path": rel, "content": data.decode("utf-8")})
@@ -262,8 +273,7 @@ class ClaudeCodeTools(Strategy):
         return os.path.join(self._root, rel)
 
     def read(self, rel: str) -> bytes:
-        numbered = self._call("Read", {"file_path": self._path(rel)}).rstrip()
-        return "\n".join(line.partition("\t")[2] for line in numbered.split("\n")).encode("utf-8")
+        return _whole(self._call("Read", {"file_path": self._path(rel)}))
 
     def write(self, rel: str, data: bytes) -> None:
         """``Write``; where the binary wants the file read first (an existing file it has not

@@ -24,7 +24,9 @@ docs/integrations.md.
 from __future__ import annotations
 
 import asyncio
+import errno
 import math
+import os
 import re
 import threading
 from collections.abc import Awaitable, Callable, Mapping
@@ -39,7 +41,7 @@ from safefs.workspace.arguments import argument_problem
 from safefs.workspace.edits import Edit, edit_file
 from safefs.workspace.errors import WorkspaceError, describe_os_error
 from safefs.workspace.files import write_text
-from safefs.workspace.limits import MAX_ENTRIES
+from safefs.workspace.limits import MAX_ENTRIES, MAX_RESULT_CHARS
 from safefs.workspace.text import read_lines
 from safefs.workspace.walk import join
 
@@ -274,15 +276,20 @@ def _count(args: dict[str, Any], name: str, default: int) -> int:
     return number
 
 
+_MISSING = os.strerror(errno.ENOENT) + ":"  # the start of the workspace's message for each
+_DIRECTORY = os.strerror(errno.EISDIR) + ":"
+
+
 def _failure(exc: Exception, path: str) -> ToolError:
     """The model's view of a failure: the workspace's message, or an OSError's reason with the
     path as the model gave it (never the root's host path)."""
-    if isinstance(exc, WorkspaceError):
-        return ToolError(str(exc))
-    if isinstance(exc, FileNotFoundError):
+    message = str(exc)
+    if isinstance(exc, FileNotFoundError) or message.startswith(_MISSING):
         return ToolError(NOT_FOUND)
-    if isinstance(exc, IsADirectoryError):
+    if isinstance(exc, IsADirectoryError) or message.startswith(_DIRECTORY):
         return ToolError(f"EISDIR: illegal operation on a directory, read {path!r}")
+    if isinstance(exc, WorkspaceError):
+        return ToolError(message)
     if isinstance(exc, OSError):
         return ToolError(describe_os_error(exc, path))
     raise exc
@@ -314,10 +321,16 @@ def _read(root: safefs.Root, args: dict[str, Any]) -> str:
         raise _failure(exc, path) from None
     if lines.total == 0:
         return EMPTY_FILE
+    if lines.cut_at_budget:
+        raise ToolError(
+            f"File content exceeds the maximum of {MAX_RESULT_CHARS} characters a read returns. "
+            "Please use offset and limit parameters to read specific portions of the file, or use "
+            "the Grep tool to search for specific content."
+        )
     text = lines.text
     # Claude Code numbers the lines of the text split at "\n": a file ending in a newline shows
     # an empty last line when the range reaches the end.
-    at_end = lines.total_known and lines.last >= lines.total and not lines.cut_at_budget
+    at_end = lines.total_known and lines.last >= lines.total
     if text.endswith("\n") and not at_end:
         text = text[:-1]
     if not text and first > 1:
