@@ -24,7 +24,7 @@ from safefs.integrations.claude_agent_sdk import BASH_ENV, TOOL_NAMES, safefs_mc
 from safefs.workspace.limits import MAX_RESULT_CHARS
 from tests.integrations.support import twin
 
-Client = getattr(mcp, "Client", None)
+Client: Any = getattr(mcp, "Client", None)
 pytestmark = pytest.mark.skipif(Client is None, reason="mcp's in-process Client (mcp 2) is not installed")
 
 
