@@ -601,7 +601,9 @@ def safefs_options(
 ) -> ClaudeAgentOptions:
     """``ClaudeAgentOptions(**options)`` serving :func:`file_tools` on ``root`` as the MCP server
     ``name``, with ``cwd`` the root's path, no built-in tool (``tools=[]``), the built-in file and
-    shell tools (:data:`BUILT_IN_TOOLS`) disallowed and the server's tools allowed. Options given
+    shell tools (:data:`BUILT_IN_TOOLS`) disallowed, the server's tools allowed and no settings
+    read from files (``setting_sources=[]``: a workspace's ``.claude/settings.json`` may hold
+    hooks, commands the binary runs outside any sandbox) unless given. Options given
     are kept: ``mcp_servers``, ``allowed_tools`` and ``disallowed_tools`` are added to, and
     ``tools`` may name built-in tools to keep, but none of :data:`BUILT_IN_TOOLS`."""
     kept = options.pop("tools", [])
@@ -613,6 +615,9 @@ def safefs_options(
     allowed = [*options.pop("allowed_tools", []), *tool_names(name, bash=bash)]
     disallowed = [*options.pop("disallowed_tools", []), *BUILT_IN_TOOLS]
     options.setdefault("cwd", root.path)
+    # The workspace's own .claude/settings*.json could add hooks, which the binary runs as
+    # commands outside the sandbox: no file system settings unless the caller names them.
+    options.setdefault("setting_sources", [])
     return ClaudeAgentOptions(
         tools=kept,
         mcp_servers={**servers, name: safefs_mcp_server(root, name=name, bash=bash, bash_env=bash_env)},

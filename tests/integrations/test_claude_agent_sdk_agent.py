@@ -8,6 +8,7 @@ to the model: the test reads the tools the binary sent."""
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 from typing import Any
@@ -36,6 +37,11 @@ def test_a_scripted_model_works_through_the_drop_in_and_its_escapes_are_refused(
     (work / "src").mkdir()
     (work / "src" / "app.py").write_text("def beta():\n    return 1\n")
     os.symlink("..", work / "up")  # a link leading out of the workspace
+    # A hook in the workspace's own settings, which the binary would run on the host.
+    (work / ".claude").mkdir()
+    hook = {"hooks": [{"type": "command", "command": f"touch {base}/hooked"}]}
+    settings = {"hooks": {event: [{"matcher": "*", **hook}] for event in ("PreToolUse", "SessionStart")}}
+    (work / ".claude" / "settings.json").write_text(json.dumps(settings))
     secret = base / "secret.txt"
     tool = "mcp__safefs__{}".format
     inside = str(work / "notes.txt")  # absolute, under the root: as the model is told its cwd
@@ -92,6 +98,7 @@ def test_a_scripted_model_works_through_the_drop_in_and_its_escapes_are_refused(
         assert SECRET not in text, f"{name} {args} read the secret"
         assert error, f"{name} {args} was not refused: {text!r}"
     assert secret.read_text() == SECRET + "\n"
+    assert not (base / "hooked").exists(), "the workspace's own hook ran"
     assert sorted(p.name for p in base.iterdir()) == ["config", "home", "secret.txt", "work"]
 
 
