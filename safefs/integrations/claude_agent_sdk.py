@@ -442,7 +442,9 @@ def _grep(root: safefs.Root, args: dict[str, Any]) -> str:
     mode = args.get("output_mode", "files_with_matches")
     context = _count(args, "context", _count(args, "-C", 0))
     head_limit = _count(args, "head_limit", GREP_HEAD_LIMIT)
+    offset = _count(args, "offset", 0)
     content = mode == "content"
+    files_only = mode == "files_with_matches"  # sorted here, newest first, before paging
     try:
         found = search.grep(
             root,
@@ -454,13 +456,15 @@ def _grep(root: safefs.Root, args: dict[str, Any]) -> str:
             ignore_case=bool(args.get("-i", False)),
             before=_count(args, "-B", context) if content else 0,
             after=_count(args, "-A", context) if content else 0,
-            head_limit=min(head_limit, MAX_ENTRIES) if head_limit else None,
-            offset=_count(args, "offset", 0),
+            head_limit=None if files_only or not head_limit else min(head_limit, MAX_ENTRIES),
+            offset=0 if files_only else offset,
         )
     except (OSError, WorkspaceError) as exc:
         raise _failure(exc, args.get("path", ".")) from None
     entries = found.entries
-    paged = bool(head_limit) and found.entries_total > len(entries) + _count(args, "offset", 0)
+    if files_only:
+        entries = _newest_first(root, entries)[offset : offset + head_limit if head_limit else None]
+    paged = bool(head_limit) and found.entries_total > len(entries) + offset
     if content and args.get("-n", True) is False:
         entries = [_unnumbered(line) for line in entries]
     if mode == "files_with_matches":
@@ -483,6 +487,19 @@ def _grep(root: safefs.Root, args: dict[str, Any]) -> str:
     if paged:
         text += f"\n\n[Showing results with pagination = limit: {head_limit}]"
     return text
+
+
+def _newest_first(root: safefs.Root, paths: list[str]) -> list[str]:
+    """``paths`` by modification time, newest first (as Claude Code's Grep lists files); one
+    gone since the search goes last."""
+
+    def age(path: str) -> tuple[float, str]:
+        try:
+            return (-root.lstat(path).st_mtime, path)
+        except OSError:
+            return (math.inf, path)
+
+    return sorted(paths, key=age)
 
 
 _NUMBERED = re.compile(r"^(.*?)([:-])\d+\2")
