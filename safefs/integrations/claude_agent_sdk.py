@@ -334,11 +334,21 @@ def _read(root: safefs.Root, args: dict[str, Any]) -> str:
     if text.endswith("\n") and not at_end:
         text = text[:-1]
     if not text and first > 1:
+        # Past our last line: Claude Code counts one line more after a final newline (the
+        # empty one), and shows it alone, as its number, when the offset names it.
+        try:
+            ends = read_lines(root, path, lines.total, 1, errors="replace").text.endswith("\n")
+        except (OSError, WorkspaceError) as exc:
+            raise _failure(exc, path) from None
+        if ends and lines.total_known and first == lines.total + 1:
+            return str(first)
+        total = f"{lines.total + ends}" if lines.total_known else lines.total_text
         return (
             f"<system-reminder>Warning: the file exists but is shorter than the provided offset ({first}). "
-            f"The file has {lines.total_text} lines.</system-reminder>"
+            f"The file has {total} lines.</system-reminder>"
         )
-    numbered = "\n".join(f"{first + i}\t{line}" for i, line in enumerate(text.split("\n")))
+    shown = text.split("\n")[:limit]  # the empty last line counts against the limit too
+    numbered = "\n".join(f"{first + i}\t{line}" for i, line in enumerate(shown))
     return numbered.rstrip()  # as the binary trims its own tools' results
 
 
@@ -473,7 +483,7 @@ def _grep(root: safefs.Root, args: dict[str, Any]) -> str:
         text = f"Found {len(entries)} file{'s' if len(entries) != 1 else ''}\n" + "\n".join(entries)
     elif mode == "count":
         if not entries:
-            return "No matches found"
+            return "No matches found\n\nFound 0 total occurrences across 0 files."
         total = sum(int(line.rsplit(":", 1)[1]) for line in entries)
         files = len(entries)
         text = "\n".join(entries) + (
