@@ -64,6 +64,8 @@ GOOGLE_ADK_ENVIRONMENT = "google-adk-environment"
 SAFEFS_GOOGLE_ADK_ENVIRONMENT = "safefs-google-adk-environment"
 CREWAI_FILE_TOOLS = "crewai-file-tools"
 SAFEFS_CREWAI_FILE_TOOLS = "safefs-crewai-file-tools"
+CLAUDE_AGENT_SDK_TOOLS = "claude-agent-sdk-tools"
+SAFEFS_CLAUDE_AGENT_SDK_TOOLS = "safefs-claude-agent-sdk-tools"
 # Agent frameworks' own file tools and safefs's drop-ins for them (safefs_bench.framework_tools).
 FRAMEWORK_STRATEGIES: tuple[str, ...] = (
     PYDANTIC_AI_WORKSPACE,
@@ -78,6 +80,8 @@ FRAMEWORK_STRATEGIES: tuple[str, ...] = (
     SAFEFS_GOOGLE_ADK_ENVIRONMENT,
     CREWAI_FILE_TOOLS,
     SAFEFS_CREWAI_FILE_TOOLS,
+    CLAUDE_AGENT_SDK_TOOLS,
+    SAFEFS_CLAUDE_AGENT_SDK_TOOLS,
 )
 
 TARFILE_DATA = "tarfile-data"
@@ -127,6 +131,8 @@ DESCRIPTIONS: dict[str, str] = {
     SAFEFS_GOOGLE_ADK_ENVIRONMENT: "safefs.integrations.google_adk.LocalEnvironment, the drop-in",
     CREWAI_FILE_TOOLS: "crewai-tools' FileReadTool/FileWriterTool: realpath + startswith, then a path",
     SAFEFS_CREWAI_FILE_TOOLS: "safefs.integrations.crewai's FileReadTool/FileWriterTool, the drop-ins",
+    CLAUDE_AGENT_SDK_TOOLS: "Claude Code's built-in Read/Write, run by the SDK's binary, allowed by name",
+    SAFEFS_CLAUDE_AGENT_SDK_TOOLS: "safefs.integrations.claude_agent_sdk: Claude Code's Read/Write on a Root",
 }
 
 
@@ -423,6 +429,12 @@ def open_strategy(name: str, root: str) -> Strategy:
         if name in (TARFILE_DATA, SAFEFS_ARCHIVE):
             return integrations.TarExtraction(root, "safefs" if name == SAFEFS_ARCHIVE else "tarfile")
         return integrations.FsspecFileSystem(root, "safefs" if name == SAFEFS_FSSPEC else "dirfs")
+    if name in (CLAUDE_AGENT_SDK_TOOLS, SAFEFS_CLAUDE_AGENT_SDK_TOOLS):
+        from safefs_bench import claude_agent_sdk_tools
+
+        if name == CLAUDE_AGENT_SDK_TOOLS:
+            return claude_agent_sdk_tools.ClaudeCodeTools(root)
+        return claude_agent_sdk_tools.ClaudeAgentSdkTools(root)
     if name in FRAMEWORK_STRATEGIES:
         from safefs_bench import framework_tools
 

@@ -15,6 +15,9 @@ error shape. Each module needs its framework installed (the extra of the same na
   ``DirectoryReadTool`` (extra ``crewai``).
 - :mod:`safefs.integrations.agno`: ``FileTools`` (extra ``agno``).
 - :mod:`safefs.integrations.deepagents`: ``FilesystemBackend`` (extra ``deepagents``).
+- :mod:`safefs.integrations.claude_agent_sdk`: Claude Code's ``Read``, ``Write``, ``Edit``,
+  ``Glob``, ``Grep`` and ``Bash`` as an in-process SDK MCP server, and the ``ClaudeAgentOptions``
+  that serve them in place of the built-in ones (extra ``claude-agent-sdk``).
 
 docs/integrations.md has the one-line switch for each, and every difference from the original.
 """

@@ -26,6 +26,8 @@ ORIGINALS = {
     "agno": {"FileTools": "agno.tools.file"},
     "deepagents": {"FilesystemBackend": "deepagents.backends.filesystem"},
 }
+# A section whose snippet builds the framework's options instead: heading -> its module.
+OPTIONS = {"Claude Agent SDK": "claude_agent_sdk"}
 
 
 def _snippets() -> dict[str, str]:
@@ -40,7 +42,7 @@ def _snippets() -> dict[str, str]:
 
 
 def test_every_framework_has_a_snippet() -> None:
-    assert set(_snippets()) == set(ORIGINALS)
+    assert set(_snippets()) == set(ORIGINALS) | set(OPTIONS)
 
 
 @pytest.mark.parametrize("framework", sorted(ORIGINALS))
@@ -56,3 +58,21 @@ def test_the_snippet_imports_drop_ins_for_the_originals(framework: str) -> None:
         assert isinstance(ours, type) and issubclass(ours, original), name
         assert ours.__name__ == original.__name__
         assert ours.__module__.startswith("safefs.integrations.")
+
+
+def test_the_claude_agent_sdk_snippet_builds_options_without_the_built_in_tools(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sdk = pytest.importorskip(OPTIONS["Claude Agent SDK"])
+    from safefs.integrations.claude_agent_sdk import BUILT_IN_TOOLS, tool_names
+
+    (tmp_path / "project").mkdir()
+    monkeypatch.chdir(tmp_path)
+    names: dict[str, object] = {}
+    exec(_snippets()["Claude Agent SDK"], names)
+    options = names["options"]
+    assert isinstance(options, sdk.ClaudeAgentOptions)
+    assert options.tools == [] and set(BUILT_IN_TOOLS) <= set(options.disallowed_tools)
+    assert options.allowed_tools == tool_names() and options.permission_mode == "acceptEdits"
+    assert options.cwd == str(tmp_path / "project")
+    names["root"].close()  # type: ignore[attr-defined]
