@@ -64,6 +64,8 @@ GOOGLE_ADK_ENVIRONMENT = "google-adk-environment"
 SAFEFS_GOOGLE_ADK_ENVIRONMENT = "safefs-google-adk-environment"
 CREWAI_FILE_TOOLS = "crewai-file-tools"
 SAFEFS_CREWAI_FILE_TOOLS = "safefs-crewai-file-tools"
+STRANDS_FILE_TOOLS = "strands-file-tools"
+SAFEFS_STRANDS_FILE_TOOLS = "safefs-strands-file-tools"
 # Agent frameworks' own file tools and safefs's drop-ins for them (safefs_bench.framework_tools).
 FRAMEWORK_STRATEGIES: tuple[str, ...] = (
     PYDANTIC_AI_WORKSPACE,
@@ -78,6 +80,8 @@ FRAMEWORK_STRATEGIES: tuple[str, ...] = (
     SAFEFS_GOOGLE_ADK_ENVIRONMENT,
     CREWAI_FILE_TOOLS,
     SAFEFS_CREWAI_FILE_TOOLS,
+    STRANDS_FILE_TOOLS,
+    SAFEFS_STRANDS_FILE_TOOLS,
 )
 
 TARFILE_DATA = "tarfile-data"
@@ -127,6 +131,8 @@ DESCRIPTIONS: dict[str, str] = {
     SAFEFS_GOOGLE_ADK_ENVIRONMENT: "safefs.integrations.google_adk.LocalEnvironment, the drop-in",
     CREWAI_FILE_TOOLS: "crewai-tools' FileReadTool/FileWriterTool: realpath + startswith, then a path",
     SAFEFS_CREWAI_FILE_TOOLS: "safefs.integrations.crewai's FileReadTool/FileWriterTool, the drop-ins",
+    STRANDS_FILE_TOOLS: "strands-agents-tools' file_read/file_write: any path opened as given, unconfined",
+    SAFEFS_STRANDS_FILE_TOOLS: "safefs.integrations.strands' file_read/file_write, the drop-ins",
 }
 
 
@@ -437,6 +443,8 @@ def open_strategy(name: str, root: str) -> Strategy:
             return framework_tools.GoogleAdkEnvironment(root, implementation)
         if name in (CREWAI_FILE_TOOLS, SAFEFS_CREWAI_FILE_TOOLS):
             return framework_tools.CrewaiFileTools(root, implementation)
+        if name in (STRANDS_FILE_TOOLS, SAFEFS_STRANDS_FILE_TOOLS):
+            return framework_tools.StrandsFileTools(root, implementation)
         return framework_tools.LangchainFileTools(root, implementation)
     raise ValueError(f"unknown strategy {name!r}; choose from {', '.join(CONTEST_STRATEGIES)}")
 

@@ -22,8 +22,11 @@ from safefs_bench.strategies import (
     open_strategy,
 )
 
-# The originals that refuse a path outside at all (pydantic-ai's backend confines nothing).
-REFUSES_OUTSIDE = {name for name in FRAMEWORK_STRATEGIES if name != "pydantic-ai-workspace"}
+# The originals that refuse a path outside at all (pydantic-ai's backend and strands' tools
+# confine nothing).
+REFUSES_OUTSIDE = {
+    name for name in FRAMEWORK_STRATEGIES if name not in ("pydantic-ai-workspace", "strands-file-tools")
+}
 DROP_INS = [name for name in FRAMEWORK_STRATEGIES if name.startswith("safefs-")]
 
 

@@ -26,6 +26,11 @@ ORIGINALS = {
     "agno": {"FileTools": "agno.tools.file"},
     "deepagents": {"FilesystemBackend": "deepagents.backends.filesystem"},
 }
+# Frameworks whose tools are modules (strands' module tools): the drop-in is a module of the same
+# name carrying the same tool spec.
+MODULE_ORIGINALS = {
+    "Strands": {"file_read": "strands_tools", "file_write": "strands_tools", "editor": "strands_tools"}
+}
 
 
 def _snippets() -> dict[str, str]:
@@ -40,7 +45,7 @@ def _snippets() -> dict[str, str]:
 
 
 def test_every_framework_has_a_snippet() -> None:
-    assert set(_snippets()) == set(ORIGINALS)
+    assert set(_snippets()) == set(ORIGINALS) | set(MODULE_ORIGINALS)
 
 
 @pytest.mark.parametrize("framework", sorted(ORIGINALS))
@@ -56,3 +61,20 @@ def test_the_snippet_imports_drop_ins_for_the_originals(framework: str) -> None:
         assert isinstance(ours, type) and issubclass(ours, original), name
         assert ours.__name__ == original.__name__
         assert ours.__module__.startswith("safefs.integrations.")
+
+
+@pytest.mark.parametrize("framework", sorted(MODULE_ORIGINALS))
+def test_the_snippet_imports_drop_in_modules_for_the_original_tools(framework: str) -> None:
+    originals = MODULE_ORIGINALS[framework]
+    for package in set(originals.values()):
+        pytest.importorskip(package)
+    names: dict[str, object] = {}
+    exec(_snippets()[framework], names)
+    for name, package in originals.items():
+        original = importlib.import_module(f"{package}.{name}")
+        ours = names[name]
+        assert ours.__name__.startswith("safefs.integrations.") and ours.__name__.endswith(f".{name}")  # type: ignore[attr-defined]
+        if hasattr(original, "TOOL_SPEC"):
+            assert ours.TOOL_SPEC == original.TOOL_SPEC  # type: ignore[attr-defined]
+        else:
+            assert getattr(ours, name).tool_spec == getattr(original, name).tool_spec
