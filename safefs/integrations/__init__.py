@@ -15,6 +15,8 @@ error shape. Each module needs its framework installed (the extra of the same na
   ``DirectoryReadTool`` (extra ``crewai``).
 - :mod:`safefs.integrations.agno`: ``FileTools`` (extra ``agno``).
 - :mod:`safefs.integrations.deepagents`: ``FilesystemBackend`` (extra ``deepagents``).
+- :mod:`safefs.integrations.strands`: the ``file_read``, ``file_write`` and ``editor`` tools of
+  strands-agents-tools (extra ``strands``).
 
 docs/integrations.md has the one-line switch for each, and every difference from the original.
 """
