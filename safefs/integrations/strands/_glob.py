@@ -9,13 +9,19 @@ import os
 from collections.abc import Iterator
 
 import safefs
-
-# glob's own recursion has no bound but the kernel's; this one stops a link cycle inside the root.
-MAX_DEPTH = 40
+from safefs.workspace.walk import MAX_VISITED
 
 
 def glob(root: safefs.Root, pathname: str, *, recursive: bool = False) -> list[str]:
-    return list(_iglob(root, pathname, recursive, False))
+    """The matches, as ``glob.glob`` lists them; at most ``MAX_VISITED`` (200,000) (a tree of links
+    leading back up multiplies the paths ``**`` visits until the 40-link budget of a path is
+    spent, as the kernel's is for the original)."""
+    found = []
+    for name in _iglob(root, pathname, recursive, False):
+        found.append(name)
+        if len(found) >= MAX_VISITED:
+            break
+    return found
 
 
 def has_magic(s: str) -> bool:
@@ -65,17 +71,15 @@ def _glob0(root: safefs.Root, dirname: str, basename: str, dironly: bool) -> lis
 
 def _glob2(root: safefs.Root, dirname: str, pattern: str, dironly: bool) -> Iterator[str]:
     yield pattern[:0]
-    yield from _rlistdir(root, dirname, dironly, 0)
+    yield from _rlistdir(root, dirname, dironly)
 
 
-def _rlistdir(root: safefs.Root, dirname: str, dironly: bool, depth: int) -> Iterator[str]:
-    if depth >= MAX_DEPTH:
-        return
+def _rlistdir(root: safefs.Root, dirname: str, dironly: bool) -> Iterator[str]:
     for x in _listdir(root, dirname, dironly):
         if not x.startswith("."):
             yield x
             path = os.path.join(dirname, x) if dirname else x
-            for y in _rlistdir(root, path, dironly, depth + 1):
+            for y in _rlistdir(root, path, dironly):
                 yield os.path.join(x, y)
 
 
