@@ -347,7 +347,9 @@ def _insert(
     _remember(path, new_content)
     console.print(
         format_output(
-            "➕ Text Insertion Complete",  # noqa: RUF001 - the original's title f"File: {path}\nInserted at line {insert_line}\n", "green"
+            "➕ Text Insertion Complete",  # noqa: RUF001 - the original's title
+            f"File: {path}\nInserted at line {insert_line}\n",
+            "green",
         )
     )
     return (
@@ -402,4 +404,6 @@ _editor.__name__ = _editor.__qualname__ = "editor"
 _editor.__doc__ = _original_function.__doc__
 _editor.__annotations__ = dict(_original_function.__annotations__)
 _editor.__signature__ = inspect.signature(_original_function)  # type: ignore[attr-defined]
+if hasattr(_original_function, "__deprecated__"):  # the marker type checkers read, as the original's
+    _editor.__deprecated__ = _original_function.__deprecated__  # type: ignore[attr-defined]
 editor: Any = tool(_editor)
