@@ -40,10 +40,19 @@ split_path_list = _upstream.split_path_list
 NO_GIT = "git history is not read by the confined file_read"
 
 
-def find_files(root: safefs.Root, pattern: str, recursive: bool = True) -> list[str]:
-    """The original's ``find_files`` beneath the root: a file as given, a directory's files
-    (names starting with a dot skipped), else a glob (``**`` added when recursive); nothing
-    when anything fails (a path leading outside included), as the original."""
+def find_files(console: Any, pattern: str, recursive: bool = True) -> list[str]:
+    """The original's ``find_files`` (the same signature) beneath the working directory's root."""
+    try:
+        root = _workspace.root()
+    except OSError:
+        return []
+    return _find(root, pattern, recursive)
+
+
+def _find(root: safefs.Root, pattern: str, recursive: bool = True) -> list[str]:
+    """A file as given, a directory's files (names starting with a dot skipped), else a glob
+    (``**`` added when recursive); nothing when anything fails (a path leading outside
+    included), as the original."""
     try:
         pattern = _workspace.spelled(pattern)
         if root.exists(pattern):
@@ -111,18 +120,6 @@ def _regular(root: safefs.Root, file_path: str) -> None:
         raise ValueError(f"Path is not a file: {file_path}")
 
 
-def _lines(root: safefs.Root, file_path: str, start_line: int, end_line: int | None) -> list[str]:
-    _regular(root, file_path)
-    with _text(root, file_path) as f:
-        all_lines = f.readlines()
-    start_line = max(start_line, 0)
-    if end_line is not None:
-        end_line = min(end_line, len(all_lines))
-        if end_line < start_line:
-            raise ValueError(f"end_line ({end_line}) cannot be less than start_line ({start_line})")
-    return all_lines[start_line:end_line]
-
-
 def _chunk(root: safefs.Root, file_path: str, chunk_size: int, chunk_offset: int) -> str:
     _regular(root, file_path)
     file_size = root.stat(file_path).st_size
@@ -133,6 +130,62 @@ def _chunk(root: safefs.Root, file_path: str, chunk_size: int, chunk_offset: int
     with _text(root, file_path) as f:
         f.seek(chunk_offset)
         return f.read(chunk_size)
+
+
+def read_file_lines(
+    console: Any, file_path: str, start_line: int = 0, end_line: int | None = None
+) -> list[str]:
+    """The original's ``read_file_lines`` (the same signature, checks and console panel) beneath
+    the working directory's root."""
+    file_path = _workspace.spelled(file_path)
+    root = _workspace.root()
+    _regular(root, file_path)
+    try:
+        with _text(root, file_path) as f:
+            all_lines = f.readlines()
+        start_line = max(start_line, 0)
+        if end_line is not None:
+            end_line = min(end_line, len(all_lines))
+            if end_line < start_line:
+                raise ValueError(f"end_line ({end_line}) cannot be less than start_line ({start_line})")
+        lines = all_lines[start_line:end_line]
+        line_range = f"{start_line + 1}-{end_line if end_line else len(all_lines)}"
+        title = f"[bold green]Lines {line_range} from {os.path.basename(file_path)}"
+        console.print(Panel(escape("".join(lines)), title=title, border_style="blue", expand=False))
+        return lines
+    except Exception as e:
+        console.print(
+            Panel(escape(f"Error reading file: {e!s}"), title="[bold red]Error", border_style="red")
+        )
+        raise
+
+
+def read_file_chunk(console: Any, file_path: str, chunk_size: int, chunk_offset: int = 0) -> str:
+    """The original's ``read_file_chunk`` (the same signature and console panels) beneath the root."""
+    file_path = _workspace.spelled(file_path)
+    root = _workspace.root()
+    try:
+        content = _chunk(root, file_path, chunk_size, chunk_offset)
+    except Exception as e:
+        console.print(
+            Panel(escape(f"Error reading file chunk: {e!s}"), title="[bold red]Error", border_style="red")
+        )
+        raise
+    file_name = os.path.basename(file_path)
+    info = (
+        f"File: {file_name}\n"
+        f"Total size: {root.stat(file_path).st_size} bytes\n"
+        f"Chunk offset: {chunk_offset} bytes\n"
+        f"Chunk size: {chunk_size} bytes\n"
+        f"Content length: {len(content)} bytes"
+    )
+    console.print(Panel(info, title="[bold yellow]Chunk Information", border_style="yellow", expand=False))
+    console.print(
+        Panel(
+            escape(content), title=f"[bold green]Content from {file_name}", border_style="blue", expand=False
+        )
+    )
+    return content
 
 
 def _search(root: safefs.Root, file_path: str, pattern: str, context_lines: int) -> list[dict[str, Any]]:
@@ -272,7 +325,7 @@ def file_read(tool: Any, **kwargs: Any) -> dict[str, Any]:
         paths = split_path_list(tool_input["path"])
         recursive = tool_input.get("recursive", recursive_default)
         root = _workspace.root()
-        matching_files = sorted({f for p in paths for f in find_files(root, p, recursive)})
+        matching_files = sorted({f for p in paths for f in _find(root, p, recursive)})
         if not matching_files:
             return _error(console, tool_use_id, f"No files found matching pattern(s): {', '.join(paths)}")
         if mode == "document":
@@ -352,10 +405,10 @@ def _one(
         return [{"text": json.dumps(_stats(console, root, file_path), indent=2)}]
     if mode == "lines":
         start = tool_input.get("start_line", defaults["start_line_default"])
-        return [{"text": "".join(_lines(root, file_path, start, tool_input.get("end_line")))}]
+        return [{"text": "".join(read_file_lines(console, file_path, start, tool_input.get("end_line")))}]
     if mode == "chunk":
         offset = tool_input.get("chunk_offset", defaults["chunk_offset_default"])
-        return [{"text": _chunk(root, file_path, tool_input.get("chunk_size", 1024), offset)}]
+        return [{"text": read_file_chunk(console, file_path, tool_input.get("chunk_size", 1024), offset)}]
     if mode == "search":
         context_lines = tool_input.get("context_lines", defaults["context_lines_default"])
         found = _search(root, file_path, tool_input.get("search_pattern", ""), context_lines)
