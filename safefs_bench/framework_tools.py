@@ -338,7 +338,13 @@ class StrandsFileTools(Strategy):
     """strands-agents-tools' ``file_read`` and ``file_write``, or safefs's, called as strands
     calls a module tool (a tool-use dict in, a result dict out). The originals are given the
     workspace's absolute paths; the drop-ins paths relative to ``SAFEFS_STRANDS_ROOT``, set to
-    the workspace while the strategy is open. An error result is a ``PermissionError``."""
+    the workspace while the strategy is open. An error result is a ``PermissionError``.
+
+    A file of ``TOO_LONG`` bytes or more is not read (an ``OSError``, so the contest notes it as
+    refused): the original renders every read into a console panel, whether shown or not, about
+    4 s a MiB, so 64 MiB would take minutes a read."""
+
+    TOO_LONG = 1024 * 1024
 
     def __init__(self, root: str, implementation: str) -> None:
         _require("strands_tools.file_read", "strands")
@@ -364,6 +370,11 @@ class StrandsFileTools(Strategy):
 
     def read(self, rel: str) -> bytes:
         path = self._path(rel)
+        size = 0
+        with contextlib.suppress(OSError):  # the harness's own look at its tree, not the tool's
+            size = os.path.getsize(os.path.join(self._root, rel))
+        if size >= self.TOO_LONG:
+            raise OSError(f"not read: {rel} is {self.TOO_LONG} bytes or more")
         texts = self._texts(self._read({"toolUseId": "b", "input": {"path": path, "mode": "view"}}))
         prefix = f"Content of {path}:\n"
         if len(texts) != 1 or not texts[0].startswith(prefix):

@@ -7,6 +7,7 @@ import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from os.path import expanduser
+from typing import Any
 
 import safefs
 from safefs.integrations._lazy_root import LazyRoots
@@ -43,6 +44,22 @@ def spelled(path: str) -> str:
     """The path as the originals take it: ``~`` expanded, nothing resolved (the root judges
     where it leads; a path under the home directory is inside only if the root holds it)."""
     return expanduser(path)
+
+
+class _Discarded:
+    """A console whose output nobody sees: the originals render every panel into a
+    ``StringIO`` they then drop (``STRANDS_TOOL_CONSOLE_MODE`` unset), seconds for a MiB."""
+
+    def print(self, *objects: Any, **kwargs: Any) -> None:
+        pass
+
+
+def console(console_util: Any) -> Any:
+    """strands-agents-tools' console (``console_util.create()``) where it is shown
+    (``STRANDS_TOOL_CONSOLE_MODE=enabled``); elsewhere one that renders nothing."""
+    if os.getenv("STRANDS_TOOL_CONSOLE_MODE") != "enabled":
+        return _Discarded()
+    return console_util.create()
 
 
 def bypass_consent() -> bool:

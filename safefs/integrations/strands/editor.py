@@ -177,7 +177,7 @@ def _editor(
     deprecation = getattr(_upstream, "_DEPRECATION_MESSAGE", None)
     if deprecation:
         logger.warning("DEPRECATION WARNING: %s", deprecation)
-    console = console_util.create()
+    console = _workspace.console(console_util)
     try:
         path = _workspace.spelled(path)
         if not command:

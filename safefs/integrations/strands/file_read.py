@@ -307,7 +307,7 @@ def _error(console: Any, tool_use_id: str, text: str) -> dict[str, Any]:
 
 def file_read(tool: Any, **kwargs: Any) -> dict[str, Any]:
     """strands-agents-tools' ``file_read`` beneath the working directory's root."""
-    console = console_util.create()
+    console = _workspace.console(console_util)
     tool_use_id = tool.get("toolUseId", "default-id")
     tool_input = tool.get("input", {})
     recursive_default = os.getenv("FILE_READ_RECURSIVE_DEFAULT", "true").lower() == "true"

@@ -57,7 +57,7 @@ def _confirm(console: Any, path: str, content: str) -> str | None:
 
 def file_write(tool: Any, **kwargs: Any) -> dict[str, Any]:
     """strands-agents-tools' ``file_write`` beneath the working directory's root."""
-    console = console_util.create()
+    console = _workspace.console(console_util)
     tool_use_id = tool["toolUseId"]
     tool_input = tool["input"]
     path = _workspace.spelled(tool_input["path"])
