@@ -399,7 +399,7 @@ _COMMANDS: dict[str, Any] = {
 
 # The installed original's docstring and signature: strands builds the tool's description and
 # input schema from them, so the model sees exactly what it sees there.
-_original_function = _upstream.editor._tool_func
+_original_function = _upstream.editor.__wrapped__  # functools.update_wrapper's link to the function
 _editor.__name__ = _editor.__qualname__ = "editor"
 _editor.__doc__ = _original_function.__doc__
 _editor.__annotations__ = dict(_original_function.__annotations__)
