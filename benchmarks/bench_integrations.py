@@ -290,3 +290,61 @@ def test_deepagents_list(benchmark: Any, deepagents_backend: Any, request: Any) 
     _label(benchmark, "deepagents", f"ls {FILES} files", request.node.callspec.id)
     result = benchmark(lambda: deepagents_backend.ls("/src/pkg"))
     assert len(result.entries) == FILES
+
+
+# -- strands -----------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def strands_tools_of(
+    tree: Path, request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[Any]:
+    """(file_read, file_write) modules of one implementation, in the tree (the current directory)."""
+    pytest.importorskip("strands_tools.file_read")
+    from strands_tools import file_read, file_write
+
+    from safefs.integrations import strands
+
+    monkeypatch.chdir(tree)
+    monkeypatch.setenv("BYPASS_TOOL_CONSENT", "true")
+    monkeypatch.delenv(strands.ROOT_VARIABLE, raising=False)
+    if request.param == "original":
+        yield file_read, file_write
+        return
+    from safefs.integrations.strands import file_read as read_drop_in
+    from safefs.integrations.strands import file_write as write_drop_in
+
+    yield read_drop_in, write_drop_in
+    strands.close()
+
+
+def _strands_call(module: Any, name: str, **arguments: Any) -> dict[str, Any]:
+    result: dict[str, Any] = getattr(module, name)({"toolUseId": "b", "input": arguments})
+    return result
+
+
+@pytest.mark.parametrize("strands_tools_of", IMPLEMENTATIONS, indirect=True)
+def test_strands_read(benchmark: Any, strands_tools_of: Any, request: Any) -> None:
+    _label(benchmark, "strands", "file_read view 4 KiB", request.node.callspec.id)
+    reader = strands_tools_of[0]
+    result = benchmark(lambda: _strands_call(reader, "file_read", path="src/pkg/m7.py", mode="view"))
+    assert result["content"][0]["text"].count("x = 1") == 700
+
+
+@pytest.mark.parametrize("strands_tools_of", IMPLEMENTATIONS, indirect=True)
+def test_strands_write(benchmark: Any, strands_tools_of: Any, request: Any) -> None:
+    _label(benchmark, "strands", "file_write 4 KiB", request.node.callspec.id)
+    writer = strands_tools_of[1]
+    path = f"out/strands-{request.node.callspec.id}.txt"
+    assert (
+        benchmark(lambda: _strands_call(writer, "file_write", path=path, content="y" * 4096))["status"]
+        == "success"
+    )
+
+
+@pytest.mark.parametrize("strands_tools_of", IMPLEMENTATIONS, indirect=True)
+def test_strands_list(benchmark: Any, strands_tools_of: Any, request: Any) -> None:
+    _label(benchmark, "strands", f"file_read find {FILES} files", request.node.callspec.id)
+    reader = strands_tools_of[0]
+    result = benchmark(lambda: _strands_call(reader, "file_read", path="src/pkg", mode="find"))
+    assert result["content"][0]["text"].startswith(f"Found {FILES} files")

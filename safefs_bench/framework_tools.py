@@ -20,6 +20,10 @@
 - ``crewai-file-tools``: crewai-tools' ``FileReadTool`` and ``FileWriterTool`` with
   ``base_dir``, and ``DirectoryReadTool`` (which lists under the current directory): realpath,
   check, then open the path string; ``safefs-crewai-file-tools``: the drop-ins.
+- ``strands-file-tools``: strands-agents-tools' ``file_read`` (``view``, and ``find`` for a
+  listing) and ``file_write``, which open any path they are given (here the workspace's absolute
+  path); ``safefs-strands-file-tools``: the drop-ins, confined to the workspace
+  (``SAFEFS_STRANDS_ROOT``).
 
 Each operation is one real call of the framework's API (the async backend driven on one event
 loop; the tools through ``BaseTool.run``, as an agent calls them). A tool's ``Error...`` result
@@ -328,3 +332,77 @@ class CrewaiFileTools(Strategy):
             closer = getattr(tool, "close", None)
             if closer is not None:
                 closer()
+
+
+class StrandsFileTools(Strategy):
+    """strands-agents-tools' ``file_read`` and ``file_write``, or safefs's, called as strands
+    calls a module tool (a tool-use dict in, a result dict out). The originals are given the
+    workspace's absolute paths; the drop-ins paths relative to ``SAFEFS_STRANDS_ROOT``, set to
+    the workspace while the strategy is open. An error result is a ``PermissionError``.
+
+    A file of ``TOO_LONG`` bytes or more is not read (an ``OSError``, so the contest notes it as
+    refused): the original renders every read into a console panel, whether shown or not, about
+    4 s a MiB, so 64 MiB would take minutes a read."""
+
+    TOO_LONG = 1024 * 1024
+
+    def __init__(self, root: str, implementation: str) -> None:
+        _require("strands_tools.file_read", "strands")
+        if implementation == "original":
+            from strands_tools import file_read, file_write
+        else:
+            from safefs.integrations.strands import file_read, file_write  # type: ignore[no-redef]
+        self._read, self._write = file_read.file_read, file_write.file_write
+        self._root = os.path.abspath(root)
+        self._original = implementation == "original"
+        self._saved = {k: os.environ.get(k) for k in ("SAFEFS_STRANDS_ROOT", "BYPASS_TOOL_CONSENT")}
+        os.environ["BYPASS_TOOL_CONSENT"] = "true"  # no consent prompt in a benchmark
+        os.environ["SAFEFS_STRANDS_ROOT"] = self._root
+
+    def _path(self, rel: str) -> str:
+        return os.path.join(self._root, rel) if self._original else rel
+
+    def _texts(self, result: dict[str, Any]) -> list[str]:
+        texts = [str(item.get("text", "")) for item in result["content"]]
+        if result["status"] != "success":
+            raise PermissionError(" ".join(texts))
+        return texts
+
+    def read(self, rel: str) -> bytes:
+        path = self._path(rel)
+        size = 0
+        with contextlib.suppress(OSError):  # the harness's own look at its tree, not the tool's
+            size = os.path.getsize(os.path.join(self._root, rel))
+        if size >= self.TOO_LONG:
+            raise OSError(f"not read: {rel} is {self.TOO_LONG} bytes or more")
+        texts = self._texts(self._read({"toolUseId": "b", "input": {"path": path, "mode": "view"}}))
+        prefix = f"Content of {path}:\n"
+        if len(texts) != 1 or not texts[0].startswith(prefix):
+            raise PermissionError(" ".join(texts))
+        return texts[0][len(prefix) :].encode("utf-8")
+
+    def write(self, rel: str, data: bytes) -> None:
+        tool_use = {"toolUseId": "b", "input": {"path": self._path(rel), "content": data.decode("utf-8")}}
+        self._texts(self._write(tool_use))
+
+    def stat(self, rel: str) -> os.stat_result:
+        raise OSError("file_read has a stats mode, not a stat")
+
+    def listdir(self, rel: str) -> list[str]:
+        tool_use = {"toolUseId": "b", "input": {"path": self._path(rel), "mode": "find", "recursive": False}}
+        found = self._texts(self._read(tool_use))[0].split("\n")[1:]
+        return [os.path.basename(path) for path in found]
+
+    def makedirs(self, rel: str) -> None:
+        raise OSError("file_write makes directories only as parents of a file it writes")
+
+    def close(self) -> None:
+        for key, value in self._saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+        if not self._original:
+            from safefs.integrations.strands import close
+
+            close()

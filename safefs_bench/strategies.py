@@ -66,6 +66,8 @@ CREWAI_FILE_TOOLS = "crewai-file-tools"
 SAFEFS_CREWAI_FILE_TOOLS = "safefs-crewai-file-tools"
 CLAUDE_AGENT_SDK_TOOLS = "claude-agent-sdk-tools"
 SAFEFS_CLAUDE_AGENT_SDK_TOOLS = "safefs-claude-agent-sdk-tools"
+STRANDS_FILE_TOOLS = "strands-file-tools"
+SAFEFS_STRANDS_FILE_TOOLS = "safefs-strands-file-tools"
 # Agent frameworks' own file tools and safefs's drop-ins for them (safefs_bench.framework_tools).
 FRAMEWORK_STRATEGIES: tuple[str, ...] = (
     PYDANTIC_AI_WORKSPACE,
@@ -82,6 +84,8 @@ FRAMEWORK_STRATEGIES: tuple[str, ...] = (
     SAFEFS_CREWAI_FILE_TOOLS,
     CLAUDE_AGENT_SDK_TOOLS,
     SAFEFS_CLAUDE_AGENT_SDK_TOOLS,
+    STRANDS_FILE_TOOLS,
+    SAFEFS_STRANDS_FILE_TOOLS,
 )
 
 TARFILE_DATA = "tarfile-data"
@@ -133,6 +137,8 @@ DESCRIPTIONS: dict[str, str] = {
     SAFEFS_CREWAI_FILE_TOOLS: "safefs.integrations.crewai's FileReadTool/FileWriterTool, the drop-ins",
     CLAUDE_AGENT_SDK_TOOLS: "Claude Code's built-in Read/Write, run by the SDK's binary, allowed by name",
     SAFEFS_CLAUDE_AGENT_SDK_TOOLS: "safefs.integrations.claude_agent_sdk: Claude Code's Read/Write on a Root",
+    STRANDS_FILE_TOOLS: "strands-agents-tools' file_read/file_write: any path opened as given, unconfined",
+    SAFEFS_STRANDS_FILE_TOOLS: "safefs.integrations.strands' file_read/file_write, the drop-ins",
 }
 
 
@@ -449,6 +455,8 @@ def open_strategy(name: str, root: str) -> Strategy:
             return framework_tools.GoogleAdkEnvironment(root, implementation)
         if name in (CREWAI_FILE_TOOLS, SAFEFS_CREWAI_FILE_TOOLS):
             return framework_tools.CrewaiFileTools(root, implementation)
+        if name in (STRANDS_FILE_TOOLS, SAFEFS_STRANDS_FILE_TOOLS):
+            return framework_tools.StrandsFileTools(root, implementation)
         return framework_tools.LangchainFileTools(root, implementation)
     raise ValueError(f"unknown strategy {name!r}; choose from {', '.join(CONTEST_STRATEGIES)}")
 

@@ -18,6 +18,8 @@ error shape. Each module needs its framework installed (the extra of the same na
 - :mod:`safefs.integrations.claude_agent_sdk`: Claude Code's ``Read``, ``Write``, ``Edit``,
   ``Glob``, ``Grep`` and ``Bash`` as an in-process SDK MCP server, and the ``ClaudeAgentOptions``
   that serve them in place of the built-in ones (extra ``claude-agent-sdk``).
+- :mod:`safefs.integrations.strands`: the ``file_read``, ``file_write`` and ``editor`` tools of
+  strands-agents-tools (extra ``strands``).
 
 docs/integrations.md has the one-line switch for each, and every difference from the original.
 """

@@ -22,9 +22,9 @@ from safefs_bench.strategies import (
     open_strategy,
 )
 
-# The originals that refuse a path outside at all (pydantic-ai's backend confines nothing, nor do
-# Claude Code's tools allowed by bare name).
-UNCONFINED = {"pydantic-ai-workspace", "claude-agent-sdk-tools"}
+# The originals that refuse a path outside at all (pydantic-ai's backend and strands' tools
+# confine nothing, nor do Claude Code's tools allowed by bare name).
+UNCONFINED = {"pydantic-ai-workspace", "claude-agent-sdk-tools", "strands-file-tools"}
 REFUSES_OUTSIDE = {name for name in FRAMEWORK_STRATEGIES if name not in UNCONFINED}
 DROP_INS = [name for name in FRAMEWORK_STRATEGIES if name.startswith("safefs-")]
 

@@ -29,6 +29,12 @@ ORIGINALS = {
 # A section whose snippet builds the framework's options instead: heading -> its module.
 OPTIONS = {"Claude Agent SDK": "claude_agent_sdk"}
 
+# Frameworks whose tools are modules (strands' module tools): the drop-in is a module of the same
+# name carrying the same tool spec.
+MODULE_ORIGINALS = {
+    "Strands": {"file_read": "strands_tools", "file_write": "strands_tools", "editor": "strands_tools"}
+}
+
 
 def _snippets() -> dict[str, str]:
     """The first python block under each ``## <framework>`` heading."""
@@ -42,7 +48,7 @@ def _snippets() -> dict[str, str]:
 
 
 def test_every_framework_has_a_snippet() -> None:
-    assert set(_snippets()) == set(ORIGINALS) | set(OPTIONS)
+    assert set(_snippets()) == set(ORIGINALS) | set(OPTIONS) | set(MODULE_ORIGINALS)
 
 
 @pytest.mark.parametrize("framework", sorted(ORIGINALS))
@@ -76,3 +82,20 @@ def test_the_claude_agent_sdk_snippet_builds_options_without_the_built_in_tools(
     assert options.allowed_tools == tool_names() and options.permission_mode == "acceptEdits"
     assert options.cwd == str(tmp_path / "project")
     names["root"].close()  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("framework", sorted(MODULE_ORIGINALS))
+def test_the_snippet_imports_drop_in_modules_for_the_original_tools(framework: str) -> None:
+    originals = MODULE_ORIGINALS[framework]
+    for package in set(originals.values()):
+        pytest.importorskip(package)
+    names: dict[str, object] = {}
+    exec(_snippets()[framework], names)
+    for name, package in originals.items():
+        original = importlib.import_module(f"{package}.{name}")
+        ours = names[name]
+        assert ours.__name__.startswith("safefs.integrations.") and ours.__name__.endswith(f".{name}")  # type: ignore[attr-defined]
+        if hasattr(original, "TOOL_SPEC"):
+            assert ours.TOOL_SPEC == original.TOOL_SPEC  # type: ignore[attr-defined]
+        else:
+            assert getattr(ours, name).tool_spec == getattr(original, name).tool_spec
