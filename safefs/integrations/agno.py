@@ -18,8 +18,10 @@ the original is listed in docs/integrations.md.
 
 from __future__ import annotations
 
+import errno
 import io
 import json
+import os
 import posixpath
 import stat
 import time
@@ -83,6 +85,24 @@ def agent_path(subpath: str) -> str:
     return "/".join(names)
 
 
+class _MissingRoot(FileNotFoundError):
+    """``base_dir`` does not exist (yet): the original finds nothing there, and its first
+    ``save_file`` makes it. Names the path as the model gave it, never the host path."""
+
+    def __init__(self, name: str = ".") -> None:
+        super().__init__(errno.ENOENT, os.strerror(errno.ENOENT), name)
+
+
+def _leaves_missing(rel: str, top: str) -> bool:
+    """Whether ``rel`` (relative to ``top``, or absolute) leads out of ``top``, a directory that
+    does not exist: nothing in it can be a link, so only the spelling can lead out (a ``..``
+    above it, an absolute path not under it, compared by whole components)."""
+    if not posixpath.isabs(rel):
+        return posixpath.normpath(rel).split("/")[0] == ".."
+    parts = posixpath.normpath(top).split("/")
+    return posixpath.normpath(rel).split("/")[: len(parts)] != parts
+
+
 def _hidden(exc: OSError) -> OSError:
     """``exc`` without a file name: opening ``base_dir`` itself failed, and its host path is
     not for the model."""
@@ -110,18 +130,29 @@ class FileTools(_Original):
             self._safefs_root = LazyRoot(str(self.base_dir))
         try:
             return self._safefs_root.get()
+        except FileNotFoundError:
+            raise _MissingRoot() from None
         except OSError as exc:
             raise _hidden(exc) from None
 
-    def _canonical(self, name: str) -> str:
+    def _canonical(self, name: str, *, make: bool = False) -> str:
         """The root-relative path ``name`` designates, its final symlink followed as the
-        original's ``resolve()`` follows it; ``_Refused`` when it leads outside. A path that
+        original's ``resolve()`` follows it; ``_Refused`` when it leads outside; ``_MissingRoot``
+        while ``base_dir`` does not exist, unless ``make`` (a write) makes it. A path that
         cannot be resolved (a file where a directory is needed) is left for the operation to
         report in its own words: this is no safety check, the operation resolves beneath the
         root again and a swap in between is refused there."""
         rel = agent_path(name)
         try:
             return str(self._root().resolve(rel))
+        except _MissingRoot:
+            # base_dir missing: judged by spelling; a write makes it, as the original's does.
+            if _leaves_missing(rel, str(self.base_dir)):
+                raise _Refused(name) from None
+            if not make:
+                raise _MissingRoot(name) from None
+            os.makedirs(self.base_dir, exist_ok=True)
+            return self._canonical(name)
         except safefs.PathEscapeError:
             raise _Refused(name) from None
         except OSError:
@@ -199,7 +230,7 @@ class FileTools(_Original):
         self, contents: str, file_name: str, overwrite: bool = True, encoding: str = "utf-8"
     ) -> str:
         def save() -> str:
-            rel = self._canonical(file_name)
+            rel = self._canonical(file_name, make=True)
             log_debug(f"Saving contents to {rel}")
 
             def write(root: safefs.Root) -> str:
@@ -320,7 +351,10 @@ class FileTools(_Original):
                             break
                 return found
 
-            matching = self._confined(search)
+            try:
+                matching = self._confined(search)
+            except _MissingRoot:
+                matching = []  # pathlib's glob finds nothing in a missing directory
             result: dict[str, Any]
             if self.expose_base_directory:
                 file_paths = [str(self.base_dir / rel) for rel in matching]
@@ -350,7 +384,13 @@ class FileTools(_Original):
             except _Refused:
                 log_error(f"Attempted to search outside base directory: {directory}")
                 return "Error: Directory is outside the allowed base directory"
-            if not self._confined(lambda root: root.is_dir(start)):
+            except _MissingRoot:
+                return f"Error: '{directory}' is not a directory"
+            try:
+                is_dir = self._confined(lambda root: root.is_dir(start))
+            except _MissingRoot:
+                is_dir = False
+            if not is_dir:
                 return f"Error: '{directory}' is not a directory"
             log_debug(f"Searching file contents in {start} for '{query}'")
             matches_found = self._confined(lambda root: self._content_matches(root, start, query, limit))

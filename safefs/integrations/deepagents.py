@@ -119,6 +119,24 @@ def _loop(path: str) -> OSError:
     return OSError(errno.ELOOP, os.strerror(errno.ELOOP), path)
 
 
+class _MissingRoot(FileNotFoundError):
+    """``root_dir`` does not exist (yet): the original finds nothing there, and its first write
+    makes it. Carries no host path."""
+
+    def __init__(self) -> None:
+        super().__init__(errno.ENOENT, os.strerror(errno.ENOENT))
+
+
+def _leaves_missing(path: str, top: str) -> bool:
+    """Whether ``path`` (relative to ``top``, or absolute) leads out of ``top``, a directory that
+    does not exist: nothing in it can be a link, so only the spelling can lead out (a ``..``
+    above it, an absolute path not under it, compared by whole components)."""
+    if not posixpath.isabs(path):
+        return posixpath.normpath(path).split("/")[0] == ".."
+    parts = posixpath.normpath(top).split("/")
+    return posixpath.normpath(path).split("/")[: len(parts)] != parts
+
+
 class FilesystemBackend(_Original):
     """deepagents' ``FilesystemBackend``, confined to ``root_dir`` by safefs.
 
@@ -145,12 +163,31 @@ class FilesystemBackend(_Original):
     # -- paths ---------------------------------------------------------------------------------
 
     def _root(self) -> safefs.Root:
+        """The root; ``_MissingRoot`` while ``root_dir`` does not exist."""
         if self._safefs_cwd != str(self.cwd):
             # cwd reassigned: the original reads it on every call, so the root follows it.
             self._safefs_root.close()
             self._safefs_cwd = str(self.cwd)
             self._safefs_root = LazyRoot(self._safefs_cwd)
-        return self._safefs_root.get()
+        try:
+            return self._safefs_root.get()
+        except FileNotFoundError:
+            raise _MissingRoot() from None
+
+    def _present(self) -> safefs.Root | None:
+        """The root, or None while ``root_dir`` does not exist."""
+        try:
+            return self._root()
+        except _MissingRoot:
+            return None
+
+    def _made(self) -> safefs.Root:
+        """The root, ``root_dir`` made first if missing, as the original's first write makes it."""
+        root = self._present()
+        if root is None:
+            os.makedirs(self.cwd, exist_ok=True)
+            root = self._root()
+        return root
 
     def _target(self, key: str) -> str:
         """``key`` as the root takes it (relative, or absolute under the root's own spellings);
@@ -162,12 +199,26 @@ class FilesystemBackend(_Original):
             return vpath.lstrip("/") or "."
         if "\0" in key:
             raise ValueError("embedded null byte")
-        if posixpath.isabs(key):
+        if self._present() is None:
+            if _leaves_missing(key, str(self.cwd)) and _leaves_missing(key, self._safefs_root.path):
+                raise _outside(key)
+        elif posixpath.isabs(key):
             try:
                 self._root().relative(key)
             except safefs.PathEscapeError:
                 raise _outside(key) from None
         return key or "."
+
+    def _root_relative(self, target: str) -> str:
+        """``target`` relative to ``root_dir``: an absolute one under it (spelled as ``cwd`` or as
+        given) made relative by its spelling, for a ``root_dir`` that does not exist yet."""
+        if not posixpath.isabs(target):
+            return target
+        for top in (str(self.cwd), self._safefs_root.path):
+            rel = posixpath.relpath(posixpath.normpath(target), posixpath.normpath(top))
+            if not rel.startswith(".."):
+                return rel
+        raise _outside(target)
 
     def _shown(self, canonical: str) -> str:
         """A root-relative canonical path as the original names it: virtual (``/x``), or the
@@ -184,8 +235,11 @@ class FilesystemBackend(_Original):
 
     def _real_path(self, key: str) -> str:
         target = self._target(key)
-        with _refusing(key):
-            canonical = self._root().resolve(target)
+        if self._present() is None:
+            canonical = posixpath.normpath(self._root_relative(target))  # nothing there to follow
+        else:
+            with _refusing(key):
+                canonical = self._root().resolve(target)
         if self.virtual_mode:
             return "/" if canonical == "." else "/" + canonical
         real = self._shown(canonical)
@@ -195,7 +249,9 @@ class FilesystemBackend(_Original):
 
     def ls(self, path: str) -> LsResult:
         target = self._target(path)
-        root = self._root()
+        root = self._present()
+        if root is None:
+            return LsResult(error=f"Path '{path}': path_not_found", entries=None)
         try:
             with _refusing(path):
                 if not root.exists(target):
@@ -261,7 +317,9 @@ class FilesystemBackend(_Original):
 
     def read(self, file_path: str, offset: int = 0, limit: int = 2000) -> ReadResult:
         target = self._target(file_path)
-        root = self._root()
+        root = self._present()
+        if root is None:
+            return ReadResult(error=f"File '{file_path}' not found")
         try:
             with _refusing(file_path):
                 if not root.is_file(target):
@@ -287,8 +345,8 @@ class FilesystemBackend(_Original):
 
     def write(self, file_path: str, content: str) -> WriteResult:
         target = self._target(file_path)
-        root = self._root()
         try:
+            root = self._made()
             with _refusing(file_path):
                 if self._final_link(file_path, target):
                     raise _loop(file_path)
@@ -305,7 +363,9 @@ class FilesystemBackend(_Original):
         replace_all: bool = False,
     ) -> EditResult:
         target = self._target(file_path)
-        root = self._root()
+        root = self._present()
+        if root is None:
+            return EditResult(error=f"Error: File '{file_path}' not found")
         try:
             with _refusing(file_path):
                 if not root.is_file(target):
@@ -326,7 +386,9 @@ class FilesystemBackend(_Original):
 
     def delete(self, file_path: str) -> DeleteResult:
         target = self._target(file_path)
-        root = self._root()
+        root = self._present()
+        if root is None:
+            return DeleteResult(error=f"Error: '{file_path}' not found")
         try:
             with _refusing(file_path):
                 if not root.exists(target, follow_symlinks=False):
@@ -351,8 +413,10 @@ class FilesystemBackend(_Original):
             wanted = _include_glob(pattern)
         except _GLOB_REFUSALS as exc:
             return GlobResult(error=str(exc), matches=None)
-        root = self._root()
         start = "." if path is None or path == "/" else self._target(path)
+        root = self._present()
+        if root is None:
+            return GlobResult(matches=[])
         try:
             with _refusing(path or "/"):
                 if not root.is_dir(start):
@@ -416,9 +480,11 @@ class FilesystemBackend(_Original):
                 wanted = _include_glob(glob)
             except _GLOB_REFUSALS as exc:
                 return GrepResult(error=str(exc), matches=[])
-        root = self._root()
         try:
             target = self._target(path or ".")
+            root = self._present()
+            if root is None:
+                return GrepResult(matches=[])
             with _refusing(path or "."):
                 if not root.exists(target):
                     return GrepResult(matches=[])
@@ -465,7 +531,7 @@ class FilesystemBackend(_Original):
                 with _refusing(path):
                     if self._final_link(path, target):
                         raise _loop(path)
-                    _put(self._root(), target, content)
+                    _put(self._made(), target, content)
                 responses.append(FileUploadResponse(path=path, error=None))
             except (OSError, ValueError) as exc:
                 responses.append(FileUploadResponse(path=path, error=_standard_error(exc)))
@@ -476,6 +542,8 @@ class FilesystemBackend(_Original):
         for path in paths:
             try:
                 target = self._target(path)
+                if self._present() is None:
+                    raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), path)
                 with _refusing(path):
                     if self._root().is_dir(target):
                         responses.append(FileDownloadResponse(path=path, content=None, error="is_directory"))
