@@ -115,7 +115,13 @@ class FileTools(_Original):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self._safefs_root = LazyRoot(str(self.base_dir))
+        # Opened on base_dir as given (pinned to today's directory, as the original resolves it
+        # now), so both that spelling and the realpath the original keeps are the root's anchors:
+        # an absolute path through a symlink the directory was given by is inside, as there.
+        given = kwargs.get("base_dir", args[0] if args else None)
+        self._safefs_base = str(self.base_dir)
+        spelled = os.path.join(os.getcwd(), os.fspath(given)) if given else self._safefs_base
+        self._safefs_root = LazyRoot(spelled)
 
     def close(self) -> None:
         """Release the root's directory fd (the next call opens it again)."""
@@ -124,10 +130,11 @@ class FileTools(_Original):
     # -- the root --------------------------------------------------------------------------
 
     def _root(self) -> safefs.Root:
-        if self._safefs_root.path != str(self.base_dir):
+        if self._safefs_base != str(self.base_dir):
             # base_dir reassigned: the original reads it on every call, so the root follows it.
             self._safefs_root.close()
-            self._safefs_root = LazyRoot(str(self.base_dir))
+            self._safefs_base = str(self.base_dir)
+            self._safefs_root = LazyRoot(self._safefs_base)
         try:
             return self._safefs_root.get()
         except FileNotFoundError:
@@ -155,7 +162,9 @@ class FileTools(_Original):
             return self._canonical(name)
         except safefs.PathEscapeError:
             raise _Refused(name) from None
-        except OSError:
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:  # the original's resolve() fails on a loop too
+                raise OSError(errno.ELOOP, os.strerror(errno.ELOOP), name) from None
             return rel
 
     def _confined(self, work: Callable[[safefs.Root], _T]) -> _T:
@@ -332,6 +341,9 @@ class FileTools(_Original):
             log_debug(f"Searching files with pattern {pattern}")
             # Matched by RE2 in linear time, however the model spells the pattern.
             regex = compile_glob(pattern)
+            # pathlib's glob takes a last name without wildcards as it is, if it exists: a
+            # dangling link of that name is not found (a wildcard lists every name).
+            literal_last = not any(c in pattern.rpartition("/")[2] for c in "*?[")
 
             def search(root: safefs.Root) -> list[str]:
                 walk = Walk(
@@ -345,7 +357,9 @@ class FileTools(_Original):
                 )
                 found = []
                 for entry in walk:
-                    if matches(regex, entry.rel) and self._leads_inside(root, entry):
+                    if not matches(regex, entry.rel) or not self._leads_inside(root, entry):
+                        continue
+                    if not (literal_last and entry.kind == "link" and not root.exists(entry.real)):
                         found.append(entry.real)
                         if len(found) >= MAX_ENTRIES:
                             break

@@ -228,6 +228,20 @@ class FilesystemBackend(_Original):
             return "/" + rel
         return str(self.cwd / rel) if rel else str(self.cwd)
 
+    def _no_loop(self, root: safefs.Root, key: str, target: str) -> None:
+        """The original resolves a path before it acts and fails on a symlink loop (``ELOOP``,
+        naming the path as given here): anywhere on it, or, for an absolute path of non-virtual
+        mode (not resolved there), in its last component."""
+        try:
+            if not self.virtual_mode and posixpath.isabs(key):
+                if root.is_symlink(target):
+                    root.stat(target)
+            else:
+                root.resolve(target)
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                raise _loop(key) from None
+
     def _final_link(self, key: str, target: str) -> bool:
         """The original opens an absolute path of non-virtual mode as given, with O_NOFOLLOW:
         a last component that is a symlink fails there with ELOOP."""
@@ -254,6 +268,7 @@ class FilesystemBackend(_Original):
             return LsResult(error=f"Path '{path}': path_not_found", entries=None)
         try:
             with _refusing(path):
+                self._no_loop(root, path, target)
                 if not root.exists(target):
                     return LsResult(error=f"Path '{path}': path_not_found", entries=None)
                 if not root.is_dir(target):
@@ -292,15 +307,20 @@ class FilesystemBackend(_Original):
         rel = name if base == "." else f"{base}/{name}"
         try:
             if entry.is_symlink():
-                # Followed as the original follows it, but only within the root.
+                # Followed as the original follows it, but only within the root (the whole
+                # root: a relative link may lead out of the listed directory and back in).
                 try:
-                    st = directory.stat(name)
+                    st = self._root().stat(rel)
                     rel = self._root().resolve(rel, strict=True)
                 except (safefs.PathEscapeError, FileNotFoundError, NotADirectoryError):
                     return None  # leads outside (skipped, as virtual mode does) or is broken
             else:
                 st = directory.stat(name, follow_symlinks=False)
         except OSError as exc:
+            if exc.errno == errno.ELOOP:  # a link loop: the original's resolve() fails on it
+                shown = self._shown(rel) if self.virtual_mode else f"{prefix.rstrip('/')}/{name}"
+                errors.append(f"child error: cannot resolve '{shown}': {_loop(shown)}")
+                return None
             errors.append(
                 f"child error: cannot stat '{self._shown(rel) if self.virtual_mode else name}': {exc}"
             )
@@ -322,6 +342,7 @@ class FilesystemBackend(_Original):
             return ReadResult(error=f"File '{file_path}' not found")
         try:
             with _refusing(file_path):
+                self._no_loop(root, file_path, target)
                 if not root.is_file(target):
                     return ReadResult(error=f"File '{file_path}' not found")
                 if self._final_link(file_path, target):
@@ -348,6 +369,7 @@ class FilesystemBackend(_Original):
         try:
             root = self._made()
             with _refusing(file_path):
+                self._no_loop(root, file_path, target)
                 if self._final_link(file_path, target):
                     raise _loop(file_path)
                 _put(root, target, content.encode("utf-8"))
@@ -368,6 +390,7 @@ class FilesystemBackend(_Original):
             return EditResult(error=f"Error: File '{file_path}' not found")
         try:
             with _refusing(file_path):
+                self._no_loop(root, file_path, target)
                 if not root.is_file(target):
                     return EditResult(error=f"Error: File '{file_path}' not found")
                 if self._final_link(file_path, target):
@@ -391,6 +414,10 @@ class FilesystemBackend(_Original):
             return DeleteResult(error=f"Error: '{file_path}' not found")
         try:
             with _refusing(file_path):
+                self._no_loop(root, file_path, target)
+                if (self.virtual_mode or not posixpath.isabs(file_path)) and root.is_symlink(target):
+                    # The original resolves the path first: the file a link names is deleted.
+                    target = root.resolve(target)
                 if not root.exists(target, follow_symlinks=False):
                     return DeleteResult(error=f"Error: '{file_path}' not found")
                 root.remove_all(target)
@@ -419,6 +446,8 @@ class FilesystemBackend(_Original):
             return GlobResult(matches=[])
         try:
             with _refusing(path or "/"):
+                if path is not None and path != "/":
+                    self._no_loop(root, path, start)
                 if not root.is_dir(start):
                     return GlobResult(matches=[])
                 base = root.resolve(start, strict=True)
@@ -486,6 +515,7 @@ class FilesystemBackend(_Original):
             if root is None:
                 return GrepResult(matches=[])
             with _refusing(path or "."):
+                self._no_loop(root, path or ".", target)
                 if not root.exists(target):
                     return GrepResult(matches=[])
                 base = root.resolve(target, strict=True)
@@ -496,7 +526,10 @@ class FilesystemBackend(_Original):
             return GrepResult(error=f"Error searching path '{path or '.'}': {exc}", matches=[])
         search = _Search(self, root, pattern, max_count, context_lines)
         if single:
-            search.file(base, self._grep_shown(path, base, "", base))
+            # One file: searched alone (as the original's rg search has it), its name filtered
+            # by the include glob.
+            if wanted is None or wanted(posixpath.basename(target.rstrip("/"))):
+                search.file(base, self._grep_shown(path, base, "", base))
         else:
             prefix = "" if base == "." else base + "/"
             walk = Walk(root, base, ignore=False, skip_git=False, deadline=search.deadline)
@@ -562,14 +595,19 @@ def _put(root: safefs.Root, target: str, data: bytes) -> None:
     the original's; a replaced one keeps its mode): a reader never sees half of it, a failed
     write leaves the old content, and a hard link to an inode outside the root is replaced, never
     written through. Missing parents are made only when the write finds one missing."""
+    parent = posixpath.dirname(target.rstrip("/"))
     try:
         root.write_bytes(target, data, mode=0o644)
     except FileNotFoundError:
-        parent = posixpath.dirname(target.rstrip("/"))
         if not parent:
             raise
         root.mkdir(parent, parents=True, exist_ok=True)
         root.write_bytes(target, data, mode=0o644)
+    except NotADirectoryError:
+        if parent and root.exists(parent) and not root.is_dir(parent):
+            # The original makes the parent first (mkdir exist_ok): a file there exists.
+            raise FileExistsError(errno.EEXIST, os.strerror(errno.EEXIST), parent) from None
+        raise
 
 
 def _standard_error(exc: Exception) -> str:

@@ -63,3 +63,13 @@ def test_a_missing_base_dir_is_found_empty_and_made_by_the_first_save(tmp_path: 
             fresh.delete_file(file_name="a"),
         ):
             assert str(tmp_path) not in answer, answer
+
+
+@pytest.mark.parametrize("kind", list(KINDS))
+def test_a_base_dir_given_through_a_symlink_takes_that_spelling(tmp_path: Path, kind: str) -> None:
+    (tmp_path / "real").mkdir()
+    (tmp_path / "real" / "inside.txt").write_text("hi")
+    os.symlink("real", tmp_path / "via")
+    tools = KINDS[kind](base_dir=tmp_path / "via", all=True)
+    assert tools.read_file(file_name=str(tmp_path / "via" / "inside.txt")) == "hi"
+    assert tools.read_file(file_name=str(tmp_path / "real" / "inside.txt")) == "hi"
