@@ -242,6 +242,13 @@ class FilesystemBackend(_Original):
             if exc.errno == errno.ELOOP:
                 raise _loop(key) from None
 
+    def _written(self, root: safefs.Root, key: str, target: str) -> str:
+        """Where a write lands: the original resolves the path first (but an absolute one of
+        non-virtual mode), so a link's target is written, its missing directories made."""
+        if self.virtual_mode or not posixpath.isabs(key):
+            return str(root.resolve(target))
+        return target
+
     def _final_link(self, key: str, target: str) -> bool:
         """The original opens an absolute path of non-virtual mode as given, with O_NOFOLLOW:
         a last component that is a symlink fails there with ELOOP."""
@@ -372,7 +379,7 @@ class FilesystemBackend(_Original):
                 self._no_loop(root, file_path, target)
                 if self._final_link(file_path, target):
                     raise _loop(file_path)
-                _put(root, target, content.encode("utf-8"))
+                _put(root, self._written(root, file_path, target), content.encode("utf-8"))
         except (OSError, UnicodeEncodeError) as exc:
             return WriteResult(error=f"Error writing file '{file_path}': {exc}")
         return WriteResult(path=file_path)
@@ -475,7 +482,13 @@ class FilesystemBackend(_Original):
             if not stat_module.S_ISREG(st.st_mode):
                 continue
             if self.virtual_mode:
-                shown = self._shown(prefix + entry.rel)
+                rel = prefix + entry.rel
+                if entry.kind == "link":
+                    try:
+                        rel = root.resolve(rel, strict=True)  # named by the file it leads to, as there
+                    except OSError:
+                        continue
+                shown = self._shown(rel)
             elif shown_base and posixpath.isabs(path or ""):
                 shown = f"{shown_base.rstrip('/')}/{entry.rel}"
             else:
@@ -564,7 +577,8 @@ class FilesystemBackend(_Original):
                 with _refusing(path):
                     if self._final_link(path, target):
                         raise _loop(path)
-                    _put(self._made(), target, content)
+                    root = self._made()
+                    _put(root, self._written(root, path, target), content)
                 responses.append(FileUploadResponse(path=path, error=None))
             except (OSError, ValueError) as exc:
                 responses.append(FileUploadResponse(path=path, error=_standard_error(exc)))
@@ -603,9 +617,12 @@ def _put(root: safefs.Root, target: str, data: bytes) -> None:
             raise
         root.mkdir(parent, parents=True, exist_ok=True)
         root.write_bytes(target, data, mode=0o644)
-    except NotADirectoryError:
-        if parent and root.exists(parent) and not root.is_dir(parent):
-            # The original makes the parent first (mkdir exist_ok): a file there exists.
+    except OSError as exc:
+        if exc.errno not in (errno.ENOTDIR, errno.ELOOP) or not parent:
+            raise
+        if root.exists(parent, follow_symlinks=False) and not root.is_dir(parent):
+            # The original makes the parent first (mkdir exist_ok): a file or a looping link
+            # there exists.
             raise FileExistsError(errno.EEXIST, os.strerror(errno.EEXIST), parent) from None
         raise
 
