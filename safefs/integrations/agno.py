@@ -18,8 +18,10 @@ the original is listed in docs/integrations.md.
 
 from __future__ import annotations
 
+import errno
 import io
 import json
+import os
 import posixpath
 import stat
 import time
@@ -83,6 +85,24 @@ def agent_path(subpath: str) -> str:
     return "/".join(names)
 
 
+class _MissingRoot(FileNotFoundError):
+    """``base_dir`` does not exist (yet): the original finds nothing there, and its first
+    ``save_file`` makes it. Names the path as the model gave it, never the host path."""
+
+    def __init__(self, name: str = ".") -> None:
+        super().__init__(errno.ENOENT, os.strerror(errno.ENOENT), name)
+
+
+def _leaves_missing(rel: str, top: str) -> bool:
+    """Whether ``rel`` (relative to ``top``, or absolute) leads out of ``top``, a directory that
+    does not exist: nothing in it can be a link, so only the spelling can lead out (a ``..``
+    above it, an absolute path not under it, compared by whole components)."""
+    if not posixpath.isabs(rel):
+        return posixpath.normpath(rel).split("/")[0] == ".."
+    parts = posixpath.normpath(top).split("/")
+    return posixpath.normpath(rel).split("/")[: len(parts)] != parts
+
+
 def _hidden(exc: OSError) -> OSError:
     """``exc`` without a file name: opening ``base_dir`` itself failed, and its host path is
     not for the model."""
@@ -95,7 +115,13 @@ class FileTools(_Original):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self._safefs_root = LazyRoot(str(self.base_dir))
+        # Opened on base_dir as given (pinned to today's directory, as the original resolves it
+        # now), so both that spelling and the realpath the original keeps are the root's anchors:
+        # an absolute path through a symlink the directory was given by is inside, as there.
+        given = kwargs.get("base_dir", args[0] if args else None)
+        self._safefs_base = str(self.base_dir)
+        spelled = os.path.join(os.getcwd(), os.fspath(given)) if given else self._safefs_base
+        self._safefs_root = LazyRoot(spelled)
 
     def close(self) -> None:
         """Release the root's directory fd (the next call opens it again)."""
@@ -104,27 +130,41 @@ class FileTools(_Original):
     # -- the root --------------------------------------------------------------------------
 
     def _root(self) -> safefs.Root:
-        if self._safefs_root.path != str(self.base_dir):
+        if self._safefs_base != str(self.base_dir):
             # base_dir reassigned: the original reads it on every call, so the root follows it.
             self._safefs_root.close()
-            self._safefs_root = LazyRoot(str(self.base_dir))
+            self._safefs_base = str(self.base_dir)
+            self._safefs_root = LazyRoot(self._safefs_base)
         try:
             return self._safefs_root.get()
+        except FileNotFoundError:
+            raise _MissingRoot() from None
         except OSError as exc:
             raise _hidden(exc) from None
 
-    def _canonical(self, name: str) -> str:
+    def _canonical(self, name: str, *, make: bool = False) -> str:
         """The root-relative path ``name`` designates, its final symlink followed as the
-        original's ``resolve()`` follows it; ``_Refused`` when it leads outside. A path that
+        original's ``resolve()`` follows it; ``_Refused`` when it leads outside; ``_MissingRoot``
+        while ``base_dir`` does not exist, unless ``make`` (a write) makes it. A path that
         cannot be resolved (a file where a directory is needed) is left for the operation to
         report in its own words: this is no safety check, the operation resolves beneath the
         root again and a swap in between is refused there."""
         rel = agent_path(name)
         try:
             return str(self._root().resolve(rel))
+        except _MissingRoot:
+            # base_dir missing: judged by spelling; a write makes it, as the original's does.
+            if _leaves_missing(rel, str(self.base_dir)):
+                raise _Refused(name) from None
+            if not make:
+                raise _MissingRoot(name) from None
+            os.makedirs(self.base_dir, exist_ok=True)
+            return self._canonical(name)
         except safefs.PathEscapeError:
             raise _Refused(name) from None
-        except OSError:
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:  # the original's resolve() fails on a loop too
+                raise OSError(errno.ELOOP, os.strerror(errno.ELOOP), name) from None
             return rel
 
     def _confined(self, work: Callable[[safefs.Root], _T]) -> _T:
@@ -199,7 +239,7 @@ class FileTools(_Original):
         self, contents: str, file_name: str, overwrite: bool = True, encoding: str = "utf-8"
     ) -> str:
         def save() -> str:
-            rel = self._canonical(file_name)
+            rel = self._canonical(file_name, make=True)
             log_debug(f"Saving contents to {rel}")
 
             def write(root: safefs.Root) -> str:
@@ -301,6 +341,9 @@ class FileTools(_Original):
             log_debug(f"Searching files with pattern {pattern}")
             # Matched by RE2 in linear time, however the model spells the pattern.
             regex = compile_glob(pattern)
+            # pathlib's glob takes a last name without wildcards as it is, if it exists: a
+            # dangling link of that name is not found (a wildcard lists every name).
+            literal_last = not any(c in pattern.rpartition("/")[2] for c in "*?[")
 
             def search(root: safefs.Root) -> list[str]:
                 walk = Walk(
@@ -314,13 +357,18 @@ class FileTools(_Original):
                 )
                 found = []
                 for entry in walk:
-                    if matches(regex, entry.rel) and self._leads_inside(root, entry):
+                    if not matches(regex, entry.rel) or not self._leads_inside(root, entry):
+                        continue
+                    if not (literal_last and entry.kind == "link" and not root.exists(entry.real)):
                         found.append(entry.real)
                         if len(found) >= MAX_ENTRIES:
                             break
                 return found
 
-            matching = self._confined(search)
+            try:
+                matching = self._confined(search)
+            except _MissingRoot:
+                matching = []  # pathlib's glob finds nothing in a missing directory
             result: dict[str, Any]
             if self.expose_base_directory:
                 file_paths = [str(self.base_dir / rel) for rel in matching]
@@ -350,7 +398,13 @@ class FileTools(_Original):
             except _Refused:
                 log_error(f"Attempted to search outside base directory: {directory}")
                 return "Error: Directory is outside the allowed base directory"
-            if not self._confined(lambda root: root.is_dir(start)):
+            except _MissingRoot:
+                return f"Error: '{directory}' is not a directory"
+            try:
+                is_dir = self._confined(lambda root: root.is_dir(start))
+            except _MissingRoot:
+                is_dir = False
+            if not is_dir:
                 return f"Error: '{directory}' is not a directory"
             log_debug(f"Searching file contents in {start} for '{query}'")
             matches_found = self._confined(lambda root: self._content_matches(root, start, query, limit))

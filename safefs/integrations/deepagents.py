@@ -119,6 +119,24 @@ def _loop(path: str) -> OSError:
     return OSError(errno.ELOOP, os.strerror(errno.ELOOP), path)
 
 
+class _MissingRoot(FileNotFoundError):
+    """``root_dir`` does not exist (yet): the original finds nothing there, and its first write
+    makes it. Carries no host path."""
+
+    def __init__(self) -> None:
+        super().__init__(errno.ENOENT, os.strerror(errno.ENOENT))
+
+
+def _leaves_missing(path: str, top: str) -> bool:
+    """Whether ``path`` (relative to ``top``, or absolute) leads out of ``top``, a directory that
+    does not exist: nothing in it can be a link, so only the spelling can lead out (a ``..``
+    above it, an absolute path not under it, compared by whole components)."""
+    if not posixpath.isabs(path):
+        return posixpath.normpath(path).split("/")[0] == ".."
+    parts = posixpath.normpath(top).split("/")
+    return posixpath.normpath(path).split("/")[: len(parts)] != parts
+
+
 class FilesystemBackend(_Original):
     """deepagents' ``FilesystemBackend``, confined to ``root_dir`` by safefs.
 
@@ -145,12 +163,31 @@ class FilesystemBackend(_Original):
     # -- paths ---------------------------------------------------------------------------------
 
     def _root(self) -> safefs.Root:
+        """The root; ``_MissingRoot`` while ``root_dir`` does not exist."""
         if self._safefs_cwd != str(self.cwd):
             # cwd reassigned: the original reads it on every call, so the root follows it.
             self._safefs_root.close()
             self._safefs_cwd = str(self.cwd)
             self._safefs_root = LazyRoot(self._safefs_cwd)
-        return self._safefs_root.get()
+        try:
+            return self._safefs_root.get()
+        except FileNotFoundError:
+            raise _MissingRoot() from None
+
+    def _present(self) -> safefs.Root | None:
+        """The root, or None while ``root_dir`` does not exist."""
+        try:
+            return self._root()
+        except _MissingRoot:
+            return None
+
+    def _made(self) -> safefs.Root:
+        """The root, ``root_dir`` made first if missing, as the original's first write makes it."""
+        root = self._present()
+        if root is None:
+            os.makedirs(self.cwd, exist_ok=True)
+            root = self._root()
+        return root
 
     def _target(self, key: str) -> str:
         """``key`` as the root takes it (relative, or absolute under the root's own spellings);
@@ -162,12 +199,26 @@ class FilesystemBackend(_Original):
             return vpath.lstrip("/") or "."
         if "\0" in key:
             raise ValueError("embedded null byte")
-        if posixpath.isabs(key):
+        if self._present() is None:
+            if _leaves_missing(key, str(self.cwd)) and _leaves_missing(key, self._safefs_root.path):
+                raise _outside(key)
+        elif posixpath.isabs(key):
             try:
                 self._root().relative(key)
             except safefs.PathEscapeError:
                 raise _outside(key) from None
         return key or "."
+
+    def _root_relative(self, target: str) -> str:
+        """``target`` relative to ``root_dir``: an absolute one under it (spelled as ``cwd`` or as
+        given) made relative by its spelling, for a ``root_dir`` that does not exist yet."""
+        if not posixpath.isabs(target):
+            return target
+        for top in (str(self.cwd), self._safefs_root.path):
+            rel = posixpath.relpath(posixpath.normpath(target), posixpath.normpath(top))
+            if not rel.startswith(".."):
+                return rel
+        raise _outside(target)
 
     def _shown(self, canonical: str) -> str:
         """A root-relative canonical path as the original names it: virtual (``/x``), or the
@@ -177,6 +228,27 @@ class FilesystemBackend(_Original):
             return "/" + rel
         return str(self.cwd / rel) if rel else str(self.cwd)
 
+    def _no_loop(self, root: safefs.Root, key: str, target: str) -> None:
+        """The original resolves a path before it acts and fails on a symlink loop (``ELOOP``,
+        naming the path as given here): anywhere on it, or, for an absolute path of non-virtual
+        mode (not resolved there), in its last component."""
+        try:
+            if not self.virtual_mode and posixpath.isabs(key):
+                if root.is_symlink(target):
+                    root.stat(target)
+            else:
+                root.resolve(target)
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                raise _loop(key) from None
+
+    def _written(self, root: safefs.Root, key: str, target: str) -> str:
+        """Where a write lands: the original resolves the path first (but an absolute one of
+        non-virtual mode), so a link's target is written, its missing directories made."""
+        if self.virtual_mode or not posixpath.isabs(key):
+            return str(root.resolve(target))
+        return target
+
     def _final_link(self, key: str, target: str) -> bool:
         """The original opens an absolute path of non-virtual mode as given, with O_NOFOLLOW:
         a last component that is a symlink fails there with ELOOP."""
@@ -184,8 +256,11 @@ class FilesystemBackend(_Original):
 
     def _real_path(self, key: str) -> str:
         target = self._target(key)
-        with _refusing(key):
-            canonical = self._root().resolve(target)
+        if self._present() is None:
+            canonical = posixpath.normpath(self._root_relative(target))  # nothing there to follow
+        else:
+            with _refusing(key):
+                canonical = self._root().resolve(target)
         if self.virtual_mode:
             return "/" if canonical == "." else "/" + canonical
         real = self._shown(canonical)
@@ -195,9 +270,12 @@ class FilesystemBackend(_Original):
 
     def ls(self, path: str) -> LsResult:
         target = self._target(path)
-        root = self._root()
+        root = self._present()
+        if root is None:
+            return LsResult(error=f"Path '{path}': path_not_found", entries=None)
         try:
             with _refusing(path):
+                self._no_loop(root, path, target)
                 if not root.exists(target):
                     return LsResult(error=f"Path '{path}': path_not_found", entries=None)
                 if not root.is_dir(target):
@@ -236,15 +314,20 @@ class FilesystemBackend(_Original):
         rel = name if base == "." else f"{base}/{name}"
         try:
             if entry.is_symlink():
-                # Followed as the original follows it, but only within the root.
+                # Followed as the original follows it, but only within the root (the whole
+                # root: a relative link may lead out of the listed directory and back in).
                 try:
-                    st = directory.stat(name)
+                    st = self._root().stat(rel)
                     rel = self._root().resolve(rel, strict=True)
                 except (safefs.PathEscapeError, FileNotFoundError, NotADirectoryError):
                     return None  # leads outside (skipped, as virtual mode does) or is broken
             else:
                 st = directory.stat(name, follow_symlinks=False)
         except OSError as exc:
+            if exc.errno == errno.ELOOP:  # a link loop: the original's resolve() fails on it
+                shown = self._shown(rel) if self.virtual_mode else f"{prefix.rstrip('/')}/{name}"
+                errors.append(f"child error: cannot resolve '{shown}': {_loop(shown)}")
+                return None
             errors.append(
                 f"child error: cannot stat '{self._shown(rel) if self.virtual_mode else name}': {exc}"
             )
@@ -261,9 +344,12 @@ class FilesystemBackend(_Original):
 
     def read(self, file_path: str, offset: int = 0, limit: int = 2000) -> ReadResult:
         target = self._target(file_path)
-        root = self._root()
+        root = self._present()
+        if root is None:
+            return ReadResult(error=f"File '{file_path}' not found")
         try:
             with _refusing(file_path):
+                self._no_loop(root, file_path, target)
                 if not root.is_file(target):
                     return ReadResult(error=f"File '{file_path}' not found")
                 if self._final_link(file_path, target):
@@ -287,12 +373,13 @@ class FilesystemBackend(_Original):
 
     def write(self, file_path: str, content: str) -> WriteResult:
         target = self._target(file_path)
-        root = self._root()
         try:
+            root = self._made()
             with _refusing(file_path):
+                self._no_loop(root, file_path, target)
                 if self._final_link(file_path, target):
                     raise _loop(file_path)
-                _put(root, target, content.encode("utf-8"))
+                _put(root, self._written(root, file_path, target), content.encode("utf-8"))
         except (OSError, UnicodeEncodeError) as exc:
             return WriteResult(error=f"Error writing file '{file_path}': {exc}")
         return WriteResult(path=file_path)
@@ -305,9 +392,12 @@ class FilesystemBackend(_Original):
         replace_all: bool = False,
     ) -> EditResult:
         target = self._target(file_path)
-        root = self._root()
+        root = self._present()
+        if root is None:
+            return EditResult(error=f"Error: File '{file_path}' not found")
         try:
             with _refusing(file_path):
+                self._no_loop(root, file_path, target)
                 if not root.is_file(target):
                     return EditResult(error=f"Error: File '{file_path}' not found")
                 if self._final_link(file_path, target):
@@ -326,9 +416,15 @@ class FilesystemBackend(_Original):
 
     def delete(self, file_path: str) -> DeleteResult:
         target = self._target(file_path)
-        root = self._root()
+        root = self._present()
+        if root is None:
+            return DeleteResult(error=f"Error: '{file_path}' not found")
         try:
             with _refusing(file_path):
+                self._no_loop(root, file_path, target)
+                if (self.virtual_mode or not posixpath.isabs(file_path)) and root.is_symlink(target):
+                    # The original resolves the path first: the file a link names is deleted.
+                    target = root.resolve(target)
                 if not root.exists(target, follow_symlinks=False):
                     return DeleteResult(error=f"Error: '{file_path}' not found")
                 root.remove_all(target)
@@ -351,10 +447,14 @@ class FilesystemBackend(_Original):
             wanted = _include_glob(pattern)
         except _GLOB_REFUSALS as exc:
             return GlobResult(error=str(exc), matches=None)
-        root = self._root()
         start = "." if path is None or path == "/" else self._target(path)
+        root = self._present()
+        if root is None:
+            return GlobResult(matches=[])
         try:
             with _refusing(path or "/"):
+                if path is not None and path != "/":
+                    self._no_loop(root, path, start)
                 if not root.is_dir(start):
                     return GlobResult(matches=[])
                 base = root.resolve(start, strict=True)
@@ -382,7 +482,13 @@ class FilesystemBackend(_Original):
             if not stat_module.S_ISREG(st.st_mode):
                 continue
             if self.virtual_mode:
-                shown = self._shown(prefix + entry.rel)
+                rel = prefix + entry.rel
+                if entry.kind == "link":
+                    try:
+                        rel = root.resolve(rel, strict=True)  # named by the file it leads to, as there
+                    except OSError:
+                        continue
+                shown = self._shown(rel)
             elif shown_base and posixpath.isabs(path or ""):
                 shown = f"{shown_base.rstrip('/')}/{entry.rel}"
             else:
@@ -416,10 +522,13 @@ class FilesystemBackend(_Original):
                 wanted = _include_glob(glob)
             except _GLOB_REFUSALS as exc:
                 return GrepResult(error=str(exc), matches=[])
-        root = self._root()
         try:
             target = self._target(path or ".")
+            root = self._present()
+            if root is None:
+                return GrepResult(matches=[])
             with _refusing(path or "."):
+                self._no_loop(root, path or ".", target)
                 if not root.exists(target):
                     return GrepResult(matches=[])
                 base = root.resolve(target, strict=True)
@@ -430,7 +539,10 @@ class FilesystemBackend(_Original):
             return GrepResult(error=f"Error searching path '{path or '.'}': {exc}", matches=[])
         search = _Search(self, root, pattern, max_count, context_lines)
         if single:
-            search.file(base, self._grep_shown(path, base, "", base))
+            # One file: searched alone (as the original's rg search has it), its name filtered
+            # by the include glob.
+            if wanted is None or wanted(posixpath.basename(target.rstrip("/"))):
+                search.file(base, self._grep_shown(path, base, "", base))
         else:
             prefix = "" if base == "." else base + "/"
             walk = Walk(root, base, ignore=False, skip_git=False, deadline=search.deadline)
@@ -465,7 +577,8 @@ class FilesystemBackend(_Original):
                 with _refusing(path):
                     if self._final_link(path, target):
                         raise _loop(path)
-                    _put(self._root(), target, content)
+                    root = self._made()
+                    _put(root, self._written(root, path, target), content)
                 responses.append(FileUploadResponse(path=path, error=None))
             except (OSError, ValueError) as exc:
                 responses.append(FileUploadResponse(path=path, error=_standard_error(exc)))
@@ -476,6 +589,8 @@ class FilesystemBackend(_Original):
         for path in paths:
             try:
                 target = self._target(path)
+                if self._present() is None:
+                    raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), path)
                 with _refusing(path):
                     if self._root().is_dir(target):
                         responses.append(FileDownloadResponse(path=path, content=None, error="is_directory"))
@@ -494,14 +609,22 @@ def _put(root: safefs.Root, target: str, data: bytes) -> None:
     the original's; a replaced one keeps its mode): a reader never sees half of it, a failed
     write leaves the old content, and a hard link to an inode outside the root is replaced, never
     written through. Missing parents are made only when the write finds one missing."""
+    parent = posixpath.dirname(target.rstrip("/"))
     try:
         root.write_bytes(target, data, mode=0o644)
     except FileNotFoundError:
-        parent = posixpath.dirname(target.rstrip("/"))
         if not parent:
             raise
         root.mkdir(parent, parents=True, exist_ok=True)
         root.write_bytes(target, data, mode=0o644)
+    except OSError as exc:
+        if exc.errno not in (errno.ENOTDIR, errno.ELOOP) or not parent:
+            raise
+        if root.exists(parent, follow_symlinks=False) and not root.is_dir(parent):
+            # The original makes the parent first (mkdir exist_ok): a file or a looping link
+            # there exists.
+            raise FileExistsError(errno.EEXIST, os.strerror(errno.EEXIST), parent) from None
+        raise
 
 
 def _standard_error(exc: Exception) -> str:
