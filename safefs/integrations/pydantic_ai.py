@@ -184,7 +184,18 @@ class LocalWorkspaceBackend(_UpstreamBackend):
 
     async def make_dir(self, path: str) -> None:
         target = self._absolute(path)
-        await self._in_root(lambda root: root.mkdir(target, parents=True, exist_ok=True))
+
+        def make(root: safefs.Root) -> None:
+            try:
+                root.mkdir(target, parents=True, exist_ok=True)
+            except FileNotFoundError:
+                # The original's mkdir(parents=True) climbs to the nearest entry that exists: a
+                # dangling link there is FileExistsError (it exists, and is no directory).
+                if _nearest_entry_is_no_directory(root, target):
+                    raise FileExistsError(errno.EEXIST, os.strerror(errno.EEXIST), path) from None
+                raise
+
+        await self._in_root(make)
 
     async def remove(self, path: str) -> None:
         target = self._absolute(path)
@@ -370,6 +381,19 @@ class _LoopResolution:
                 return posixpath.join(path, rest), False
             self.seen[newpath] = path
         return path, True
+
+
+def _nearest_entry_is_no_directory(root: safefs.Root, path: str) -> bool:
+    """Whether the nearest ancestor of ``path`` that exists (not followed) leads to no directory."""
+    parent = posixpath.dirname(path.rstrip("/"))
+    while parent not in ("", "/"):
+        try:
+            if root.exists(parent, follow_symlinks=False):
+                return _not_a_directory(root, parent)
+        except OSError:
+            return False
+        parent = posixpath.dirname(parent)
+    return False
 
 
 def _not_a_directory(root: safefs.Root, path: str) -> bool:
