@@ -337,7 +337,7 @@ class DirectoryReadTool(_HoldsRoots, _OriginalDirectoryReadTool):
                 if entry.kind == "dir":
                     by_dir.setdefault(entry.real, [])
                 elif entry.kind == "file" or not leads_to_directory(root, entry):
-                    parent = posixpath.dirname(entry.real) or "."
+                    parent = entry.real.rpartition("/")[0] or "."  # dirname, without its checks
                     by_dir.setdefault(parent, []).append(prefix + entry.real)
             # The start directory's own files first: its key is the shortest.
             start = min(by_dir, key=lambda d: (d.count("/") + (d != "."), d), default=None)

@@ -176,9 +176,13 @@ def _naming(argument: str) -> Iterator[None]:
 
 
 def _into_directory(root: safefs.Root, source: str, destination: str) -> str:
-    """``destination``, or ``destination/<name of source>`` when it is a directory (shutil's rule)."""
+    """``destination``, or ``destination/<name of source>`` when it is a directory (shutil's rule;
+    the root's own name when ``source`` is the root, as the original's resolved path names it)."""
     if root.is_dir(destination):
-        return posixpath.join(destination, posixpath.basename(posixpath.normpath(source)))
+        name = posixpath.basename(posixpath.normpath(source))
+        if name in (".", ""):
+            name = posixpath.basename(root.anchors[-1])
+        return posixpath.join(destination, name)
     return destination
 
 

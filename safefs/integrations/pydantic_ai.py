@@ -184,7 +184,18 @@ class LocalWorkspaceBackend(_UpstreamBackend):
 
     async def make_dir(self, path: str) -> None:
         target = self._absolute(path)
-        await self._in_root(lambda root: root.mkdir(target, parents=True, exist_ok=True))
+
+        def make(root: safefs.Root) -> None:
+            try:
+                root.mkdir(target, parents=True, exist_ok=True)
+            except FileNotFoundError:
+                # The original's mkdir(parents=True) climbs to the nearest entry that exists: a
+                # dangling link there is FileExistsError (it exists, and is no directory).
+                if _nearest_entry_is_no_directory(root, target):
+                    raise FileExistsError(errno.EEXIST, os.strerror(errno.EEXIST), path) from None
+                raise
+
+        await self._in_root(make)
 
     async def remove(self, path: str) -> None:
         target = self._absolute(path)
@@ -302,7 +313,8 @@ _by_name = attrgetter("name")
 
 def _resolve_leniently(root: safefs.Root, path: str) -> str:
     """``root.resolve(path)``, except that past a file used as a directory the rest is appended
-    as spelled (``..`` taking back a name), as ``os.path.realpath`` does where lstat fails."""
+    as spelled (``..`` taking back a name), as ``os.path.realpath`` does where lstat fails, and
+    a symlink loop ends the resolution where ``os.path.realpath`` ends it."""
     try:
         return root.resolve(path)
     except NotADirectoryError:
@@ -313,6 +325,82 @@ def _resolve_leniently(root: safefs.Root, path: str) -> str:
         if joined.split("/")[0] == "..":
             raise safefs.PathEscapeError(path) from None
         return joined
+    except safefs.PathEscapeError:
+        raise
+    except OSError as exc:
+        if exc.errno != errno.ELOOP:
+            raise
+        walked = posixpath.normpath(_LoopResolution(root).join("", root.relative(path))[0])
+        if walked.split("/")[0] == "..":
+            raise safefs.PathEscapeError(path) from None
+        return walked
+
+
+class _LoopResolution:
+    """``os.path.realpath(strict=False)``'s walk, done through the root for a path whose links
+    loop (the kernel's answer is ELOOP): each symlink is read one level, its target walked in its
+    place, and a link met again while it is being resolved ends the walk with the path so far and
+    the rest as spelled. Root-relative throughout (``""`` is the root); a ``..`` above the root
+    or an absolute target under none of the root's anchors is a PathEscapeError; past
+    ``BUDGET`` links followed, ELOOP."""
+
+    BUDGET = 256
+
+    def __init__(self, root: safefs.Root) -> None:
+        self.root = root
+        self.seen: dict[str, str | None] = {}
+        self.followed = 0
+
+    def join(self, path: str, rest: str) -> tuple[str, bool]:
+        if rest.startswith("/"):
+            path, rest = "", self.root.relative(rest)
+        while rest:
+            name, _, rest = rest.partition("/")
+            if name in ("", "."):
+                continue
+            if name == "..":
+                if not path:
+                    raise safefs.PathEscapeError()
+                path = posixpath.dirname(path)
+                continue
+            newpath = posixpath.join(path, name)
+            try:
+                is_link = self.root.is_symlink(newpath)
+            except safefs.PathEscapeError:
+                raise
+            except OSError:
+                is_link = False
+            if not is_link:
+                path = newpath
+                continue
+            if newpath in self.seen:
+                done = self.seen[newpath]
+                if done is None:
+                    return posixpath.join(newpath, rest), False  # the loop closes here
+                path = done
+                continue
+            self.followed += 1
+            if self.followed > self.BUDGET:
+                raise OSError(errno.ELOOP, os.strerror(errno.ELOOP), newpath)
+            self.seen[newpath] = None
+            path, ok = self.join(path, self.root.readlink(newpath))
+            if not ok:
+                return posixpath.join(path, rest), False
+            self.seen[newpath] = path
+        return path, True
+
+
+def _nearest_entry_is_no_directory(root: safefs.Root, path: str) -> bool:
+    """Whether the nearest ancestor of ``path`` that exists (not followed) leads to no directory."""
+    parent = posixpath.dirname(path.rstrip("/"))
+    while parent not in ("", "/"):
+        try:
+            if root.exists(parent, follow_symlinks=False):
+                return _not_a_directory(root, parent)
+        except OSError:
+            return False
+        parent = posixpath.dirname(parent)
+    return False
 
 
 _LINKS_FOLLOWED = 256  # the walk below gives up (ELOOP) past this many links in one chain

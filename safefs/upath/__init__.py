@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import os
 import threading
+import warnings
 from collections.abc import Iterator
 from typing import IO, Any
 
@@ -158,7 +159,17 @@ class SafeUPath(UPath):
 
     # -- changes ---------------------------------------------------------------------------------
 
-    def mkdir(self, mode: int = 0o777, parents: bool = False, exist_ok: bool = False) -> None:
+    def mkdir(
+        self,
+        mode: int = 0o777,
+        parents: bool = False,
+        exist_ok: bool = False,
+        *,
+        parent_mode: int | None = None,
+    ) -> None:
+        # universal-pathlib 0.3.11 added ``parent_mode``, which its own UPath ignores with a warning.
+        if parent_mode is not None:
+            warnings.warn(f"{type(self).__name__}.mkdir(): parent_mode is ignored", UserWarning, stacklevel=2)
         self.confined().mkdir(mode, parents, exist_ok)
 
     def touch(self, mode: int = 0o666, exist_ok: bool = True) -> None:

@@ -56,6 +56,13 @@ def test_round_trip_read_write_glob_copy(ws: Path) -> None:
     assert p.info.is_file() and not p.info.is_dir()
 
 
+def test_mkdir_takes_parent_mode_and_says_it_is_ignored(ws: Path) -> None:
+    p = upath.UPath("safefs://a/b/c", root=str(ws))
+    with pytest.warns(UserWarning, match="parent_mode is ignored"):
+        p.mkdir(parents=True, parent_mode=0o700)
+    assert (ws / "a" / "b" / "c").is_dir()
+
+
 def test_a_root_object_is_shared_not_owned(ws: Path) -> None:
     with safefs.Root(ws) as root:
         p = upath.UPath("safefs://f", root=root)
