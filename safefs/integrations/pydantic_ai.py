@@ -235,14 +235,7 @@ class LocalWorkspaceBackend(_UpstreamBackend):
         target = self._absolute(path)
 
         def resolve(root: safefs.Root) -> str:
-            try:
-                rel = _resolve_leniently(root, target)
-            except safefs.PathEscapeError:
-                raise
-            except OSError as exc:
-                if exc.errno != errno.ELOOP:
-                    raise
-                rel = _realpath_through_loop(root, root.relative(target), target)
+            rel = _resolve_leniently(root, target)
             base = root.anchors[-1]
             return base if rel == "." else posixpath.join(base, rel)
 
@@ -401,53 +394,6 @@ def _nearest_entry_is_no_directory(root: safefs.Root, path: str) -> bool:
             return False
         parent = posixpath.dirname(parent)
     return False
-
-
-_LINKS_FOLLOWED = 256  # the walk below gives up (ELOOP) past this many links in one chain
-
-
-def _realpath_through_loop(root: safefs.Root, rel: str, spelled: str) -> str:
-    """``rel`` spelled as ``os.path.realpath`` (not strict) spells a path whose links loop: each
-    name is looked at in turn, a link met a second time in one chain stops the walk and the rest is
-    appended as spelled, then the whole is normalised. Every name is looked up beneath the root;
-    ``..`` above it, or an absolute target under none of its anchors, is PathEscapeError."""
-    seen: dict[str, str | None] = {}
-
-    def walk(path: str, rest: str, depth: int) -> tuple[str, bool]:
-        if depth > _LINKS_FOLLOWED:
-            raise OSError(errno.ELOOP, os.strerror(errno.ELOOP))
-        if rest.startswith("/"):
-            rest, path = root.relative(rest), ""
-        while rest:
-            name, _, rest = rest.partition("/")
-            if name in ("", "."):
-                continue
-            if name == "..":
-                if not path:
-                    raise safefs.PathEscapeError(spelled)
-                path = posixpath.dirname(path)
-                continue
-            newpath = posixpath.join(path, name)
-            if not root.is_symlink(newpath):
-                path = newpath
-                continue
-            if newpath in seen:
-                known = seen[newpath]
-                if known is None:
-                    return posixpath.join(newpath, rest), False  # the loop: the rest as spelled
-                path = known
-                continue
-            seen[newpath] = None
-            path, finished = walk(path, root.readlink(newpath), depth + 1)
-            if not finished:
-                return posixpath.join(path, rest), False
-            seen[newpath] = path
-        return path, True
-
-    found = posixpath.normpath(walk("", rel, 0)[0] or ".")  # realpath ends with abspath's normpath
-    if found == ".." or found.startswith("../"):
-        raise safefs.PathEscapeError(spelled)
-    return found
 
 
 def _not_a_directory(root: safefs.Root, path: str) -> bool:
