@@ -199,3 +199,23 @@ def test_an_absolute_path_through_a_link_to_the_current_directory(work: Path) ->
     os.chdir(via)  # getcwd() names work/, as the kernel does
     assert "path escapes workspace" in _text(d_editor.editor(command="view", path=str(via / "a.txt")))
     assert "alpha" in _text(d_editor.editor(command="view", path="a.txt"))
+
+
+def test_a_model_pattern_is_matched_in_linear_time(work: Path) -> None:
+    """A pattern that makes Python's ``re`` backtrack for ever, and a fuzzy search of many words
+    on a long line, answer at once; the edit a plain pattern makes is the original's."""
+    import time
+
+    assert documented("**`pattern_replace` and `find_line`'s fuzzy search match with RE2**")
+    (work / "long.txt").write_text("a" * 50_000 + "!\n")
+    start = time.monotonic()
+    result = d_editor.editor(command="pattern_replace", path="long.txt", pattern="(a+)+$", new_str="x")
+    assert "not found" in _text(result), result
+    words = " ".join(["a"] * 12 + ["b"])
+    result = d_editor.editor(command="find_line", path="long.txt", search_text=words, fuzzy=True)
+    assert "Could not find" in _text(result), result
+    assert time.monotonic() - start < 5.0
+    result = d_editor.editor(command="pattern_replace", path="a.txt", pattern=r"(\w)eta", new_str=r"\1ETA")
+    assert (work / "a.txt").read_text() == "alpha\nbETA\n"
+    result = d_editor.editor(command="pattern_replace", path="a.txt", pattern=r"(a)\1", new_str="x")
+    assert "Invalid regex pattern" in _text(result) and (work / "a.txt").read_text() == "alpha\nbETA\n"

@@ -15,9 +15,9 @@ from __future__ import annotations
 import inspect
 import logging
 import os
-import re
 from typing import Any
 
+import re2  # type: ignore[import-untyped]  # google-re2 ships no type information
 from rich import box
 from rich.panel import Panel
 from rich.syntax import Syntax
@@ -39,11 +39,50 @@ logger = logging.getLogger(__name__)
 
 COMMANDS = ["view", "create", "str_replace", "pattern_replace", "insert", "find_line", "undo_edit"]
 MODIFYING = {"create", "str_replace", "pattern_replace", "insert"}
-# The original's pure helpers (no file access), so matching and formatting are the installed version's.
-find_context_line = _upstream.find_context_line
+# The original's pure helpers (no file access), so formatting is the installed version's.
 validate_pattern = _upstream.validate_pattern
 format_code = _upstream.format_code
 format_output = _upstream.format_output
+# A pattern the model gives is matched by RE2, in time linear in the text: the original's `re`
+# backtracks, and a pattern such as `(a+)+$` (or a fuzzy search of many words) on a long line
+# would hold the process for ever.
+MAX_PATTERN_CHARS = 10_000
+
+
+def _linear(pattern: str, *, ignore_case: bool = False) -> Any:
+    """``pattern`` compiled by RE2; ValueError in the original's words where it cannot be (too
+    long, or a construct RE2 refuses: back-references, look-around)."""
+    if len(pattern) > MAX_PATTERN_CHARS:
+        raise ValueError(f"Invalid regex pattern: longer than {MAX_PATTERN_CHARS} characters")
+    options = re2.Options()
+    options.log_errors = False
+    options.case_sensitive = not ignore_case
+    options.max_mem = 1 << 20
+    try:
+        return re2.compile(pattern, options)
+    except re2.error as exc:
+        reason = exc.args[0] if exc.args else "refused"
+        if isinstance(reason, bytes):
+            reason = reason.decode("utf-8", "replace")
+        raise ValueError(f"Invalid regex pattern: {pattern} ({reason})") from None
+
+
+def find_context_line(content: str, search_text: str, fuzzy: bool = False) -> int:
+    """The original's ``find_context_line``: the first line holding ``search_text``, or, fuzzy,
+    its words in order with anything between (case-insensitive), matched by RE2; -1 if none."""
+    lines = content.split("\n")
+    if not fuzzy:
+        return next((i for i, line in enumerate(lines) if search_text in line), -1)
+    regex = _linear(".*".join(map(_escape, search_text.strip().split())), ignore_case=True)
+    return next((i for i, line in enumerate(lines) if regex.search(line)), -1)
+
+
+def _escape(word: str) -> str:
+    """``word`` matched literally: ASCII punctuation escaped (RE2 refuses an escaped letter)."""
+    return "".join("\\" + c if c in _PUNCTUATION else c for c in word)
+
+
+_PUNCTUATION = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
 
 # The content cache, as the original's CONTENT_HISTORY but per working directory: a path cached
 # in one directory never answers for another.
@@ -279,8 +318,8 @@ def _pattern_replace(
         raise ValueError("Both pattern and new_str are required for pattern_replace command")
     if not validate_pattern(pattern):
         raise ValueError(f"Invalid regex pattern: {pattern}")
+    regex = _linear(pattern)
     content = _cached(root, path)
-    regex = re.compile(pattern)
     matches = list(regex.finditer(content))
     if not matches:
         return {
