@@ -27,6 +27,7 @@ import asyncio
 import errno
 import math
 import os
+import posixpath
 import re
 import threading
 from collections.abc import Awaitable, Callable, Mapping
@@ -377,6 +378,7 @@ def _edit(root: safefs.Root, args: dict[str, Any]) -> str:
     if not old:
         return _fill(root, path, new)
     try:
+        old = _with_its_line_end(root, path, old, new, replace_all)
         edit_file(root, path, [Edit(old, new, replace_all)])
     except WorkspaceError as exc:
         message = str(exc)
@@ -395,6 +397,29 @@ def _edit(root: safefs.Root, args: dict[str, Any]) -> str:
     if replace_all:
         return f"The file {path} has been updated. All occurrences were successfully replaced."
     return f"The file {path} has been updated successfully."
+
+
+def _with_its_line_end(root: safefs.Root, path: str, old: str, new: str, replace_all: bool) -> str:
+    """Claude Code's deletion of a line: an empty ``new_string`` whose ``old_string`` is followed
+    by a newline somewhere in the file removes that newline too (``old_string + "\\n"`` is what
+    is replaced, each occurrence of it with ``replace_all``); without ``replace_all`` the
+    ``old_string`` itself must still occur once."""
+    if new or old.endswith("\n"):
+        return old
+    try:
+        content = root.read_bytes(path).decode("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return old  # the edit reports what is wrong in its own words
+    if old + "\n" not in content:
+        return old
+    count = content.count(old)
+    if not replace_all and count > 1:
+        raise _refused(
+            f"Found {count} matches of the string to replace, but replace_all is false. "
+            "To replace all occurrences, set replace_all to true. To replace only one occurrence, "
+            f"please provide more context to uniquely identify the instance.\nString: {old}"
+        )
+    return old + "\n"
 
 
 def _fill(root: safefs.Root, path: str, new: str) -> str:
@@ -477,6 +502,8 @@ def _grep(root: safefs.Root, args: dict[str, Any]) -> str:
     paged = bool(head_limit) and found.entries_total > len(entries) + offset
     if content and args.get("-n", True) is False:
         entries = [_unnumbered(line) for line in entries]
+    if content and _is_file(root, start):
+        entries = _unnamed(entries, start)  # one file searched: its lines without its name, as rg
     if mode == "files_with_matches":
         if not entries:
             return "No files found"
@@ -497,6 +524,26 @@ def _grep(root: safefs.Root, args: dict[str, Any]) -> str:
     if paged:
         text += f"\n\n[Showing results with pagination = limit: {head_limit}]"
     return text
+
+
+def _is_file(root: safefs.Root, path: str) -> bool:
+    try:
+        return root.is_file(path)
+    except OSError:
+        return False
+
+
+def _unnamed(lines: list[str], path: str) -> list[str]:
+    """``path:N:text`` as ``N:text`` (``path-N-text`` as ``N-text``); ``--`` stays."""
+    name = posixpath.normpath(path)
+    out = []
+    for line in lines:
+        for mark in (":", "-"):
+            if line.startswith(name + mark):
+                line = line[len(name) + 1 :]
+                break
+        out.append(line)
+    return out
 
 
 def _newest_first(root: safefs.Root, paths: list[str]) -> list[str]:
