@@ -92,6 +92,31 @@ def test_calls_answer_as_claude_codes_tools_and_refuse_what_leads_out(work: Path
     assert (work / "a.txt").read_text() == "alpha\nbeta\n"
 
 
+def test_an_emptied_line_goes_and_one_file_is_grepped_without_its_name(work: Path) -> None:
+    """As the binary's (seen through it by the property test): an Edit with an empty new_string
+    removes the newline after the text too, each such occurrence with replace_all; a Grep of
+    one file shows its lines as rg shows them, without the file's name."""
+    (work / "b.txt").write_text("Gamma x\nGamma\nbeta\n")
+    with safefs.Root(work) as root:
+        one, twice, every, grep = _calls(
+            root,
+            [
+                ("Edit", {"file_path": "a.txt", "old_string": "alpha", "new_string": ""}),
+                ("Edit", {"file_path": "b.txt", "old_string": "Gamma", "new_string": ""}),
+                (
+                    "Edit",
+                    {"file_path": "b.txt", "old_string": "Gamma", "new_string": "", "replace_all": True},
+                ),
+                ("Grep", {"pattern": "beta", "path": "b.txt", "output_mode": "content"}),
+            ],
+        )
+    assert one == ("The file a.txt has been updated successfully.", False)
+    assert (work / "a.txt").read_text() == "beta\n"
+    assert twice[1] and "Found 2 matches" in twice[0]
+    assert not every[1] and (work / "b.txt").read_text() == "Gamma x\nbeta\n"
+    assert grep == ("2:beta", False)
+
+
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the kernel sandbox is Linux's")
 def test_bash_runs_in_the_sandbox_with_its_own_environment_and_a_deadline(work: Path) -> None:
     with safefs.Root(work) as root:
