@@ -107,6 +107,7 @@ sandbox_ffibuilder.cdef(
         char *init_stack;
         size_t init_stack_size;
         int sync_fd;
+        int ready_fd;
     };
     long sbx_spawn(struct sbx_spec *spec);
     long sbx_make_idmap_userns(int ondisk_uid, int ondisk_gid, int shown_uid, int shown_gid);

@@ -9,7 +9,10 @@
  * large Python process costs milliseconds. So init touches only its own stack and the spec, runs
  * with every signal blocked (no handler of the caller's may run in it), makes credential changes
  * with raw system calls (the C library's would signal the caller's threads) and, once set up,
- * makes no call that can fail. init
+ * makes no call that can fail. Without CLONE_SETTLS it also shares the calling thread's
+ * thread-local storage, errno included, so that thread waits (every signal blocked, in one read
+ * that cannot fail) until the command has been started: otherwise each could overwrite the
+ * errno the other is about to read, and a setup step would report a wrong error or none. init
  * writes the user namespace maps, makes its mounts (a fresh /proc, a size-limited tmpfs on /tmp,
  * the workspace nosuid and, for a dropped uid, idmapped, git's state read-only and the directories
  * above it pinned), then
@@ -28,6 +31,7 @@
 #include <errno.h>
 #include <grp.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -112,6 +116,7 @@ struct sbx_spec {
     char *init_stack;        /* owned by the caller, valid until init is reaped */
     size_t init_stack_size;
     int sync_fd;             /* set by sbx_spawn: init waits on it for its id maps */
+    int ready_fd;            /* set by sbx_spawn: init writes a byte once the command is started */
 };
 
 struct sbx_ruleset_attr {
@@ -597,6 +602,9 @@ static int init_main(void *arg)
     if (cmd < 0)
         fail(st, ST_START_COMMAND);
     munmap(stack, COMMAND_STACK_SIZE);
+    /* The command has exec'ed (or reported why not): the caller's thread may go on. */
+    ssize_t ignored = write(s->ready_fd, "1", 1);
+    (void)ignored;
 
     /* init keeps only the status pipe: a copy of the output pipe would hold it open. */
     if (st > 0)
@@ -638,20 +646,40 @@ static int write_maps_of(pid_t pid, const struct sbx_spec *spec)
     return r;
 }
 
+/* Until init writes its byte (or exits: EOF) it runs on this thread's errno: wait here. A
+ * deadline stands in for the byte only if init vanished while a fork of another thread still
+ * holds the pipe's write end. With every signal blocked neither call can be interrupted. */
+static void wait_until_started(int ready_fd)
+{
+    struct pollfd p = { ready_fd, POLLIN, 0 };
+    char byte;
+    if (poll(&p, 1, 60 * 1000) == 1) {
+        ssize_t ignored = read(ready_fd, &byte, 1);
+        (void)ignored;
+    }
+}
+
 long sbx_spawn(struct sbx_spec *spec)
 {
-    int sync[2] = { -1, -1 };
+    int sync[2] = { -1, -1 }, ready[2];
     int userns = (spec->clone_flags & CLONE_NEWUSER) != 0;
-    if (userns && pipe2(sync, O_CLOEXEC) < 0)
+    if (pipe2(ready, O_CLOEXEC) < 0)
         return -errno;
+    if (userns && pipe2(sync, O_CLOEXEC) < 0) {
+        long r = -errno;
+        close(ready[0]);
+        close(ready[1]);
+        return r;
+    }
     spec->sync_fd = sync[0];
+    spec->ready_fd = ready[1];
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
     long pid = clone(init_main, spec->init_stack + spec->init_stack_size,
                      spec->clone_flags | CLONE_VM | SIGCHLD, (void *)spec);
     long r = pid < 0 ? -errno : pid;
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    close(ready[1]);
     if (userns) {
         if (pid >= 0) {
             if (write_maps_of((pid_t)pid, spec) == 0) {
@@ -669,6 +697,10 @@ long sbx_spawn(struct sbx_spec *spec)
         close(sync[0]);
         close(sync[1]);
     }
+    if (r >= 0)
+        wait_until_started(ready[0]);
+    close(ready[0]);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
     return r;
 }
 
