@@ -4,9 +4,22 @@ I/O, and a tool may be closed and used again."""
 from __future__ import annotations
 
 import os
+import posixpath
 import threading
 
 import safefs
+
+
+def leaves_missing(path: str, top: str) -> bool:
+    """Whether ``path`` (relative to ``top``, or absolute) leads out of ``top``, a directory that
+    does not exist, so that no root can be opened on it: nothing in it can be a link, so only the
+    spelling can lead out (a ``..`` above it, an absolute path not under ``top``, compared by whole
+    components, as the originals compare their resolved paths). A relative ``top`` is taken from
+    the current directory, as the originals take it."""
+    if not path.startswith("/"):
+        return posixpath.normpath(path).split("/")[0] == ".."
+    parts = posixpath.normpath(posixpath.join(os.getcwd(), top)).split("/")
+    return posixpath.normpath(path).split("/")[: len(parts)] != parts
 
 
 class LazyRoot:

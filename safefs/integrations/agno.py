@@ -42,7 +42,7 @@ from agno.utils.log import log_error as _agno_log_error
 from agno.utils.path_safety import sanitize_filename
 
 import safefs
-from safefs.integrations._lazy_root import LazyRoot
+from safefs.integrations._lazy_root import LazyRoot, leaves_missing
 from safefs.workspace.errors import WorkspaceError
 from safefs.workspace.limits import MAX_ENTRIES
 from safefs.workspace.patterns import compile_glob, glob_depth, matches
@@ -91,16 +91,6 @@ class _MissingRoot(FileNotFoundError):
 
     def __init__(self, name: str = ".") -> None:
         super().__init__(errno.ENOENT, os.strerror(errno.ENOENT), name)
-
-
-def _leaves_missing(rel: str, top: str) -> bool:
-    """Whether ``rel`` (relative to ``top``, or absolute) leads out of ``top``, a directory that
-    does not exist: nothing in it can be a link, so only the spelling can lead out (a ``..``
-    above it, an absolute path not under it, compared by whole components)."""
-    if not posixpath.isabs(rel):
-        return posixpath.normpath(rel).split("/")[0] == ".."
-    parts = posixpath.normpath(top).split("/")
-    return posixpath.normpath(rel).split("/")[: len(parts)] != parts
 
 
 def _hidden(exc: OSError) -> OSError:
@@ -154,7 +144,7 @@ class FileTools(_Original):
             return str(self._root().resolve(rel))
         except _MissingRoot:
             # base_dir missing: judged by spelling; a write makes it, as the original's does.
-            if _leaves_missing(rel, str(self.base_dir)):
+            if leaves_missing(rel, str(self.base_dir)):
                 raise _Refused(name) from None
             if not make:
                 raise _MissingRoot(name) from None

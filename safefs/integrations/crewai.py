@@ -33,7 +33,7 @@ from crewai_tools.tools.file_writer_tool.file_writer_tool import strtobool
 from pydantic import BaseModel, PrivateAttr
 
 import safefs
-from safefs.integrations._lazy_root import LazyRoots
+from safefs.integrations._lazy_root import LazyRoots, leaves_missing
 from safefs.workspace.errors import WorkspaceError
 from safefs.workspace.walk import Walk, leads_to_directory
 
@@ -72,16 +72,6 @@ def _beneath(root: safefs.Root, path: str) -> str:
         if (found.st_dev, found.st_ino) == (held.st_dev, held.st_ino):
             return "/".join(parts[end:]) or "."
     return path
-
-
-def _leaves_missing(path: str, base_dir: str) -> bool:
-    """Whether ``path`` leads out of ``base_dir``, which does not exist: nothing in it can be a
-    link, so only its spelling can (a ``..`` above it, an absolute path not under it, compared by
-    whole components as the original compares its resolved paths)."""
-    if not path.startswith("/"):
-        return posixpath.normpath(path).split("/")[0] == ".."
-    top = posixpath.normpath(base_dir).split("/")
-    return posixpath.normpath(path).split("/")[: len(top)] != top
 
 
 def _canonical(root: safefs.Root, path: str) -> str:
@@ -165,7 +155,7 @@ class FileReadTool(_HoldsRoots, _OriginalFileReadTool):
                 # A missing base_dir: the original finds no file there, and still refuses a path
                 # leading out of it.
                 assert self.base_dir is not None  # the current directory exists
-                if _leaves_missing(file_path, self.base_dir):
+                if leaves_missing(file_path, self.base_dir):
                     return self._refused(os.path.join(self.base_dir, file_path), self.base_dir)
                 return f"Error: File not found at path: {display()}"
             except OSError as exc:
@@ -250,11 +240,11 @@ class FileWriterTool(_HoldsRoots, _OriginalFileWriterTool):
             # once the directory and the filename are judged (by their spelling: nothing in it
             # can be a link).
             assert self.base_dir is not None  # the current directory exists
-            if _leaves_missing(directory, self.base_dir):
+            if leaves_missing(directory, self.base_dir):
                 return self._refused(os.path.join(self.base_dir, directory), self.base_dir)
             into = posixpath.normpath(posixpath.join(self.base_dir, directory))
             if (
-                _leaves_missing(filename, into) or posixpath.normpath(filename) == into
+                leaves_missing(filename, into) or posixpath.normpath(filename) == into
                 if posixpath.isabs(filename)
                 else _filename_escapes(filename)
             ):

@@ -63,7 +63,7 @@ from deepagents.backends.utils import (
 )
 
 import safefs
-from safefs.integrations._lazy_root import LazyRoot
+from safefs.integrations._lazy_root import LazyRoot, leaves_missing
 from safefs.workspace import WorkspaceError
 from safefs.workspace.patterns import compile_glob, matches
 from safefs.workspace.walk import Walk
@@ -125,16 +125,6 @@ class _MissingRoot(FileNotFoundError):
 
     def __init__(self) -> None:
         super().__init__(errno.ENOENT, os.strerror(errno.ENOENT))
-
-
-def _leaves_missing(path: str, top: str) -> bool:
-    """Whether ``path`` (relative to ``top``, or absolute) leads out of ``top``, a directory that
-    does not exist: nothing in it can be a link, so only the spelling can lead out (a ``..``
-    above it, an absolute path not under it, compared by whole components)."""
-    if not posixpath.isabs(path):
-        return posixpath.normpath(path).split("/")[0] == ".."
-    parts = posixpath.normpath(top).split("/")
-    return posixpath.normpath(path).split("/")[: len(parts)] != parts
 
 
 class FilesystemBackend(_Original):
@@ -200,7 +190,7 @@ class FilesystemBackend(_Original):
         if "\0" in key:
             raise ValueError("embedded null byte")
         if self._present() is None:
-            if _leaves_missing(key, str(self.cwd)) and _leaves_missing(key, self._safefs_root.path):
+            if leaves_missing(key, str(self.cwd)) and leaves_missing(key, self._safefs_root.path):
                 raise _outside(key)
         elif posixpath.isabs(key):
             try:

@@ -33,7 +33,7 @@ from langchain_core.tools import BaseTool
 from pydantic import BaseModel, PrivateAttr
 
 import safefs
-from safefs.integrations._lazy_root import LazyRoots
+from safefs.integrations._lazy_root import LazyRoots, leaves_missing
 from safefs.workspace.patterns import compile_glob, matches
 from safefs.workspace.walk import Walk, leads_to_directory
 
@@ -101,7 +101,7 @@ class _ConfinedTool(BaseModel):
                 root = self._opened()
             except _MissingRoot:
                 for arg_name, value in paths.items():
-                    if _leaves(value, self._directory()):
+                    if leaves_missing(value, self._directory()):
                         return self._refusal(arg_name, value)
                 if not create:
                     if missing is not None:
@@ -122,16 +122,6 @@ class _ConfinedTool(BaseModel):
             return self._refusal(*named[0])
         except Exception as exc:
             return "Error: " + str(exc)
-
-
-def _leaves(value: str, directory: str) -> bool:
-    """Whether ``value`` leads out of ``directory``, which does not exist: nothing in it can be a
-    link, so only its spelling can (a ``..`` above it, an absolute path not under it, compared
-    by whole components as the original compares its resolved paths)."""
-    if not value.startswith("/"):
-        return posixpath.normpath(value).split("/")[0] == ".."
-    top = posixpath.normpath(posixpath.join(os.getcwd(), directory)).split("/")
-    return posixpath.normpath(value).split("/")[: len(top)] != top
 
 
 def _within(root: safefs.Root, arg_name: str, value: str) -> None:
