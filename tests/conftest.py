@@ -16,8 +16,12 @@ import tempfile
 
 pytest_plugins = ["tests.leftovers"]
 
-_HOME_STATE = tempfile.mkdtemp(prefix="safefs-tests-home-state-")
-atexit.register(shutil.rmtree, _HOME_STATE, ignore_errors=True)
+# Made once, by the first process of a run (pytest-xdist's workers inherit it and end without
+# running atexit), and removed by that process.
+_HOME_STATE = os.environ.get("SAFEFS_TESTS_HOME_STATE", "")
+if not _HOME_STATE:
+    _HOME_STATE = os.environ["SAFEFS_TESTS_HOME_STATE"] = tempfile.mkdtemp(prefix="safefs-tests-home-state-")
+    atexit.register(shutil.rmtree, _HOME_STATE, ignore_errors=True)
 for _variable in ("XDG_CACHE_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "MPLCONFIGDIR"):
     if _variable not in os.environ:
         os.environ[_variable] = os.path.join(_HOME_STATE, _variable.lower())

@@ -1,9 +1,10 @@
 """The suite leaves nothing behind outside its temporary directories.
 
 A pytest plugin (``tests/conftest.py`` loads it for every run of ``tests/``): when the session
-starts it notes what lies at the top of ``/`` and of ``$HOME`` and the checkout's untracked files
-that no ``.gitignore`` rule covers (``git status``); when it ends, anything new there fails the run
-(exit status 1), the entries named. Git-ignored build directories (``.venv``, ``.hypothesis``,
+starts it notes what lies at the top of ``/`` and of ``$HOME``, the entries of the temporary
+directory named ``safefs-*`` (the prefix of every temporary directory the suite makes itself) and
+the checkout's untracked files that no ``.gitignore`` rule covers (``git status``); when it ends,
+anything new there fails the run (exit status 1), the entries named. Git-ignored build directories (``.venv``, ``.hypothesis``,
 ``.bench-node``, ...) are left to the tests that fill them.
 
 A file someone else creates there while the suite runs (another program, or you in the checkout)
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,6 +32,7 @@ CHECKOUT = Path(__file__).resolve().parents[1]
 class Snapshot:
     root: frozenset[str]
     home: frozenset[str]
+    temp: frozenset[str]
     checkout: frozenset[str]
 
     def new_since(self, before: Snapshot) -> list[str]:
@@ -38,6 +41,7 @@ class Snapshot:
         return [
             *(f"/{name}" for name in sorted(self.root - before.root)),
             *(f"{home}/{name}" for name in sorted(self.home - before.home)),
+            *(os.path.join(tempfile.gettempdir(), name) for name in sorted(self.temp - before.temp)),
             *(f"{CHECKOUT}: {line}" for line in sorted(self.checkout - before.checkout)),
         ]
 
@@ -67,7 +71,8 @@ def untracked_files(checkout: Path) -> frozenset[str]:
 
 
 def snapshot() -> Snapshot:
-    return Snapshot(_entries("/"), _entries(os.environ.get("HOME", "")), untracked_files(CHECKOUT))
+    temp = frozenset(name for name in _entries(tempfile.gettempdir()) if name.startswith("safefs-"))
+    return Snapshot(_entries("/"), _entries(os.environ.get("HOME", "")), temp, untracked_files(CHECKOUT))
 
 
 _BEFORE = pytest.StashKey[Snapshot]()

@@ -42,7 +42,8 @@ LINKS_NOT_ENTERED = (
 )
 LOOP = "where the original's `resolve()` raises `RuntimeError`"
 DELETE_ROOT = "**`delete_file` of `base_dir` itself is refused**"
-NAMED = (ERROR_TEXTS, LISTING_ORDER, LINKS_NOT_ENTERED, LOOP, DELETE_ROOT)
+SAVE_ROOT = "**`save_file` of `base_dir` itself is a directory**"
+NAMED = (ERROR_TEXTS, LISTING_ORDER, LINKS_NOT_ENTERED, LOOP, DELETE_ROOT, SAVE_ROOT)
 LISTINGS = ("list_files", "search_files", "search_content")
 
 P = twin_random.PATHS
@@ -121,10 +122,23 @@ def _entered_links(base: Path, base_dir: Path, found: list[str]) -> set[str]:
     return entered
 
 
-def _compare(name: str, args: dict[str, Any], original: Any, drop_in: Any, entered: set[str]) -> bool:
-    """Asserts the answers agree, or differ as named; True when the trees part ways there."""
+def _compare(
+    name: str,
+    args: dict[str, Any],
+    original: Any,
+    drop_in: Any,
+    entered: set[str],
+    original_dir: Path,
+    given: list[str],
+) -> bool:
+    """Asserts the answers agree, or differ as named; True when the trees part ways there.
+    ``given``: the paths the model gave, as the answers spell them (``<base>`` for the base)."""
     if original == drop_in:
         return False
+    if name == "save_file" and original == ("returns", args["file_name"]) and "[Errno 21]" in drop_in[1]:
+        # SAVE_ROOT: base_dir was missing, and the original wrote a file in its place.
+        assert original_dir.is_file(), (original, drop_in)
+        return True
     if name == "delete_file" and "[Errno 22]" in drop_in[1]:
         # DELETE_ROOT: the original removes base_dir itself when empty (else ENOTEMPTY).
         assert original[1] == "" or "[Errno 39]" in original[1], (original, drop_in)
@@ -143,7 +157,11 @@ def _compare(name: str, args: dict[str, Any], original: Any, drop_in: Any, enter
     if original[0] == drop_in[0] == "returns" and ERRNO_PATH.search(original[1]):
         # ERROR_TEXTS: the same error, naming the path as the model gave it.
         assert ERRNO_PATH.sub(r"\1", original[1]) == ERRNO_PATH.sub(r"\1", drop_in[1]), (original, drop_in)
-        assert "<base>" not in drop_in[1], drop_in
+        named = drop_in[1]
+        for path in given:
+            if "<base>" in path:  # a host path the model gave: named as given
+                named = named.replace(path, "")
+        assert "<base>" not in named, drop_in  # no host path but one the model gave
         return False
     raise AssertionError(f"{name} {args}: original {original!r}, drop-in {drop_in!r}")
 
@@ -178,7 +196,12 @@ def test_drop_in_answers_as_the_original_on_random_trees(
                     if name == "search_files" and original[0] == "found"
                     else set()
                 )
-                if _compare(name, args, original, drop_in, entered):
+                given = [
+                    twin_random.fill(v, roots[1], bases[1]).replace(str(bases[1]), "<base>")
+                    for v in args.values()
+                    if isinstance(v, str)
+                ]
+                if _compare(name, args, original, drop_in, entered, toolkits[0].base_dir, given):
                     assert twin_random.outside_untouched(bases[1])
                     break
                 assert twin_random.snapshot(bases[1]) == twin_random.snapshot(bases[0]), (name, args)

@@ -344,7 +344,8 @@ def test_agent_install_brings_the_agent_and_its_command(wheelhouse: Wheelhouse, 
     helped = installed.run("safefs-agent", "--help")
     assert helped.returncode == 0 and "usage" in helped.stdout.lower(), helped.stderr
     # The demo runs the whole agent offline: loop, policy, tools, session, sandbox.
-    demo = installed.run("safefs-agent", "demo", "--race-seconds", "0.3", timeout=300)
+    session = str(tmp_path / "demo-session.jsonl")
+    demo = installed.run("safefs-agent", "demo", "--race-seconds", "0.3", "--session", session, timeout=300)
     assert demo.returncode == 0, demo.stderr[-2000:]
     assert "Blocked" in demo.stdout
 

@@ -163,7 +163,10 @@ class _JoinRoot:
     @classmethod
     def get(cls) -> safefs.Root:
         if cls.root is None:
-            cls.root = safefs.Root(tempfile.mkdtemp(prefix="safefs-pathlib-join-"))
+            # Held by its fd alone: the directory is removed at once, so nothing is left behind.
+            directory = tempfile.mkdtemp(prefix="safefs-pathlib-join-")
+            cls.root = safefs.Root(directory)
+            os.rmdir(directory)
         return cls.root
 
 

@@ -11,6 +11,7 @@ import ctypes
 import errno
 import os
 import platform
+import shutil
 import socket
 import stat
 import tempfile
@@ -125,28 +126,31 @@ def _argument(value: Any, directory: str, keep: list[Any]) -> Any:
 def probe() -> dict[str, int]:
     """In the forked child: install the filter, then make every call. errno, or 0 on success."""
     directory = tempfile.mkdtemp(prefix="safefs-seccomp-probe-")
-    open(os.path.join(directory, "file"), "w").close()
-    program = seccomp.program_for_this_machine()
-    filter_buffer = landlock.native.ffi.new("char[]", program)
-    result = landlock.native.lib.sbx_install_seccomp(filter_buffer, seccomp.instruction_count(program))
-    if result < 0:
-        raise OSError(-result, "installing the filter")
-    libc = ctypes.CDLL(None, use_errno=True)
-    numbers = seccomp.syscall_numbers()
-    got = {}
-    for case in CASES:
-        if case.syscall not in numbers:
-            continue  # this architecture has no such call (open, chmod, ... on aarch64)
-        keep: list[Any] = []
-        args = [_argument(a, directory, keep) for a in case.args]
-        ctypes.set_errno(0)
-        r = libc.syscall(ctypes.c_long(numbers[case.syscall]), *args)
-        got[case.name] = ctypes.get_errno() if r < 0 else 0
-    if platform.machine() == "x86_64":
-        ctypes.set_errno(0)
-        r = libc.syscall(ctypes.c_long(X32_BIT | X86_64_GETPID))
-        got["x32 getpid"] = ctypes.get_errno() if r < 0 else 0
-    return got
+    try:
+        open(os.path.join(directory, "file"), "w").close()
+        program = seccomp.program_for_this_machine()
+        filter_buffer = landlock.native.ffi.new("char[]", program)
+        result = landlock.native.lib.sbx_install_seccomp(filter_buffer, seccomp.instruction_count(program))
+        if result < 0:
+            raise OSError(-result, "installing the filter")
+        libc = ctypes.CDLL(None, use_errno=True)
+        numbers = seccomp.syscall_numbers()
+        got = {}
+        for case in CASES:
+            if case.syscall not in numbers:
+                continue  # this architecture has no such call (open, chmod, ... on aarch64)
+            keep: list[Any] = []
+            args = [_argument(a, directory, keep) for a in case.args]
+            ctypes.set_errno(0)
+            r = libc.syscall(ctypes.c_long(numbers[case.syscall]), *args)
+            got[case.name] = ctypes.get_errno() if r < 0 else 0
+        if platform.machine() == "x86_64":
+            ctypes.set_errno(0)
+            r = libc.syscall(ctypes.c_long(X32_BIT | X86_64_GETPID))
+            got["x32 getpid"] = ctypes.get_errno() if r < 0 else 0
+        return got
+    finally:
+        shutil.rmtree(directory, ignore_errors=True)
 
 
 @pytest.fixture(scope="module", params=["root", "ordinary-user"])
