@@ -4,8 +4,9 @@ A pytest plugin (``tests/conftest.py`` loads it for every run of ``tests/``): wh
 starts it notes what lies at the top of ``/`` and of ``$HOME``, the entries of the temporary
 directory named ``safefs-*`` (the prefix of every temporary directory the suite makes itself) and
 the checkout's untracked files that no ``.gitignore`` rule covers (``git status``); when it ends,
-anything new there fails the run (exit status 1), the entries named. Git-ignored build directories (``.venv``, ``.hypothesis``,
-``.bench-node``, ...) are left to the tests that fill them.
+anything new there fails the run (exit status 1), the entries named. Git-ignored build
+directories (``.venv``, ``.hypothesis``, ``.bench-node``, ...) are left to the tests that fill
+them.
 
 A file someone else creates there while the suite runs (another program, or you in the checkout)
 is reported too: look at the names before suspecting a test.

@@ -14,15 +14,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.project.source_tree import NETWORK_TROUBLE, copy_sources
+
 pytestmark = pytest.mark.slow  # installs safefs into a fresh environment
 
-PROJECT = Path(__file__).resolve().parents[2]
-NETWORK_TROUBLE = (
-    "Could not find a version",
-    "ConnectionError",
-    "Max retries exceeded",
-    "Temporary failure in name resolution",
-)
 
 CHECK = """
 import os, tempfile, safefs
@@ -62,7 +57,7 @@ def test_install_without_a_compiler_falls_back_to_the_walk(tmp_path: Path) -> No
             "--no-deps",
             "--target",
             str(target),
-            str(PROJECT),
+            str(copy_sources(tmp_path / "source")),
         ],
         capture_output=True,
         text=True,

@@ -30,17 +30,10 @@ from typing import Any
 import pytest
 
 from safefs_bench.mcp_client import mcp_session
+from tests.project.source_tree import NETWORK_TROUBLE, PROJECT, copy_sources
 
 pytestmark = pytest.mark.slow  # builds three wheels and fresh environments
 
-PROJECT = Path(__file__).resolve().parents[2]
-NETWORK_TROUBLE = (
-    "Could not find a version",
-    "ConnectionError",
-    "Max retries exceeded",
-    "Temporary failure in name resolution",
-    "No matching distribution",
-)
 OURS = {"safefs", "safefs-agent", "safefs-bench"}
 # Each console script: the distribution that installs it.
 SCRIPT_DIST = {
@@ -53,22 +46,6 @@ SCRIPT_DIST = {
 BARE_INSTALL = {"safefs", "cffi", "pycparser"}
 # A command that fetches or runs Node packages, in any file a distribution installs.
 NODE_PACKAGE_RUNNER = re.compile(r"\b(npm|npx)\b")
-SKIP_COPY = shutil.ignore_patterns(
-    ".git",
-    ".venv",
-    "build",
-    "dist",
-    "*.egg-info",
-    "__pycache__",
-    ".*_cache",
-    ".hypothesis",
-    ".benchmarks",
-    "bench-results",
-    "node_modules",
-    ".bench-node",
-    ".bench-downloads",
-    "*.so",
-)
 # Run in an installed environment: for each distribution, the first path component of every file
 # its RECORD lists inside site-packages; and what site-packages holds.
 SITE_REPORT = """
@@ -140,7 +117,7 @@ class Wheelhouse:
 def wheelhouse(tmp_path_factory: pytest.TempPathFactory) -> Wheelhouse:
     work = tmp_path_factory.mktemp("wheel")
     source, house = work / "source", work / "wheelhouse"
-    shutil.copytree(PROJECT, source, ignore=SKIP_COPY)
+    copy_sources(source)
     for tree in (source, source / "agent", source / "safefs_bench"):
         built = run(
             [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(house), str(tree)], work
