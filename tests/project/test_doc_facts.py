@@ -5,7 +5,8 @@ How many ways to use safefs the README counts; which extras ``.venv`` holds (the
 how many times ``make test-long`` multiplies the link invariant's calls and the race window; the
 race window ``make check`` sets; the make targets CONTRIBUTING names; the minutes ``make check``
 and ``make test`` take; the install commands the docs and the commands' own hints give; the
-agent frameworks each list names; the test directories the architecture names.
+agent frameworks each list names; the test directories the architecture names; the contest's
+totals and ratios the README quotes from docs/benchmarks.md.
 """
 
 from __future__ import annotations
@@ -354,3 +355,37 @@ def test_the_architecture_names_every_test_directory() -> None:
     present = {p.parent.name for p in (REPO / "tests").glob("*/__init__.py")}
     named = backticked(re.sub(r"\([^)]*\)", "", row.group(1)))  # "(for `safefs_bench`)" names no directory
     assert named == present, sorted(backticked(row.group(1)) ^ present)
+
+
+def _contest_rows(heading: str) -> dict[str, list[str]]:
+    """The cells of a generated table of docs/benchmarks.md, by strategy."""
+    table = section(REPO / "docs" / "benchmarks.md", heading)
+    rows = re.findall(r"^\| (\S+) \| (.+) \|$", table, re.M)
+    return {name: [cell.strip() for cell in cells.split("|")] for name, cells in rows if name != "strategy"}
+
+
+def test_the_readme_quotes_the_contest_as_measured() -> None:
+    escapes = {
+        name: tuple(int(n.replace(",", "")) for n in cells[0].split(" / "))
+        for name, cells in _contest_rows("Escapes under a swapping attacker").items()
+    }
+    ours = {name: counts for name, counts in escapes.items() if name.startswith("safefs-")}
+    originals = {
+        name: counts
+        for name, counts in escapes.items()
+        if not name.startswith("safefs-") and name not in ("unconfined", "landlock")
+    }
+    depth = _contest_rows("Reading a 4 KiB file: µs against path depth")["safefs-openat2"]
+    ratios = [re.search(r"\(([\d.]+)x\)", cell).group(1) for cell in (depth[0], depth[-1])]  # type: ignore[union-attr]
+    readme = " ".join(text(README).split())
+
+    def total(rows: dict[str, tuple[int, ...]], column: int) -> str:
+        return f"{sum(counts[column] for counts in rows.values()):,}"
+
+    assert (
+        f"the {len(ours)} safefs strategies let out {total(ours, 0)} of {total(ours, 1)} raced reads "
+        f"and writes, and realpath-then-open with the {len(originals) - 1} original tools they "
+        f"replace let out {total(originals, 0)} of {total(originals, 1)}"
+    ) in readme
+    quoted = f"{ratios[0]} times an unconfined `open()` at depth 1 and {ratios[1]} times at depth 64"
+    assert quoted in readme
