@@ -1,5 +1,5 @@
-"""What every run of the suite shares: nothing may be left in ``/``, ``$HOME`` or the checkout
-(``tests/leftovers.py``).
+"""What every run of the suite shares: nothing may be left in ``/``, ``$HOME``, the checkout or
+(named ``safefs-*``) the temporary directory (``tests/leftovers.py``).
 
 Libraries the tests drive keep caches and data under the user's home (matplotlib's font cache,
 a framework's storage under ``~/.local/share``); a machine that never ran them has no such
@@ -14,13 +14,15 @@ import os
 import shutil
 import tempfile
 
+from tests.leftovers import SESSION_STATE_PREFIX
+
 pytest_plugins = ["tests.leftovers"]
 
 # Made once, by the first process of a run (pytest-xdist's workers inherit it and end without
 # running atexit), and removed by that process.
 _HOME_STATE = os.environ.get("SAFEFS_TESTS_HOME_STATE", "")
 if not _HOME_STATE:
-    _HOME_STATE = os.environ["SAFEFS_TESTS_HOME_STATE"] = tempfile.mkdtemp(prefix="safefs-tests-home-state-")
+    _HOME_STATE = os.environ["SAFEFS_TESTS_HOME_STATE"] = tempfile.mkdtemp(prefix=SESSION_STATE_PREFIX)
     atexit.register(shutil.rmtree, _HOME_STATE, ignore_errors=True)
 for _variable in ("XDG_CACHE_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "MPLCONFIGDIR"):
     if _variable not in os.environ:

@@ -27,6 +27,9 @@ from pathlib import Path
 import pytest
 
 CHECKOUT = Path(__file__).resolve().parents[1]
+# tests/conftest.py's directory for the tools' state ($XDG_*_HOME): each session's own, removed
+# when it exits, so another session's is seen here while it runs.
+SESSION_STATE_PREFIX = "safefs-tests-home-state-"
 
 
 @dataclass(frozen=True)
@@ -72,7 +75,11 @@ def untracked_files(checkout: Path) -> frozenset[str]:
 
 
 def snapshot() -> Snapshot:
-    temp = frozenset(name for name in _entries(tempfile.gettempdir()) if name.startswith("safefs-"))
+    temp = frozenset(
+        name
+        for name in _entries(tempfile.gettempdir())
+        if name.startswith("safefs-") and not name.startswith(SESSION_STATE_PREFIX)
+    )
     return Snapshot(_entries("/"), _entries(os.environ.get("HOME", "")), temp, untracked_files(CHECKOUT))
 
 

@@ -10,9 +10,10 @@
  * with every signal blocked (no handler of the caller's may run in it), makes credential changes
  * with raw system calls (the C library's would signal the caller's threads) and, once set up,
  * makes no call that can fail. Without CLONE_SETTLS it also shares the calling thread's
- * thread-local storage, errno included, so that thread waits (every signal blocked, in one read
- * that cannot fail) until the command has been started: otherwise each could overwrite the
- * errno the other is about to read, and a setup step would report a wrong error or none. init
+ * thread-local storage, errno included, so that thread waits (every signal blocked, so its poll
+ * and read cannot be interrupted) until the command has been started: otherwise each could
+ * overwrite the errno the other is about to read, and a setup step would report a wrong error
+ * or none. init
  * writes the user namespace maps, makes its mounts (a fresh /proc, a size-limited tmpfs on /tmp,
  * the workspace nosuid and, for a dropped uid, idmapped, git's state read-only and the directories
  * above it pinned), then
