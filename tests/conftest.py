@@ -14,7 +14,11 @@ import os
 import shutil
 import tempfile
 
-from tests.leftovers import SESSION_STATE_PREFIX
+import pytest
+
+pytest.register_assert_rewrite("tests.leftovers")  # imported here before pytest loads it as a plugin
+
+from tests.leftovers import SESSION_STATE_PREFIX  # noqa: E402
 
 pytest_plugins = ["tests.leftovers"]
 
