@@ -1,7 +1,7 @@
 """The physical floor of a confined read (benchmarks/floor.c), built with cffi on first use.
 
-Nothing is committed but the C source: the module is compiled into a directory under the system's
-temporary directory named by the source's hash, so a fresh clone builds it on its first ``make
+Nothing is committed but the C source: the module is compiled into a directory of the checkout's
+git-ignored ``build/`` named by the source's hash, so a fresh clone builds it on its first ``make
 bench`` (it needs the C compiler the extension needs) and a later run reuses it.
 """
 
@@ -10,7 +10,6 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import os
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -18,6 +17,7 @@ from typing import Any
 from cffi import FFI  # type: ignore[import-untyped]
 
 SOURCE = Path(__file__).with_name("floor.c")
+BUILD = Path(__file__).resolve().parents[1] / "build"
 CDEF = """
 long floor_walk_read(int root_fd, const char *const *dirs, int ndirs, const char *name, char *buf,
                      size_t cap);
@@ -32,7 +32,7 @@ def load() -> Any:
     if _loaded is None:
         text = SOURCE.read_text()
         digest = hashlib.sha256((CDEF + text).encode()).hexdigest()[:16]
-        build = Path(tempfile.gettempdir()) / f"safefs-floor-{digest}"
+        build = BUILD / f"floor-{digest}"  # the checkout's (git-ignored) build directory
         name = "_safefs_floor"
         built = list(build.glob(f"{name}*.so"))
         if not built:

@@ -18,15 +18,17 @@ import pytest
 
 pytest.register_assert_rewrite("tests.leftovers")  # imported here before pytest loads it as a plugin
 
-from tests.leftovers import SESSION_STATE_PREFIX  # noqa: E402
+from tests.leftovers import SESSION_STATE_PREFIX, SESSION_STATE_VARIABLE  # noqa: E402
 
 pytest_plugins = ["tests.leftovers"]
 
 # Made once, by the first process of a run (pytest-xdist's workers inherit it and end without
 # running atexit), and removed by that process.
-_HOME_STATE = os.environ.get("SAFEFS_TESTS_HOME_STATE", "")
+_HOME_STATE = os.environ.get(SESSION_STATE_VARIABLE, "")
 if not _HOME_STATE:
-    _HOME_STATE = os.environ["SAFEFS_TESTS_HOME_STATE"] = tempfile.mkdtemp(prefix=SESSION_STATE_PREFIX)
+    _HOME_STATE = os.environ[SESSION_STATE_VARIABLE] = tempfile.mkdtemp(prefix=SESSION_STATE_PREFIX)
+    # As /tmp is: the tests that drop to an ordinary user make their directories here too.
+    os.chmod(_HOME_STATE, 0o1777)
     atexit.register(shutil.rmtree, _HOME_STATE, ignore_errors=True)
 for _variable in ("XDG_CACHE_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "MPLCONFIGDIR"):
     if _variable not in os.environ:

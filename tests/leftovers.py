@@ -27,9 +27,17 @@ from pathlib import Path
 import pytest
 
 CHECKOUT = Path(__file__).resolve().parents[1]
-# tests/conftest.py's directory for the tools' state ($XDG_*_HOME): each session's own, removed
-# when it exits, so another session's is seen here while it runs.
+# tests/conftest.py's directory for the tools' state ($XDG_*_HOME, named by SESSION_STATE_VARIABLE):
+# each session's own, removed when it exits, so another session's is seen here while it runs.
 SESSION_STATE_PREFIX = "safefs-tests-home-state-"
+SESSION_STATE_VARIABLE = "SAFEFS_TESTS_HOME_STATE"
+
+
+def session_directory(prefix: str) -> str:
+    """A new directory that may outlive the test making it: inside the session's state directory,
+    removed with it when the session's first process exits (after this check, which an atexit
+    handler of a test's own would come too late for); a plain temporary one outside a session."""
+    return tempfile.mkdtemp(prefix=prefix, dir=os.environ.get(SESSION_STATE_VARIABLE) or None)
 
 
 @dataclass(frozen=True)

@@ -8,8 +8,9 @@ import atexit
 import os
 import shutil
 import subprocess
-import tempfile
 from pathlib import Path
+
+from tests.leftovers import session_directory
 
 MAX_PLACES = 300  # directories git is run in, at most (the trees here are small)
 
@@ -20,7 +21,7 @@ _HOME: list[str] = []
 def _home() -> str:
     """An empty home of the tests' own: no config of the machine's reaches the person's git."""
     if not _HOME:
-        _HOME.append(tempfile.mkdtemp(prefix="safefs-git-home-"))
+        _HOME.append(session_directory("safefs-git-home-"))
         atexit.register(shutil.rmtree, _HOME[0], True)
     return _HOME[0]
 
