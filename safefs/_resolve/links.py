@@ -166,7 +166,10 @@ class Judge:
         """The entry ``source_name`` of ``source_fd`` is about to be renamed (``keeps_source``
         False) or hard linked to ``name``: if it is a symlink, it is judged there; if it is a
         directory being renamed, so is every symlink inside it. A source that is neither, or is
-        missing, has nothing to judge (the operation reports the rest)."""
+        missing, has nothing to judge (the operation reports the rest), but the entry is still
+        checked around the system call: another process may put a symlink under that name in
+        the meantime (a missing source must still be missing, and nothing may be made)."""
+        self.source = (source_fd, source_name)
         try:
             st = _sys.fstatat(source_fd, source_name)
         except FileNotFoundError:
@@ -174,7 +177,6 @@ class Judge:
         except OSError as exc:
             raise _refused(exc) from None
         self.entry = _ident(st)
-        self.source = (source_fd, source_name)
         is_link = stat.S_ISLNK(st.st_mode)
         if not is_link and (keeps_source or not stat.S_ISDIR(st.st_mode)):
             return
@@ -197,8 +199,10 @@ class Judge:
     def carry_out(self, make: Callable[[], None], undo: Callable[[], None]) -> None:
         """``make()`` the judged change, the chain of directories (and the moved entry) checked
         right before and right after it; if either check fails, ``undo()`` after, and EAGAIN.
-        Nothing is checked when nothing needed judging (no link made or moved)."""
-        if not self.started:
+        The chain is checked when a link was judged; the moved entry whenever there is one,
+        judged or not: an entry that was no symlink when it was looked at may be one when it is
+        moved."""
+        if not self.started and self.source is None:
             make()
             return
         self._verify(made=False)
@@ -215,15 +219,16 @@ class Judge:
     # -- the checks around the system call ---------------------------------------------------
 
     def _verify(self, *, made: bool) -> None:
-        try:
-            now, fds = self._chain_of(self.dir_fd)
-        except OSError:
-            raise error(errno.EAGAIN, _MOVED) from None
-        _sys.close_all(fds)
-        same = [lv.ident for lv in now] == [lv.ident for lv in self.base]
-        if not same:
-            raise error(errno.EAGAIN, _MOVED)
-        if self.entry is None or self.source is None:
+        if self.started:
+            try:
+                now, fds = self._chain_of(self.dir_fd)
+            except OSError:
+                raise error(errno.EAGAIN, _MOVED) from None
+            _sys.close_all(fds)
+            same = [lv.ident for lv in now] == [lv.ident for lv in self.base]
+            if not same:
+                raise error(errno.EAGAIN, _MOVED)
+        if self.source is None:
             return
         fd, name = (self.dir_fd, self.name) if made else self.source
         try:

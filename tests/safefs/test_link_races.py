@@ -156,3 +156,44 @@ def test_a_move_around_the_system_call_is_taken_back(
     assert caught.value.errno == errno.EAGAIN
     assert not moves
     assert os.listdir(root_path / "q") == []
+
+
+@pytest.mark.parametrize("op", ["link"])
+@pytest.mark.parametrize("flavour", FLAVOURS, ids=str)
+def test_a_source_that_turns_into_a_symlink_is_never_moved_unjudged(
+    flavour: Flavour, op: str, workspace: Workspace
+) -> None:
+    """The source's own name flips between a directory (nothing to judge: no link) and a symlink
+    that leads out from the destination: ``e/x`` exchanged with ``e/x.x -> ../a`` (``ROOT/a``
+    from ``e/``, the file beside the root from the top) by the attacker. The entry looked at
+    is the entry linked or renamed, or the operation is taken back."""
+    _available(flavour)
+    root_path = workspace.root_path
+    (workspace.base / "a").write_bytes(OUTSIDE_X)
+    (root_path / "e" / "x").mkdir(parents=True)
+    (root_path / "e" / "x.x").symlink_to("../a")
+    landed, real_root = root_path / "y", os.path.realpath(root_path)
+    counts: Counter[str] = Counter()
+    with (
+        flavour.open(root_path) as root,
+        Swapper(str(root_path / "e" / "x"), str(root_path / "e" / "x.x")) as swapper,
+    ):
+        deadline = time.monotonic() + RACE_SECONDS
+        while time.monotonic() < deadline:
+            try:
+                getattr(root, op)("e/x", "y")
+            except safefs.PathEscapeError:
+                counts["refused"] += 1
+            except OSError as exc:
+                counts[errno.errorcode.get(exc.errno or 0, str(exc.errno))] += 1
+            else:
+                counts["made"] += 1
+                if landed.is_symlink() and not os.path.realpath(landed).startswith(real_root + "/"):
+                    counts["escaped"] += 1
+                if op == "rename":
+                    os.rename(landed, root_path / "e" / "x")  # the attacker's pair whole again
+                elif landed.is_symlink() or not landed.is_dir():
+                    os.unlink(landed)
+    print(f"[source flip] {op} {flavour}: {swapper.swaps} swaps, {dict(counts)}")
+    assert counts["refused"] > 0, counts  # the symlink was met as such, and refused
+    assert counts["escaped"] == 0, counts
