@@ -43,7 +43,10 @@ def _swap_forever(a: bytes, b: bytes, stop: Any, ready: Any, swaps: Any) -> None
     ready.set()
     while not stop.is_set():
         for _ in range(64):
-            _sys.renameat2(dirfd, a, dirfd, b, _sys.RENAME_EXCHANGE)
+            try:
+                _sys.renameat2(dirfd, a, dirfd, b, _sys.RENAME_EXCHANGE)
+            except FileNotFoundError:
+                continue  # the victim took one name back for a moment (an operation undone)
             n += 1
         swaps.value = n
 

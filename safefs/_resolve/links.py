@@ -93,6 +93,11 @@ def _ident(st: os.stat_result) -> Ident:
     return (st.st_dev, st.st_ino)
 
 
+def _may_hold_links(st: os.stat_result) -> bool:
+    """A symlink, or a directory (which may hold some): what a move must have judged."""
+    return stat.S_ISLNK(st.st_mode) or stat.S_ISDIR(st.st_mode)
+
+
 def _refused(exc: OSError) -> OSError:
     """The refusal for an error met while judging (an escape as it is)."""
     if isinstance(exc, PathEscapeError):
@@ -232,11 +237,16 @@ class Judge:
             return
         fd, name = (self.dir_fd, self.name) if made else self.source
         try:
-            there = _ident(_sys.fstatat(fd, name))
+            st: os.stat_result | None = _sys.fstatat(fd, name)
         except OSError:
-            there = None
-        if there != self.entry:
-            raise error(errno.EAGAIN, "the entry changed while it was judged")
+            st = None
+        if (None if st is None else _ident(st)) == self.entry:
+            return  # the entry looked at (or, for a missing source, still nothing)
+        if made and not self.started and (st is None or not _may_hold_links(st)):
+            # Nothing was judged, and what stands there now leads nowhere: another writer's
+            # file that replaced the one moved (the last writer wins, as without safefs).
+            return
+        raise error(errno.EAGAIN, "the entry changed while it was judged")
 
     def _chain_of(self, fd: int) -> tuple[list[_Level], list[int]]:
         """The directories from the root (left out) down to the one ``fd`` holds, found by
