@@ -219,3 +219,21 @@ def test_a_model_pattern_is_matched_in_linear_time(work: Path) -> None:
     assert (work / "a.txt").read_text() == "alpha\nbETA\n"
     result = d_editor.editor(command="pattern_replace", path="a.txt", pattern=r"(a)\1", new_str="x")
     assert "Invalid regex pattern" in _text(result) and (work / "a.txt").read_text() == "alpha\nbETA\n"
+
+
+@pytest.mark.slow  # the budget of 200,000 entries is spent: several seconds
+def test_a_glob_through_links_leading_back_up_ends(work: Path) -> None:
+    """Two links back up in one directory make ``**`` visit 2**40 paths: a missing name (looked
+    for under ``**``) is answered as missing once the budget is spent, and a found one lists
+    what it found by then."""
+    import time
+
+    assert documented("**A glob or a directory read stops after 200,000 entries listed or 30 seconds**")
+    os.symlink("..", work / "d" / "up1")
+    os.symlink("..", work / "d" / "up2")
+    start = time.monotonic()
+    result = _read(d_read, path="missing.txt", mode="view")
+    assert result["status"] == "error" and "No files found" in _text(result), result
+    found = _read(d_read, path="**/a.txt", mode="find")
+    assert found["status"] == "success" and "\na.txt\n" in _text(found) + "\n", found
+    assert time.monotonic() - start < 2 * 30 + 10

@@ -3,8 +3,8 @@
 strands-agents/tools repository), with the import switched to ``safefs.integrations.strands``
 and every expected result unchanged.
 
-The tests make their files in the system's temporary directory, so the drop-in is confined to
-it (``SAFEFS_STRANDS_ROOT``); the paths they give elsewhere are refused, which those tests,
+The tests make their files in the temporary directory (here one of their own), so the drop-in
+is confined to it (``SAFEFS_STRANDS_ROOT``); the paths they give elsewhere are refused, which those tests,
 expecting an error, accept.
 """
 
@@ -24,8 +24,11 @@ from safefs.integrations.strands import close, file_read
 
 
 @pytest.fixture(autouse=True)
-def _confined_to_the_temporary_directory(monkeypatch):
-    monkeypatch.setenv("SAFEFS_STRANDS_ROOT", os.path.realpath(tempfile.gettempdir()))
+def _confined_to_the_temporary_directory(monkeypatch, tmp_path):
+    """The tests' temporary directory is one of their own (a relative missing name is looked for
+    under ``**`` through the whole root, which the system's shared one would make slow)."""
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    monkeypatch.setenv("SAFEFS_STRANDS_ROOT", os.path.realpath(tmp_path))
     yield
     close()
 
@@ -369,7 +372,6 @@ def test_read_file_chunk_handles_brackets(temp_bracket_file):
     assert "[1]" in content
 
 
-@pytest.mark.slow  # a relative missing name is globbed under the whole temporary directory
 def test_file_read_error_message_brackets():
     """Errors containing '[' characters should not raise markup issues."""
     tool_use = {

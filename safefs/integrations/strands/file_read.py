@@ -28,6 +28,7 @@ from strands_tools.utils import console_util
 
 import safefs
 from safefs.integrations.strands import _workspace
+from safefs.integrations.strands._budget import walk
 from safefs.integrations.strands._glob import glob
 
 __all__ = ["TOOL_SPEC", "file_read"]
@@ -72,10 +73,8 @@ def _walk_files(root: safefs.Root, top: str, recursive: bool) -> list[str]:
     """``os.walk``'s files under ``top``: a symlink to a directory is not one, and one leading
     outside, which the root does not follow, is left out."""
     found = []
-    for dirpath, dirs, files in root.walk(top):
-        dirs[:] = [d for d in dirs if not d.startswith(".")]
-        if not recursive and dirpath != top:
-            continue
+    for dirpath, dirs, files in walk(root, top):
+        dirs[:] = [d for d in dirs if recursive and not d.startswith(".")]
         for name in sorted(files):
             path = os.path.join(dirpath, name)
             if not name.startswith(".") and _file_beneath(root, path):
@@ -258,7 +257,7 @@ def _tree_files(root: safefs.Root, top: str) -> set[str]:
     """``Path(top).rglob("*")``'s files, relative to ``top``: every name at any depth (symlinks
     to directories not entered) that is a file, links followed beneath the root."""
     found = set()
-    for dirpath, _dirs, files in root.walk(top):
+    for dirpath, _dirs, files in walk(root, top):
         for name in files:
             path = os.path.join(dirpath, name)
             if root.is_file(path):
