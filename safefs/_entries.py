@@ -143,10 +143,14 @@ def exchange_unchecked(
 
 
 def check_link(sfd: int, sname: bytes, src_is_dir: bool, dfd: int, dname: bytes, dtrailing: bool) -> None:
-    """linkat's rules before the call. The source is looked up first (a missing one is ENOENT
-    whatever the destination); then an existing destination is EEXIST, a new ``name/`` ENOENT,
-    and a directory source EPERM."""
+    """linkat's rules before the call (and before a symlink source is judged: the call's own
+    error comes first). The source is looked up first (a missing one is ENOENT whatever the
+    destination); then an existing destination is EEXIST, a new ``name/`` ENOENT, and a
+    directory source EPERM."""
     if not (src_is_dir or dtrailing or dname in _SPECIAL):
+        if lexists(dfd, dname):
+            _sys.fstatat(sfd, sname)
+            raise error(errno.EEXIST)
         return
     if not src_is_dir:
         _sys.fstatat(sfd, sname)  # ENOENT for a missing source, as Linux and Go report

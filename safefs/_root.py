@@ -888,6 +888,8 @@ class Root:
             if not raw_target or found.name in SPECIAL_NAMES or found.trailing:
                 _entries.symlink_unchecked(raw_target, found.fd, found.name, found.trailing)
                 return
+            if _entries.lexists(found.fd, found.name):
+                raise error(errno.EEXIST)  # the call's own error before any judgement
             with links.Judge(self._fd, found.fd, found.name) as judge:
                 judge.symlink(raw_target)
                 judge.carry_out(

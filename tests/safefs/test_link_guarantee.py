@@ -150,3 +150,21 @@ def test_a_link_that_cannot_be_judged_is_not_made(
     assert not os.path.lexists(workspace.root_path / "l")
     root.symlink("closed/inner/..", "l")
     assert os.path.realpath(workspace.root_path / "l") == str(workspace.root_path / "closed")
+
+
+@pytest.mark.parametrize("link_or_symlink", ["link", "symlink"])
+@pytest.mark.parametrize("leading", ["loop", "../..", "missing-dir/x"])
+def test_a_taken_name_is_eexist_before_any_judgement(
+    flavour: Flavour, open_root: Callable[..., safefs.Root], link_or_symlink: str, leading: str
+) -> None:
+    """A link onto a name that exists fails as the system call fails (EEXIST, nothing changed),
+    whatever a judgement of the link would have said (a loop, an escape), as pathlib's."""
+    root = open_root(["taken", "loop => loop", f"src => {leading}"])
+    with pytest.raises(FileExistsError):
+        if link_or_symlink == "link":
+            root.link("src", "taken")
+        else:
+            root.symlink(leading, "taken")
+    assert root.read_text("taken") == "content of taken\n"
+    with pytest.raises(FileNotFoundError):
+        root.link("missing", "taken")  # a missing source comes first, as linkat's

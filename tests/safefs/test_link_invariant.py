@@ -111,6 +111,19 @@ def where_it_leads(link: str, root: str) -> str:
     return "beneath" if _beneath(landing, root) else f"OUTSIDE: {landing}"
 
 
+def _as_before(
+    link: str, seen: tuple[int, str], before: dict[str, tuple[int, str]], pair: tuple[str, str] | None
+) -> bool:
+    """Whether ``link`` is a link that was there before the call, at this path or (the attacker's
+    exchange left standing: the call removed one of the pair) under the other name of the pair."""
+    if before.get(link) == seen:
+        return True
+    for here, there in [pair, pair[::-1]] if pair is not None else []:
+        if link.startswith(there + "/") and before.get(here + link[len(there) :]) == seen:
+            return True
+    return False
+
+
 def _exchange(a: str, b: str) -> bool:
     try:
         _sys.renameat2(_sys.AT_FDCWD, os.fsencode(a), _sys.AT_FDCWD, os.fsencode(b), _sys.RENAME_EXCHANGE)
@@ -276,7 +289,7 @@ def make_machine(flavour: Flavour, outcomes: Counter[str], attacker: Attacker) -
             after = _links(self.top)
             if pair is not None:
                 after.pop(pair[1], None)
-            made = [p for p, seen in after.items() if before.get(p) != seen]
+            made = [p for p, seen in after.items() if not _as_before(p, seen, before, pair)]
             for link in made:
                 leads = where_it_leads(link, self.host)
                 if leads.startswith("OUTSIDE") and pair is not None and swaps:

@@ -30,10 +30,13 @@ from tests.safefs.test_link_invariant import (
     STEPS,
     Attacker,
     _links,
+    indices,
     make_machine,
     paths,
     where_it_leads,
 )
+
+new_names = st.sampled_from(["m", "n", *NAMES])
 
 
 def make_path_machine(
@@ -60,47 +63,50 @@ def make_path_machine(
                 outcomes[f"made or moved: {leads.split(':')[0]}"] += 1
                 assert not leads.startswith("OUTSIDE"), (label, link, after[link][1], leads)
 
-        def pick(self, data: st.DataObject) -> tuple[str, str]:
-            dirs, every = self.entries()
-            src = data.draw(st.sampled_from(every or ["a"]), label="src")
-            into = data.draw(st.sampled_from(dirs), label="into")
-            return src, os.path.join(into, data.draw(st.sampled_from(["m", "n", *NAMES]), label="name"))
+        # As the base machine's rules, these choose among what is in the tree by drawn indices,
+        # never by drawing from the tree's own lists: the attacker makes the tree differ from one
+        # run of the same choices to the next, and hypothesis needs the same draws to replay them.
 
-        @rule(data=st.data(), follow=st.booleans())
-        def path_copy_from_the_tree(self, data: st.DataObject, follow: bool) -> None:
-            src, dst = self.pick(data)
+        def pick(self, src: int, into: int) -> tuple[str, str]:
+            """An entry of the tree (or "a") and a directory of the tree."""
+            dirs, every = self.entries()
+            every = every or ["a"]
+            return every[src % len(every)], dirs[into % len(dirs)]
+
+        @rule(src=indices, into=indices, name=new_names, follow=st.booleans())
+        def path_copy_from_the_tree(self, src: int, into: int, name: str, follow: bool) -> None:
+            source, where = self.pick(src, into)
+            dest = os.path.join(where, name)
             self.act_with(
-                "Path.copy", lambda: (self.root / src).copy(self.root / dst, follow_symlinks=follow)
+                "Path.copy", lambda: (self.root / source).copy(self.root / dest, follow_symlinks=follow)
             )
 
-        @rule(data=st.data())
-        def path_move_from_the_tree(self, data: st.DataObject) -> None:
-            src, dst = self.pick(data)
-            self.act_with("Path.move", lambda: (self.root / src).move(self.root / dst))
+        @rule(src=indices, into=indices, name=new_names)
+        def path_move_from_the_tree(self, src: int, into: int, name: str) -> None:
+            source, where = self.pick(src, into)
+            dest = os.path.join(where, name)
+            self.act_with("Path.move", lambda: (self.root / source).move(self.root / dest))
 
-        @rule(data=st.data())
-        def path_copy_into(self, data: st.DataObject) -> None:
-            dirs, every = self.entries()
-            src = data.draw(st.sampled_from(every or ["a"]), label="src")
-            into = data.draw(st.sampled_from(dirs), label="into")
+        @rule(src=indices, into=indices)
+        def path_copy_into(self, src: int, into: int) -> None:
+            source, where = self.pick(src, into)
             self.act_with(
-                "Path.copy_into", lambda: (self.root / src).copy_into(self.root / into, follow_symlinks=False)
+                "Path.copy_into",
+                lambda: (self.root / source).copy_into(self.root / where, follow_symlinks=False),
             )
 
-        @rule(data=st.data(), how=st.sampled_from(["copy", "move"]))
-        def into_another_root(self, data: st.DataObject, how: str) -> None:
+        @rule(src=indices, into=indices, name=new_names, how=st.sampled_from(["copy", "move"]))
+        def into_another_root(self, src: int, into: int, name: str, how: str) -> None:
             """Into a Root of a directory of the tree: links are judged against that Root."""
-            dirs, every = self.entries()
-            src = data.draw(st.sampled_from(every or ["a"]), label="src")
-            sub_dir = data.draw(st.sampled_from(dirs), label="sub")
+            source, sub_dir = self.pick(src, into)
 
             def call() -> None:
                 with self.root.open_root(sub_dir) as sub:
-                    target = sub / data.draw(st.sampled_from(["m", *NAMES]), label="name")
+                    target = sub / name
                     if how == "copy":
-                        (self.root / src).copy(target, follow_symlinks=False)
+                        (self.root / source).copy(target, follow_symlinks=False)
                     else:
-                        (self.root / src).move(target)
+                        (self.root / source).move(target)
 
             self.act_with(f"Path.{how} to another Root", call)
 
