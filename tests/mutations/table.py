@@ -56,6 +56,14 @@ MUTATIONS: tuple[Mutation, ...] = (
         ("tests/safefs/test_link_guarantee.py",),
     ),
     Mutation(
+        "links-unjudged-move-unchecked",
+        "guarantee: the moved entry is checked around the call, judged or not",
+        "safefs/_resolve/links.py",
+        "        if not self.started and self.source is None:\n            make()",
+        "        if not self.started:\n            make()",
+        ("tests/safefs/test_link_races.py", "-k", "turns_into_a_symlink"),
+    ),
+    Mutation(
         "links-fail-open",
         "guarantee: the link judge fails closed",
         "safefs/_resolve/links.py",
