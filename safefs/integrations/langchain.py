@@ -156,13 +156,13 @@ def _exists_followed(root: safefs.Root, path: str) -> bool:
 
 
 @contextlib.contextmanager
-def _naming(argument: str) -> Iterator[None]:
-    """A path leading out met inside the block is refused as ``argument``'s (the path the model
-    gave, so the refusal names its parameter)."""
+def _naming(arg_name: str, value: str) -> Iterator[None]:
+    """A path leading out met inside the block is refused as the argument ``arg_name``'s (the
+    path the model gave; the source and the destination may be spelled alike)."""
     try:
         yield
-    except safefs.PathEscapeError as exc:
-        raise safefs.PathEscapeError(argument) from exc
+    except safefs.PathEscapeError:
+        raise _Refused(INVALID_PATH_TEMPLATE.format(arg_name=arg_name, value=value)) from None
 
 
 def _into_directory(root: safefs.Root, source: str, destination: str) -> str:
@@ -224,7 +224,7 @@ class CopyFileTool(_ConfinedTool, _original.CopyFileTool):
             # As the original, which copies the paths it resolved: a link's target, its bytes.
             source = root.resolve(source_path)
             # shutil.copy2's order: into a directory, the same file, then the source opened.
-            with _naming(destination_path):
+            with _naming("destination_path", destination_path):
                 target = _into_directory(root, source, _resolved(root, destination_path))
                 same = root.exists(source) and root.exists(target) and root.resolve(target) == source
             if same:
@@ -234,7 +234,7 @@ class CopyFileTool(_ConfinedTool, _original.CopyFileTool):
                 raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), source_path)
             mode = stat_module.S_IMODE(info.st_mode)
             data = root.read_bytes(source)
-            with _naming(destination_path):  # the name inside it may be a link leading out
+            with _naming("destination_path", destination_path):  # its entry may be a link leading out
                 root.write_bytes(target, data)
                 root.chmod(target, mode)
             return f"File copied successfully from {source_path} to {destination_path}."

@@ -196,15 +196,14 @@ def find_repositories(
             if not enter(here):
                 dirs.clear()
                 continue
-        if names.isdisjoint(_DOT_GITS):
-            continue
-        for name in _DOT_GITS.intersection(files):
-            path = _join(here, name)
-            (found.links if root.is_symlink(path) else found.dot_git).append(path)
-        for name in _DOT_GITS.intersection(dirs):
-            found.dot_git.append(_join(here, name))
-        dirs[:] = [name for name in dirs if name not in _DOT_GITS or enter(_join(here, name))]
-        expected.update(_join(here, name) for name in dirs)
+        if not names.isdisjoint(_DOT_GITS):
+            for name in _DOT_GITS.intersection(files):
+                path = _join(here, name)
+                (found.links if root.is_symlink(path) else found.dot_git).append(path)
+            for name in _DOT_GITS.intersection(dirs):
+                found.dot_git.append(_join(here, name))
+            dirs[:] = [name for name in dirs if name not in _DOT_GITS or enter(_join(here, name))]
+        expected.update(_join(here, name) for name in dirs)  # every one, to see which is not walked
     # A directory listed but never walked could not be opened (no read permission, say): git
     # needs only search permission to find a repository in it.
     found.unreadable = sorted(path for path in expected if root.is_dir(path) and not root.is_symlink(path))

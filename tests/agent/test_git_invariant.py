@@ -96,9 +96,13 @@ class AgentAgainstHostGit(RuleBasedStateMachine):
         self.outer = self.base / "outer"  # the repository enclosing the workspace
         self.workspace = self.outer / "work"
         self.marker = self.base / "outside" / "git-ran-the-agents-code"
-        self.marker.parent.mkdir()
-        self._make_enclosing_repository()
-        self._make_repository()
+        try:
+            self.marker.parent.mkdir()
+            self._make_enclosing_repository()
+            self._make_repository()
+        except BaseException:
+            shutil.rmtree(self.base, ignore_errors=True)  # no teardown follows a failed start
+            raise
         self.root = safefs.Root(self.workspace)
         self.write_tool = WriteTool(self.root)
         rules = PathRules(extra=git_rules(self.root))  # read when the run starts, as the CLI does
@@ -303,3 +307,28 @@ def test_the_invariant_with_the_agent_an_ordinary_user() -> None:
     counts = as_user(ordinary_user(), search, fork=True)
     print(f"git invariant search as an ordinary user: {counts}")
     assert counts["commands"] > 0
+
+
+@pytest.mark.skipif(not SANDBOX, reason=f"no sandbox: {sandbox_refusal()}")
+@pytest.mark.parametrize("mode", ["0311", "0"])
+def test_a_repository_planted_in_a_directory_then_made_unreadable_is_disabled(mode: str) -> None:
+    """A counterexample the search above found, replayed every time: as an ordinary user, a
+    command plants a repository in the existing ``src/pkg`` and takes the directory's read
+    permission away. The watch cannot list it (no record); the search that replaces the record
+    must still see the directory it could not list, make it readable and disable the repository
+    (it saw only directories it could not list beside a ``.git``, and the person's git ran the
+    command's fsmonitor in ``src/pkg``)."""
+
+    def replay() -> list[str]:
+        host_git._HOME.clear()
+        machine = AgentAgainstHostGit()
+        try:
+            machine.plant_then_make_unreadable(directory="src/pkg", mode=mode)
+            machine._readable()
+            return host_git_ran_marker(machine.workspace, machine.marker, commit=True)
+        finally:
+            machine.teardown()
+            for home in host_git._HOME:
+                shutil.rmtree(home, ignore_errors=True)
+
+    assert as_user(ordinary_user(), replay, fork=True) == []

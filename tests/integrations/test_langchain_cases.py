@@ -193,3 +193,21 @@ def test_copy_into_a_directory_through_its_link_leading_out_is_refused(tmp_path:
     answer = _run(tools, "copy_file", source_path="a", destination_path="e")
     assert answer.startswith("Error: Access denied to destination_path: e."), answer
     assert (outside / "a").read_text() == "secret\n"
+
+
+def test_a_refusal_names_the_destination_when_source_and_destination_are_spelled_alike(
+    tmp_path: Path,
+) -> None:
+    """``copy_file("d", "d")`` with ``d/d`` a link leading out: the destination's entry leads
+    out, and the refusal names ``destination_path`` though ``source_path`` has the same text."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+
+    def build(ws: Path) -> None:
+        (ws / "d").mkdir()
+        os.symlink(outside, ws / "d" / "d")
+
+    (_ws, tools) = _both(tmp_path, build)["drop-in"]
+    answer = _run(tools, "copy_file", source_path="d", destination_path="d")
+    assert answer.startswith("Error: Access denied to destination_path: d."), answer
+    assert not list(outside.iterdir())

@@ -73,7 +73,7 @@ def as_user(uid: int, fn: Callable[[], Any], *, fork: bool = False) -> Any:
                 os.setresuid(uid, uid, uid)
             payload: Any = {"result": fn()}
         except BaseException as exc:
-            payload = {"error": repr(exc)}
+            payload = {"error": repr(exc), "notes": getattr(exc, "__notes__", [])}
             status = 1
         try:
             data = json.dumps(payload).encode()

@@ -23,6 +23,7 @@ import signal
 import socket
 import stat
 import subprocess
+import tempfile
 import textwrap
 import time
 from collections.abc import Callable, Iterator
@@ -615,3 +616,37 @@ def test_a_git_that_is_a_symlink_is_refused_not_run() -> None:
         assert not (workspace / "ran").exists()
     finally:
         shutil.rmtree(base, ignore_errors=True)
+
+
+def test_as_root_a_workspace_below_a_private_directory_is_reached_by_relative_paths_only() -> None:
+    """docs/sandbox.md, "No root": uid 65534 cannot search a 0700 directory above a workspace
+    outside /tmp, so only relative paths reach it; the same workspace below a searchable
+    directory is reached by its absolute path too."""
+    from safefs.sandbox import make_sandbox
+
+    docs = " ".join((Path(__file__).resolve().parents[2] / "docs" / "sandbox.md").read_text().split())
+    assert "**Outside `/tmp`, the workspace's absolute path works only where uid 65534" in docs
+    base = Path(tempfile.mkdtemp(dir="/var/tmp", prefix="safefs-private-parent-"))
+    try:
+        base.chmod(0o755)  # /var/tmp and this are searchable: only the parent's mode differs
+        answers = {}
+        for parent_mode in (0o700, 0o755):
+            ws = base / oct(parent_mode) / "ws"
+            ws.mkdir(parents=True)
+            (ws / "a").write_text("inside\n")
+            (base / oct(parent_mode)).chmod(parent_mode)
+            with safefs.Root(ws) as root:
+                sandbox = make_sandbox(root)
+                try:
+                    script = f"cat a && cat {ws}/a"
+                    answers[parent_mode] = sandbox.run(
+                        ["/bin/sh", "-c", script], {"PATH": PATH}, timeout=30, output_cap=1 << 16, cancel=None
+                    )
+                finally:
+                    sandbox.close()
+        private, searchable = answers[0o700], answers[0o755]
+        assert private.output.startswith(b"inside\n") and b"Permission denied" in private.output, private
+        assert private.returncode != 0
+        assert searchable.output == b"inside\ninside\n" and searchable.returncode == 0, searchable
+    finally:
+        shutil.rmtree(base)
