@@ -116,7 +116,12 @@ class NotingSandbox:
 NOTE = "note: a repository the last command made could not be disabled (test); no further command will run"
 
 
-@pytest.mark.parametrize("command", ["echo hello", "exit 3", "sleep 3135 & echo bg"])
+# The background sleep is waited for until it runs as sleep (a forked shell not yet exec'd is
+# killed under the shell's own command line).
+BACKGROUND = "sleep 3135 & until grep -q 3135 /proc/$!/cmdline 2>/dev/null; do :; done; echo bg"
+
+
+@pytest.mark.parametrize("command", ["echo hello", "exit 3", BACKGROUND])
 def test_every_note_and_the_sandbox_and_killed_lines_are_kept(ws: AgentWorkspace, command: str) -> None:
     tool = PersistentBashTool(ws.root, sandbox=NotingSandbox(make_sandbox(ws.root), NOTE))
     try:
